@@ -1,0 +1,101 @@
+"""layoutalg: tensor layouts on spatial accelerators, proved with Z3.
+
+The public facade. Everything here is re-exported from small private-ish
+modules; families live in subpackages (``layoutalg.mesh`` …) loaded on
+first use so that ``import layoutalg`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from layoutalg.core.combinators import (
+    compose,
+    cyclic,
+    delinearize,
+    fuse,
+    identity,
+    linearize,
+    offset,
+    pad,
+    permute,
+    scale,
+    split,
+)
+from layoutalg.core.cute import strided
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space, extents
+from layoutalg.errors import (
+    CompositionError,
+    LayoutError,
+    MapError,
+    SpaceError,
+    SpecError,
+    VerificationError,
+)
+from layoutalg.spec import Spec, spec
+from layoutalg.verify.checks import (
+    check_bijective,
+    check_equivalent,
+    check_images_valid,
+    check_in_bounds,
+    check_injective,
+    check_surjective,
+)
+from layoutalg.verify.conflicts import check_conflict_free
+from layoutalg.verify.memory import check_fits
+from layoutalg.verify.padding import padding
+from layoutalg.verify.result import CheckResult, Padding, Status
+
+__version__ = "0.1.0"
+
+_FAMILIES = ("mesh", "spyre", "tt", "channel", "dataflow", "execute")
+
+__all__ = [
+    "CheckResult",
+    "CompositionError",
+    "IndexMap",
+    "LayoutError",
+    "MapError",
+    "Padding",
+    "Space",
+    "SpaceError",
+    "Spec",
+    "SpecError",
+    "Status",
+    "VerificationError",
+    "check_bijective",
+    "check_conflict_free",
+    "check_equivalent",
+    "check_fits",
+    "check_images_valid",
+    "check_in_bounds",
+    "check_injective",
+    "check_surjective",
+    "compose",
+    "cyclic",
+    "delinearize",
+    "extents",
+    "fuse",
+    "identity",
+    "linearize",
+    "offset",
+    "pad",
+    "padding",
+    "permute",
+    "scale",
+    "spec",
+    "split",
+    "strided",
+]
+
+
+def __getattr__(name: str):
+    if name in _FAMILIES:
+        try:
+            return importlib.import_module(f"layoutalg.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"layoutalg.{name}":
+                raise AttributeError(f"layoutalg.{name} is not built yet") from None
+            raise
+    raise AttributeError(f"module 'layoutalg' has no attribute {name!r}")

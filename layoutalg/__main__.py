@@ -1,0 +1,5 @@
+"""``python -m layoutalg`` runs the CLI."""
+
+from layoutalg.cli import entry
+
+entry()

@@ -1,0 +1,92 @@
+"""The ``layoutalg`` command line: ``main(argv, *, stream) -> exit code``.
+
+Exit codes: 0 every claim met its expectation; 1 some claim did not (its
+counterexample or error printed); 2 bad input (one line on stderr, no
+traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from layoutalg.errors import LayoutError
+
+EXIT_OK, EXIT_UNEXPECTED, EXIT_BAD_INPUT = 0, 1, 2
+
+EXAMPLES = """examples:
+  layoutalg prove                      prove the shipped specs/ and proofs/
+  layoutalg prove specs/cute.py        prove one spec module
+  layoutalg prove specs --json r.json --junit r.xml
+"""
+
+
+class BadInput(Exception):
+    """Raised by the argument parser instead of printing usage and exiting."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, no usage dump
+        raise BadInput(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from layoutalg import __version__
+
+    parser = _Parser(prog="layoutalg", description="Prove tensor layouts right with Z3.",
+                     epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"layoutalg {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    prove = commands.add_parser(
+        "prove", help="check every claim of the specs under PATHs",
+        description="Check every claim of the spec modules under PATHs "
+        "(default: the shipped specs/ and proofs/).",
+    )
+    prove.add_argument("paths", nargs="*", metavar="PATH", help="spec module or folder")
+    prove.add_argument("--json", type=Path, metavar="FILE", help="write a JSON report")
+    prove.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
+    prove.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
+         errors: TextIO | None = None) -> int:
+    """Run the CLI; returns the exit code instead of exiting."""
+    stream = stream or sys.stdout
+    errors = errors or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        if args.command is None:
+            parser.print_help(stream)
+            return EXIT_BAD_INPUT
+        if args.command == "prove":
+            from layoutalg.cli_prove import run_prove
+
+            return run_prove(args, stream)
+    except BadInput as exc:
+        print(f"layoutalg: error: {exc}", file=errors)
+        return EXIT_BAD_INPUT
+    except LayoutError as exc:
+        print(f"layoutalg: error: {exc}", file=errors)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        print(f"layoutalg: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+              file=errors)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("layoutalg: interrupted", file=errors)
+        return EXIT_BAD_INPUT
+    return EXIT_BAD_INPUT
+
+
+def entry() -> None:
+    """Console-script entry point."""
+    try:
+        code = main()
+    except SystemExit as exc:  # --help / --version
+        raise exc
+    sys.exit(code)

@@ -1,0 +1,77 @@
+"""``layoutalg prove``: progress while proving, then a table and the counterexamples."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from layoutalg import prover, reports
+
+STYLE = {"PROVED": "green", "REFUTED": "yellow", "UNKNOWN": "red", "ERROR": "red"}
+
+
+def run_prove(args, stream: TextIO) -> int:
+    found = prover.discover(args.paths)
+    console = Console(file=stream, width=None if stream.isatty() else 132, highlight=False)
+    if not found:
+        console.print("no specs found")
+        return 1
+    with Progress(
+        TextColumn("[bold]proving[/]"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.description}"), TimeElapsedColumn(),
+        console=console, transient=True,
+    ) as progress:
+        task = progress.add_task("", total=len(found))
+
+        def advance(item, _outcomes):
+            progress.update(task, advance=1, description=item.ident)
+
+        outcomes = prover.prove(found, on_done=advance)
+    if not args.quiet:
+        console.print(result_table(outcomes))
+    print_details(console, outcomes, quiet=args.quiet)
+    counts = reports.summary(outcomes)
+    if args.json:
+        reports.write_json(outcomes, args.json)
+    if args.junit:
+        reports.write_junit(outcomes, args.junit)
+    verdict = "[green]all as expected[/]" if not counts["unexpected"] else (
+        f"[red]{counts['unexpected']} unexpected[/]")
+    console.print(f"{counts['claims']} claims in {len(found)} specs: {verdict}")
+    return 0 if not counts["unexpected"] else 1
+
+
+def result_table(outcomes: Sequence[prover.Outcome]) -> Table:
+    table = Table(show_lines=False, header_style="bold")
+    for column in ("spec", "claim", "expected", "verdict", "", "time"):
+        table.add_column(column, justify="right" if column == "time" else "left")
+    for o in outcomes:
+        mark = "[green]✓[/]" if o.ok else "[red]✗[/]"
+        table.add_row(
+            f"{_stem(o.path)}::{o.spec}", o.claim, o.expected,
+            f"[{STYLE.get(o.status, 'white')}]{o.status}[/]", mark, f"{o.seconds:.3f}s",
+        )
+    return table
+
+
+def print_details(console: Console, outcomes: Sequence[prover.Outcome], *, quiet: bool) -> None:
+    shown = [o for o in outcomes if not o.ok or (not quiet and o.status == "REFUTED")]
+    if not shown:
+        return
+    console.print()
+    for o in shown:
+        head = "[red]UNEXPECTED[/]" if not o.ok else "[yellow]refuted as expected[/]"
+        console.print(f"{head} {_stem(o.path)}::{o.spec}::{o.claim} "
+                      f"(expected {o.expected}, got {o.status})")
+        console.print(f"    {o.reason}", markup=False)
+    console.print()
+
+
+def _stem(path: str) -> str:
+    from pathlib import Path
+
+    return Path(path).stem

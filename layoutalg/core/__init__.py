@@ -1,0 +1,1 @@
+"""The layout algebra: spaces, index maps and their combinators."""

@@ -1,0 +1,78 @@
+"""The expression vocabulary of index maps and how to read it.
+
+Index expressions use ``+ - *``, floor division ``//``, ``%`` (SymPy ``floor``
+and ``Mod``), ``ceiling`` of a quotient, ``Min``, ``Max`` and ``Piecewise``.
+SymPy writes ``a // b`` as ``floor(a/b)``; :func:`quotient` recovers the
+integer numerator and denominator so that both translators (NumPy and Z3)
+compute exact integer division instead of a rational.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from layoutalg.errors import MapError, describe
+
+
+class Unsupported(Exception):
+    """An expression uses an operator outside the vocabulary (internal)."""
+
+
+def as_expr(value: object, what: str) -> sympy.Expr:
+    """Sympify a user value as an integer expression, or raise ``MapError``."""
+    if isinstance(value, bool):
+        raise MapError(f"{what} must be an integer expression; got {describe(value)}")
+    try:
+        expr = sympy.sympify(value, strict=True)
+    except (sympy.SympifyError, TypeError):
+        raise MapError(f"{what} must be an integer expression; got {describe(value)}") from None
+    if not isinstance(expr, sympy.Expr):
+        raise MapError(f"{what} must be an integer expression; got {describe(value)}")
+    return expr
+
+
+def as_condition(value: object, what: str) -> sympy.Basic:
+    """Sympify a user value as a boolean condition, or raise ``MapError``."""
+    if isinstance(value, bool):
+        return sympy.true if value else sympy.false
+    try:
+        cond = sympy.sympify(value, strict=True)
+    except (sympy.SympifyError, TypeError):
+        raise MapError(f"{what} must be a SymPy boolean; got {describe(value)}") from None
+    if not isinstance(cond, sympy.logic.boolalg.Boolean):
+        raise MapError(f"{what} must be a SymPy boolean; got {describe(value)}")
+    return cond
+
+
+def quotient(arg: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
+    """Split the argument of ``floor``/``ceiling`` into integer ``(num, den)``.
+
+    The denominator must be a positive constant or a product of positive
+    extent symbols; anything else is :class:`Unsupported`.
+    """
+    num, den = sympy.fraction(sympy.together(arg))
+    if not (den.is_integer and den.is_positive):
+        raise Unsupported(f"division by {den}, which is not known to be a positive integer")
+    if not num.is_integer:
+        raise Unsupported(f"numerator {num} is not an integer expression")
+    return num, den
+
+
+def integer_terms(expr: sympy.Mul) -> list[sympy.Expr]:
+    """Factors of a product, refusing non-integer rational coefficients."""
+    factors = []
+    for factor in expr.args:
+        if factor.is_Rational and not factor.is_Integer:
+            raise Unsupported(f"non-integer coefficient {factor} in {expr}")
+        factors.append(factor)
+    return factors
+
+
+def ceil_div(a: object, b: object) -> sympy.Expr:
+    """``ceil(a / b)`` for positive ``b``, in the vocabulary (as a floor)."""
+    return sympy.floor((sympy.sympify(a) + sympy.sympify(b) - 1) / sympy.sympify(b))
+
+
+def round_up(a: object, b: object) -> sympy.Expr:
+    """``a`` rounded up to a multiple of ``b``."""
+    return ceil_div(a, b) * sympy.sympify(b)

@@ -1,0 +1,287 @@
+"""``IndexMap``: a function from a domain ``Space`` to a codomain ``Space``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import sympy
+
+from layoutalg.core import evaluate as ev
+from layoutalg.core.expr import Unsupported, as_condition, as_expr
+from layoutalg.core.printing import show
+from layoutalg.core.space import Space, substitute
+from layoutalg.errors import MapError, describe
+
+Exprs = tuple[sympy.Expr, ...]
+
+
+@dataclass(frozen=True, init=False)
+class IndexMap:
+    """One SymPy integer expression per codomain dimension, over the domain.
+
+    Args:
+        domain: the logical coordinates.
+        codomain: the physical coordinates.
+        exprs: one expression per codomain dim (a sequence, or a mapping by
+            codomain name) over the domain's coordinate symbols.
+        inverse: optional, one expression per domain dim over the codomain's
+            symbols; it turns surjectivity into a quantifier-free query.
+        valid: optional SymPy boolean over the codomain symbols, true where a
+            slot holds a real element (the rest is padding).
+        name: a label for messages and reports.
+        assumptions: booleans over the extent parameters under which the map
+            is meant (e.g. ``Eq(M % PR, 0)``); checks assume them.
+
+    >>> dom, cod = Space(i=4, j=8), Space(o=32)
+    >>> i, j = dom.symbols
+    >>> m = IndexMap(dom, cod, [8 * i + j], name="row_major")
+    >>> m(1, 2)
+    (10,)
+    >>> print(m)
+    row_major: [i:4, j:8] → [o:32]; (i, j) ↦ (8*i + j)
+    """
+
+    domain: Space
+    codomain: Space
+    exprs: Exprs
+    inverse: Exprs | None
+    valid: sympy.Basic | None
+    name: str | None
+    assumptions: tuple[sympy.Basic, ...]
+
+    def __init__(
+        self,
+        domain: Space,
+        codomain: Space,
+        exprs: Sequence[object] | Mapping[str, object],
+        *,
+        inverse: Sequence[object] | Mapping[str, object] | None = None,
+        valid: object = None,
+        name: str | None = None,
+        assumptions: Sequence[object] = (),
+    ) -> None:
+        if not isinstance(domain, Space):
+            raise MapError(f"domain must be a Space; got {describe(domain)}")
+        if not isinstance(codomain, Space):
+            raise MapError(f"codomain must be a Space; got {describe(codomain)}")
+        if name is not None and not isinstance(name, str):
+            raise MapError(f"name must be a string; got {describe(name)}")
+        params = domain.parameters | codomain.parameters
+        forward = _canonical_exprs(exprs, codomain, "exprs", domain, params)
+        backward = None
+        if inverse is not None:
+            backward = _canonical_exprs(inverse, domain, "inverse", codomain, params)
+        condition = None
+        if valid is not None:
+            condition = _canonical(as_condition(valid, "valid"), codomain, params, "valid")
+            if condition is sympy.true:
+                condition = None
+        assumed = tuple(_assumption(a, params) for a in assumptions)
+        object.__setattr__(self, "domain", domain)
+        object.__setattr__(self, "codomain", codomain)
+        object.__setattr__(self, "exprs", forward)
+        object.__setattr__(self, "inverse", backward)
+        object.__setattr__(self, "valid", condition)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "assumptions", tuple(dict.fromkeys(assumed)))
+
+    # -- evaluation ---------------------------------------------------------
+
+    @property
+    def parameters(self) -> frozenset[sympy.Symbol]:
+        """Positive integer symbols: the extents' and any other the map mentions."""
+        found = set(self.domain.parameters | self.codomain.parameters)
+        parts = list(self.exprs) + list(self.inverse or ()) + list(self.assumptions)
+        if self.valid is not None:
+            parts.append(self.valid)
+        for part in parts:
+            found |= {s for s in part.free_symbols if s.is_positive}
+        return frozenset(found)
+
+    @property
+    def is_concrete(self) -> bool:
+        return self.domain.is_concrete and self.codomain.is_concrete
+
+    def __call__(self, *coord: int) -> tuple[int, ...]:
+        """The image of one domain point."""
+        point = _check_point(coord, self.domain, "coord")
+        env = dict(zip(self.domain.symbols, point))
+        return tuple(int(v) for v in self._eval(self.exprs, env))
+
+    def preimage(self, *slot: int) -> tuple[int, ...] | None:
+        """The domain point stored at a codomain slot, or None for padding.
+
+        Needs the inverse. A slot whose inverse falls outside the domain, or
+        that ``valid`` marks as padding, is padding.
+        """
+        if self.inverse is None:
+            raise MapError(f"preimage needs an inverse; map {self.label} has none")
+        point = _check_point(slot, self.codomain, "slot")
+        env = dict(zip(self.codomain.symbols, point))
+        if self.valid is not None and not bool(self._eval((self.valid,), env)[0]):
+            return None
+        coord = tuple(int(v) for v in self._eval(self.inverse, env))
+        for value, extent in zip(coord, self.domain.extents):
+            if not 0 <= value < extent:
+                return None
+        return coord
+
+    def apply(self, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Vectorized images of many domain points (one int64 array per dim)."""
+        if len(arrays) != self.domain.rank:
+            raise MapError(
+                f"apply needs one array per domain dim ({self.domain.rank}); got {len(arrays)}"
+            )
+        env = dict(zip(self.domain.symbols, arrays))
+        shape = np.broadcast_shapes(*(np.shape(a) for a in arrays)) if arrays else ()
+        return tuple(np.broadcast_to(v, shape) for v in self._eval(self.exprs, env))
+
+    def _eval(self, exprs, env):
+        if self.parameters:
+            raise MapError(
+                f"map {self.label} has symbolic extents {sorted(map(str, self.parameters))}; "
+                "bind them to numbers first with .bind(...)"
+            )
+        try:
+            return ev.evaluate_all(exprs, env)
+        except Unsupported as exc:
+            raise MapError(f"map {self.label} cannot be evaluated: {exc}") from None
+
+    # -- transformation -----------------------------------------------------
+
+    def bind(self, **values: int) -> IndexMap:
+        """Substitute numbers for symbolic extents, by the symbols' names."""
+        by_name = {str(p): p for p in self.parameters}
+        subs = {}
+        for key, value in values.items():
+            if key not in by_name:
+                raise MapError(
+                    f"bind: {key!r} is not a parameter of {self.label}; "
+                    f"its parameters are {sorted(by_name)}"
+                )
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise MapError(f"bind: {key} must be a positive int; got {describe(value)}")
+            subs[by_name[key]] = value
+        return IndexMap(
+            self.domain.bind(subs),
+            self.codomain.bind(subs),
+            [e.subs(subs) for e in self.exprs],
+            inverse=None if self.inverse is None else [e.subs(subs) for e in self.inverse],
+            valid=None if self.valid is None else self.valid.subs(subs),
+            name=self.name,
+            assumptions=[a.subs(subs) for a in self.assumptions],
+        )
+
+    def renamed(self, name: str) -> IndexMap:
+        return IndexMap(
+            self.domain, self.codomain, self.exprs, inverse=self.inverse,
+            valid=self.valid, name=name, assumptions=self.assumptions,
+        )
+
+    def assuming(self, *conditions: object) -> IndexMap:
+        """A copy that states extra assumptions on the extent parameters."""
+        return IndexMap(
+            self.domain, self.codomain, self.exprs, inverse=self.inverse, valid=self.valid,
+            name=self.name, assumptions=self.assumptions + tuple(conditions),
+        )
+
+    # -- text ---------------------------------------------------------------
+
+    @property
+    def label(self) -> str:
+        return self.name or "<unnamed>"
+
+    def formula(self) -> str:
+        args = ", ".join(self.domain.names)
+        images = ", ".join(show(e) for e in self.exprs)
+        return f"({args}) ↦ ({images})"
+
+    def __str__(self) -> str:
+        head = f"{self.name}: " if self.name else ""
+        text = f"{head}{self.domain} → {self.codomain}; {self.formula()}"
+        if self.valid is not None:
+            text += f" where {show(self.valid)}"
+        return text
+
+    def __repr__(self) -> str:
+        parts = [repr(self.domain), repr(self.codomain), repr(list(self.exprs))]
+        if self.inverse is not None:
+            parts.append(f"inverse={list(self.inverse)!r}")
+        if self.valid is not None:
+            parts.append(f"valid={self.valid!r}")
+        if self.name is not None:
+            parts.append(f"name={self.name!r}")
+        if self.assumptions:
+            parts.append(f"assumptions={list(self.assumptions)!r}")
+        return "IndexMap(" + ", ".join(parts) + ")"
+
+
+def _canonical_exprs(values, target: Space, what: str, source: Space, params) -> Exprs:
+    if isinstance(values, Mapping):
+        missing = [n for n in target.names if n not in values]
+        extra = [n for n in values if n not in target.names]
+        if missing or extra:
+            raise MapError(
+                f"{what} must give one expression per dimension {target.names}; "
+                f"missing {missing}, unknown {extra}"
+            )
+        values = [values[n] for n in target.names]
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise MapError(f"{what} must be a sequence of expressions; got {describe(values)}")
+    if len(values) != target.rank:
+        raise MapError(
+            f"{what} must have one expression per dimension of {target} "
+            f"({target.rank}); got {len(values)}"
+        )
+    return tuple(
+        _canonical(as_expr(v, f"{what}[{k}]"), source, params, f"{what}[{k}]")
+        for k, v in enumerate(values)
+    )
+
+
+def _canonical(expr: sympy.Basic, source: Space, params, what: str) -> sympy.Basic:
+    """Rebind look-alike symbols to the canonical ones and reject strangers."""
+    by_name = {s.name: s for s in source.symbols}
+    by_name.update({p.name: p for p in params})
+    subs = {}
+    for symbol in expr.free_symbols:
+        canonical = by_name.get(symbol.name)
+        if canonical is None and symbol.is_integer and symbol.is_positive:
+            continue  # a parameter beyond the extents, such as a symbolic stride
+        if canonical is None:
+            raise MapError(
+                f"{what} uses symbol {symbol}, which is neither a dimension of "
+                f"{source} nor a positive integer parameter (declare parameters with "
+                f"layoutalg.extents); got {describe(expr)}"
+            )
+        if canonical != symbol:
+            subs[symbol] = canonical
+    return expr.xreplace(subs) if subs else expr
+
+
+def _assumption(value: object, params) -> sympy.Basic:
+    return _canonical(as_condition(value, "assumptions"), Space(), params, "assumptions")
+
+
+def _check_point(coord, space: Space, what: str) -> tuple[int, ...]:
+    if len(coord) != space.rank:
+        raise MapError(f"{what} must have {space.rank} values for {space}; got {coord}")
+    point = []
+    for name, value, extent in zip(space.names, coord, space.extents):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise MapError(f"{what} {name} must be an int; got {describe(value)}")
+        if isinstance(extent, int) and not 0 <= value < extent:
+            raise MapError(f"{what} {name} must lie in [0, {extent}); got {value}")
+        point.append(int(value))
+    return tuple(point)
+
+
+def substitute_exprs(exprs: Exprs, symbols, values) -> Exprs:
+    """Substitute ``values`` for ``symbols`` simultaneously in every expression."""
+    mapping = dict(zip(symbols, values))
+    return tuple(sympy.sympify(e).xreplace(mapping) for e in exprs)
+
+
+__all__ = ["IndexMap", "substitute", "substitute_exprs"]

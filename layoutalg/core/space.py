@@ -1,0 +1,175 @@
+"""``Space``: named dimensions with extents, the domain or codomain of a map."""
+
+from __future__ import annotations
+
+import keyword
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import sympy
+
+from layoutalg.errors import SpaceError, describe
+
+Extent = int | sympy.Expr
+
+
+def extents(names: str) -> tuple[sympy.Symbol, ...]:
+    """Positive integer symbols for parametric extents.
+
+    >>> M, N = extents("M N")
+    >>> M.is_positive and M.is_integer
+    True
+    """
+    return tuple(sympy.symbols(names, integer=True, positive=True, seq=True))
+
+
+def coordinate(name: str) -> sympy.Symbol:
+    """The coordinate symbol of a dimension: a nonnegative integer."""
+    return sympy.Symbol(name, integer=True, nonnegative=True)
+
+
+def check_extent(name: str, value: object) -> Extent:
+    """Return ``value`` as an extent, or raise naming the rule it breaks."""
+    if isinstance(value, bool):
+        raise SpaceError(
+            f"extent {name} must be a positive integer or a positive integer symbol; "
+            f"got {describe(value)}"
+        )
+    if isinstance(value, int):
+        if value < 1:
+            raise SpaceError(
+                f"extent {name} must be a positive integer or a positive integer symbol; "
+                f"got {value}"
+            )
+        return value
+    if isinstance(value, sympy.Integer):
+        return check_extent(name, int(value))
+    if isinstance(value, sympy.Expr):
+        if value.is_integer and value.is_positive:
+            return value
+        raise SpaceError(
+            f"extent {name} must be a positive integer or a positive integer symbol "
+            f"(declare it with layoutalg.extents('...')); got {describe(value)}"
+        )
+    raise SpaceError(
+        f"extent {name} must be a positive integer or a positive integer symbol; "
+        f"got {describe(value)}"
+    )
+
+
+def check_dim_name(name: object) -> str:
+    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+        raise SpaceError(f"dimension name must be a Python identifier; got {describe(name)}")
+    return name
+
+
+@dataclass(frozen=True)
+class Space:
+    """Named dimensions with extents, in order (outermost first).
+
+    >>> s = Space(i=4, j=8)
+    >>> s.names, s.extents, s.size
+    (('i', 'j'), (4, 8), 32)
+    >>> str(s)
+    '[i:4, j:8]'
+    """
+
+    dims: tuple[tuple[str, Extent], ...]
+
+    def __init__(self, *dims: tuple[str, Extent], **named: Extent) -> None:
+        pairs = list(dims) + list(named.items())
+        seen: set[str] = set()
+        checked = []
+        for pair in pairs:
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                raise SpaceError(f"dimension must be a (name, extent) pair; got {describe(pair)}")
+            name = check_dim_name(pair[0])
+            if name in seen:
+                raise SpaceError(f"dimension names must be unique; got {name!r} twice")
+            seen.add(name)
+            checked.append((name, check_extent(name, pair[1])))
+        object.__setattr__(self, "dims", tuple(checked))
+
+    @classmethod
+    def of(cls, names: tuple[str, ...], extents_: tuple[Extent, ...]) -> Space:
+        """Build from parallel name and extent tuples."""
+        if len(names) != len(extents_):
+            raise SpaceError(
+                f"names and extents must have the same length; got {len(names)} names "
+                f"and {len(extents_)} extents"
+            )
+        return cls(*zip(names, extents_))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.dims)
+
+    @property
+    def extents(self) -> tuple[Extent, ...]:
+        return tuple(extent for _, extent in self.dims)
+
+    @property
+    def rank(self) -> int:
+        return len(self.dims)
+
+    @cached_property
+    def symbols(self) -> tuple[sympy.Symbol, ...]:
+        """The coordinate symbols, one per dimension."""
+        return tuple(coordinate(name) for name in self.names)
+
+    @property
+    def size(self) -> Extent:
+        """The number of points: an int, or a SymPy expression."""
+        if self.is_concrete:
+            return math.prod(self.extents)
+        return sympy.Mul(*self.extents)
+
+    @property
+    def is_concrete(self) -> bool:
+        return all(isinstance(extent, int) for extent in self.extents)
+
+    @cached_property
+    def parameters(self) -> frozenset[sympy.Symbol]:
+        """Symbols that appear in the extents (parametric sizes)."""
+        found: set[sympy.Symbol] = set()
+        for extent in self.extents:
+            if isinstance(extent, sympy.Expr):
+                found |= extent.free_symbols
+        return frozenset(found)
+
+    def extent(self, name: str) -> Extent:
+        return self.extents[self.index(name)]
+
+    def index(self, name: str) -> int:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise SpaceError(
+                f"dimension {name!r} is not in the space; its dimensions are {self.names}"
+            ) from None
+
+    def replace(self, position: int, new: list[tuple[str, Extent]]) -> Space:
+        """A copy with the dimension at ``position`` replaced by ``new`` dims."""
+        dims = list(self.dims)
+        dims[position : position + 1] = new
+        return Space(*dims)
+
+    def bind(self, values: dict[sympy.Symbol, int]) -> Space:
+        """Substitute numbers for parametric extents."""
+        return Space(*((name, substitute(extent, values)) for name, extent in self.dims))
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(f"{name}:{extent}" for name, extent in self.dims) + "]"
+
+    def __repr__(self) -> str:
+        return "Space(" + ", ".join(f"{name}={extent}" for name, extent in self.dims) + ")"
+
+
+def substitute(extent: Extent, values: dict[sympy.Symbol, int]) -> Extent:
+    if isinstance(extent, int):
+        return extent
+    result = extent.subs(values)
+    if isinstance(result, sympy.Integer):
+        return int(result)
+    return result

@@ -1,0 +1,166 @@
+"""Find spec modules, run their claims, and collect the outcomes."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from layoutalg.errors import LayoutError, SpecError
+from layoutalg.spec import Spec, run_claim
+from layoutalg.verify.result import CheckResult
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_FOLDERS = ("specs", "proofs")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A spec and the file it came from."""
+
+    path: Path
+    spec: Spec
+
+    @property
+    def ident(self) -> str:
+        return f"{self.path.stem}::{self.spec.name}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One claim of one spec: what was expected and what the check said."""
+
+    path: str
+    spec: str
+    claim: str
+    expected: str
+    status: str
+    reason: str
+    seconds: float
+    counterexample: dict[str, int] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == self.expected
+
+    @property
+    def ident(self) -> str:
+        return f"{Path(self.path).stem}::{self.spec}::{self.claim}"
+
+
+def default_paths() -> list[Path]:
+    """``specs/`` and ``proofs/`` of the working directory, else of the project."""
+    for base in (Path.cwd(), PROJECT_ROOT):
+        found = [base / f for f in DEFAULT_FOLDERS if (base / f).is_dir()]
+        if found:
+            return found
+    raise SpecError(f"no spec folders found: looked for {DEFAULT_FOLDERS} in {Path.cwd()} "
+                    f"and {PROJECT_ROOT}; pass paths explicitly")
+
+
+def spec_files(paths: Iterable[Path | str]) -> list[Path]:
+    """Python files under ``paths`` (folders searched recursively, sorted)."""
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise SpecError(f"path {str(raw)!r} does not exist")
+        if path.is_dir():
+            files.extend(
+                p for p in sorted(path.rglob("*.py"))
+                if not p.name.startswith("_") and "__pycache__" not in p.parts
+            )
+        elif path.suffix == ".py":
+            files.append(path)
+        else:
+            raise SpecError(f"path {str(raw)!r} must be a .py spec module or a folder; it is neither")
+    return files
+
+
+def load_module(path: Path):
+    """Import a spec module from its path; failures are SpecError (bad input)."""
+    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]
+    name = f"layoutalg_specs_{path.stem}_{digest}"
+    if name in sys.modules:
+        return sys.modules[name]
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise SpecError(f"spec module {path} cannot be loaded")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except LayoutError as exc:
+        del sys.modules[name]
+        raise SpecError(f"spec module {path} does not import: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - any import failure is the user's input
+        del sys.modules[name]
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        raise SpecError(
+            f"spec module {path} does not import: {type(exc).__name__}: {exc} "
+            f"(line {where.lineno})"
+        ) from None
+    return module
+
+
+def discover(paths: Sequence[Path | str] | None = None) -> list[Found]:
+    """Every ``Spec`` defined at top level of the spec modules under ``paths``."""
+    chosen = default_paths() if not paths else [Path(p) for p in paths]
+    found = []
+    for path in spec_files(chosen):
+        module = load_module(path)
+        found.extend(Found(path, v) for v in vars(module).values() if isinstance(v, Spec))
+    return found
+
+
+def prove_spec(found: Found) -> list[Outcome]:
+    """Build the spec once and check each claim."""
+    start = time.perf_counter()
+    try:
+        subject = found.spec.build()
+    except Exception as exc:  # noqa: BLE001 - reported as this spec's failure
+        return [_failed(found, claim, f"spec raised {type(exc).__name__}: {exc}", start)
+                for claim in found.spec.claims]
+    outcomes = []
+    for claim in found.spec.claims:
+        claim_start = time.perf_counter()
+        try:
+            result = run_claim(found.spec, claim, subject)
+        except Exception as exc:  # noqa: BLE001 - reported as this claim's failure
+            outcomes.append(_failed(found, claim, f"{type(exc).__name__}: {exc}", claim_start))
+            continue
+        outcomes.append(_from_result(found, claim, result))
+    return outcomes
+
+
+def prove(
+    found: Sequence[Found], *, on_done: Callable[[Found, list[Outcome]], None] | None = None
+) -> list[Outcome]:
+    """Prove every spec in order, calling ``on_done`` after each."""
+    outcomes: list[Outcome] = []
+    for item in found:
+        done = prove_spec(item)
+        outcomes.extend(done)
+        if on_done is not None:
+            on_done(item, done)
+    return outcomes
+
+
+def _from_result(found: Found, claim, result: CheckResult) -> Outcome:
+    return Outcome(
+        path=str(found.path), spec=found.spec.name, claim=claim.label, expected=claim.expect,
+        status=result.status.value, reason=result.reason, seconds=result.seconds,
+        counterexample=result.counterexample,
+    )
+
+
+def _failed(found: Found, claim, reason: str, start: float) -> Outcome:
+    return Outcome(
+        path=str(found.path), spec=found.spec.name, claim=claim.label, expected=claim.expect,
+        status="ERROR", reason=reason, seconds=time.perf_counter() - start,
+    )

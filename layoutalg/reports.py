@@ -1,0 +1,46 @@
+"""Machine-readable reports of a prove run: JSON and JUnit XML."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from layoutalg.prover import Outcome
+
+
+def summary(outcomes: Sequence[Outcome]) -> dict[str, int]:
+    unexpected = sum(not o.ok for o in outcomes)
+    return {"claims": len(outcomes), "as_expected": len(outcomes) - unexpected,
+            "unexpected": unexpected}
+
+
+def write_json(outcomes: Sequence[Outcome], path: Path) -> None:
+    data = {
+        "summary": summary(outcomes),
+        "results": [{**asdict(o), "ok": o.ok} for o in outcomes],
+    }
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def write_junit(outcomes: Sequence[Outcome], path: Path) -> None:
+    counts = summary(outcomes)
+    suite = ET.Element(
+        "testsuite", name="layoutalg prove", tests=str(counts["claims"]),
+        failures=str(counts["unexpected"]), errors="0",
+        time=f"{sum(o.seconds for o in outcomes):.3f}",
+    )
+    for o in outcomes:
+        case = ET.SubElement(suite, "testcase", classname=f"{Path(o.path).stem}.{o.spec}",
+                             name=o.claim, time=f"{o.seconds:.3f}")
+        if not o.ok:
+            failure = ET.SubElement(case, "failure",
+                                    message=f"expected {o.expected}, got {o.status}")
+            failure.text = o.reason
+        else:
+            ET.SubElement(case, "system-out").text = f"{o.status}: {o.reason}"
+    tree = ET.ElementTree(suite)
+    ET.indent(tree)
+    tree.write(path, encoding="utf-8", xml_declaration=True)

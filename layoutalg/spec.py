@@ -1,0 +1,201 @@
+"""The spec DSL: a layout, the claims it must meet and the verdict expected.
+
+    @la.spec(claims=["bijective", ("fits", 36864)], expect="PROVED")
+    def grid_1024_on_32x32():
+        \"\"\"PyFlame §3.2: [1024, 1024] fp32 on Grid(32, 32).\"\"\"
+        return la.mesh.MeshLayout.grid(32, 32).index_map((1024, 1024))
+
+A spec documenting a known-bad design expects "REFUTED". Families register
+claims of their own with :func:`register_claim`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from layoutalg.errors import SpecError, describe
+
+EXPECTATIONS = ("PROVED", "REFUTED")
+
+# claim name -> (function(subject, *args, assume=...) -> CheckResult, needs_index_map)
+_CLAIMS: dict[str, tuple[Callable[..., Any], bool]] = {}
+
+
+def register_claim(name: str, check: Callable[..., Any], *, index_map: bool = True) -> None:
+    """Make ``name`` usable in ``claims=``.
+
+    ``check(subject, *args, assume=...)`` returns a CheckResult; with
+    ``index_map=True`` the spec's value is converted with ``.index_map()``
+    first, else the family object itself is passed.
+    """
+    _CLAIMS[name] = (check, index_map)
+
+
+def known_claims() -> list[str]:
+    _register_core()
+    return sorted(_CLAIMS)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a spec: a check name, its arguments, the expected verdict."""
+
+    name: str
+    args: tuple = ()
+    expect: str = "PROVED"
+
+    @property
+    def label(self) -> str:
+        if not self.args:
+            return self.name
+        shown = ", ".join(_short(a) for a in self.args)
+        return f"{self.name}({shown})"
+
+
+@dataclass(frozen=True, eq=False)
+class Spec:
+    """A decorated spec function with its claims (see :func:`spec`)."""
+
+    name: str
+    function: Callable[[], Any]
+    claims: tuple[Claim, ...]
+    doc: str
+    assume: tuple = ()
+    timeout_ms: int | None = None
+    source: str = field(default="", repr=False)
+
+    def __call__(self) -> Any:
+        return self.function()
+
+    def build(self) -> Any:
+        """Call the spec function; it must return an IndexMap or a family object."""
+        from layoutalg.core.index_map import IndexMap
+
+        value = self.function()
+        if isinstance(value, IndexMap) or hasattr(value, "index_map"):
+            return value
+        raise SpecError(
+            f"spec {self.name} must return an IndexMap or an object with .index_map(); "
+            f"got {describe(value)}"
+        )
+
+    @property
+    def fingerprint(self) -> str:
+        """Hash of the spec's source and claims (a cache key for proofs)."""
+        text = self.source + repr([(c.name, c.args, c.expect) for c in self.claims])
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def spec(
+    *,
+    claims: Sequence[object],
+    expect: str | Sequence[str] = "PROVED",
+    assume: Sequence[object] = (),
+    name: str | None = None,
+    timeout_ms: int | None = None,
+) -> Callable[[Callable[[], Any]], Spec]:
+    """Declare a spec: ``claims`` checked on what the function returns.
+
+    Args:
+        claims: names ("injective", "in_bounds", "bijective", family claims)
+            or tuples ``(name, *args)`` such as ``("fits", 36864)`` or
+            ``("equivalent", other_map)``.
+        expect: "PROVED" or "REFUTED" for every claim, or one per claim.
+        assume: SymPy conditions on the extent parameters.
+        name: defaults to the function's name.
+    """
+    _register_core()
+    if isinstance(claims, (str, bytes)) or not isinstance(claims, Sequence) or not claims:
+        raise SpecError(f"claims must be a non-empty list of claims; got {describe(claims)}")
+    expects = [expect] * len(claims) if isinstance(expect, str) else list(expect)
+    if len(expects) != len(claims):
+        raise SpecError(
+            f"expect must be one verdict or one per claim ({len(claims)}); got {describe(expect)}"
+        )
+    parsed = tuple(_parse_claim(c, e) for c, e in zip(claims, expects))
+
+    def decorate(function: Callable[[], Any]) -> Spec:
+        if not callable(function):
+            raise SpecError(f"@spec decorates a function; got {describe(function)}")
+        try:
+            source = inspect.getsource(function)
+        except (OSError, TypeError):
+            source = function.__qualname__
+        return Spec(
+            name=name or function.__name__,
+            function=function,
+            claims=parsed,
+            doc=inspect.cleandoc(function.__doc__ or ""),
+            assume=tuple(assume),
+            timeout_ms=timeout_ms,
+            source=source,
+        )
+
+    return decorate
+
+
+def _parse_claim(claim: object, expect: object) -> Claim:
+    if expect not in EXPECTATIONS:
+        raise SpecError(f"expect must be one of {EXPECTATIONS}; got {describe(expect)}")
+    if isinstance(claim, str):
+        name, args = claim, ()
+    elif isinstance(claim, tuple) and claim and isinstance(claim[0], str):
+        name, args = claim[0], tuple(claim[1:])
+    else:
+        raise SpecError(f"a claim must be a name or a (name, *args) tuple; got {describe(claim)}")
+    if name not in _CLAIMS:
+        raise SpecError(f"unknown claim {name!r}; known claims are {known_claims()}")
+    return Claim(name, args, expect)
+
+
+def run_claim(spec_: Spec, claim: Claim, subject: Any):
+    """Check one claim on a built subject; returns a CheckResult."""
+    check, wants_map = _CLAIMS[claim.name]
+    target = subject.index_map() if wants_map and hasattr(subject, "index_map") else subject
+    options = {"assume": spec_.assume}
+    if spec_.timeout_ms is not None:
+        options["timeout_ms"] = spec_.timeout_ms
+    return check(target, *claim.args, **options)
+
+
+def _short(value: object) -> str:
+    label = getattr(value, "label", None) or getattr(value, "name", None)
+    if isinstance(label, str):
+        return label
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    return str(value)
+
+
+def _fits(m, capacity, options=None, **kwargs):
+    from layoutalg.verify.memory import check_fits
+
+    return check_fits(m, capacity, **(options or {}), **kwargs)
+
+
+def _equivalent(m, other, **kwargs):
+    from layoutalg.core.index_map import IndexMap
+    from layoutalg.verify.checks import check_equivalent
+
+    if callable(other) and not isinstance(other, IndexMap):
+        other = other()
+    if hasattr(other, "index_map") and not isinstance(other, IndexMap):
+        other = other.index_map()
+    return check_equivalent(m, other, **kwargs)
+
+
+def _register_core() -> None:
+    if "bijective" in _CLAIMS:
+        return
+    from layoutalg.verify import checks
+
+    register_claim("injective", checks.check_injective)
+    register_claim("in_bounds", checks.check_in_bounds)
+    register_claim("bijective", checks.check_bijective)
+    register_claim("surjective", checks.check_surjective)
+    register_claim("fits", _fits)
+    register_claim("equivalent", _equivalent)

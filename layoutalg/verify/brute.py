@@ -1,0 +1,217 @@
+"""Brute-force twins of every check: NumPy enumeration of small concrete maps.
+
+Same names and verdict meanings as the Z3 checks. They exist to be compared
+with Z3 (differential tests) and to cross-check small specs; they never
+return UNKNOWN, and refuse symbolic or too large maps with VerificationError.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
+from layoutalg.errors import VerificationError
+from layoutalg.verify.conflicts import validate as validate_conflicts
+from layoutalg.verify.memory import memory_dims
+from layoutalg.verify.result import CheckResult, Padding, Status, point_text
+
+MAX_POINTS = 1 << 22
+
+
+def points(space: Space, limit: int = MAX_POINTS) -> np.ndarray:
+    """Every point of a concrete space, row-major, as an ``(n, rank)`` int64 array."""
+    if not space.is_concrete:
+        raise VerificationError(f"enumeration needs concrete extents; {space} is symbolic")
+    size = math.prod(space.extents)
+    if size > limit:
+        raise VerificationError(f"enumeration of {space} ({size} points) exceeds the limit {limit}")
+    if space.rank == 0:
+        return np.zeros((1, 0), dtype=np.int64)
+    grids = np.indices(space.extents, dtype=np.int64)
+    return grids.reshape(space.rank, -1).T
+
+
+def image_table(m: IndexMap) -> tuple[np.ndarray, np.ndarray]:
+    """``(domain points, images)``, both ``(n, rank)`` arrays."""
+    xs = points(m.domain)
+    images = m.apply(*xs.T) if m.domain.rank else m.apply()
+    ys = np.stack([np.broadcast_to(v, (len(xs),)) for v in images], axis=1) if images else (
+        np.zeros((len(xs), 0), dtype=np.int64))
+    return xs, ys.astype(np.int64)
+
+
+def _result(status, check, m_label, start, counterexample=None, reason=""):
+    return CheckResult(status, check, m_label, counterexample, reason,
+                       time.perf_counter() - start, method="enumeration")
+
+
+def _named(names, values, suffix=""):
+    return {f"{n}{suffix}": int(v) for n, v in zip(names, values)}
+
+
+def _outside(m: IndexMap, ys: np.ndarray) -> np.ndarray:
+    extents = np.asarray(m.codomain.extents, dtype=np.int64)
+    return np.any((ys < 0) | (ys >= extents), axis=1)
+
+
+def check_in_bounds(m: IndexMap) -> CheckResult:
+    start = time.perf_counter()
+    xs, ys = image_table(m)
+    bad = np.flatnonzero(_outside(m, ys))
+    if bad.size == 0:
+        return _result(Status.PROVED, "in_bounds", m.label, start, reason="enumerated")
+    x = xs[bad[0]]
+    return _result(Status.REFUTED, "in_bounds", m.label, start, _named(m.domain.names, x),
+                   f"out of bounds: {point_text(m.domain.names, x)} maps to "
+                   f"{point_text(m.codomain.names, ys[bad[0]])}")
+
+
+def check_injective(m: IndexMap) -> CheckResult:
+    start = time.perf_counter()
+    xs, ys = image_table(m)
+    if len(ys) < 2:
+        return _result(Status.PROVED, "injective", m.label, start, reason="enumerated")
+    order = np.lexsort(ys.T[::-1]) if ys.shape[1] else np.arange(len(ys))
+    sorted_ys = ys[order]
+    same = np.all(sorted_ys[1:] == sorted_ys[:-1], axis=1)
+    hits = np.flatnonzero(same)
+    if hits.size == 0:
+        return _result(Status.PROVED, "injective", m.label, start, reason="enumerated")
+    a, b = xs[order[hits[0]]], xs[order[hits[0] + 1]]
+    names = m.domain.names
+    return _result(Status.REFUTED, "injective", m.label, start,
+                   {**_named(names, a), **_named(names, b, "'")},
+                   f"not injective: {point_text(names, a)} and {point_text(names, b)} both map "
+                   f"to {point_text(m.codomain.names, sorted_ys[hits[0]])}")
+
+
+def _valid_mask(m: IndexMap, slots: np.ndarray) -> np.ndarray:
+    if m.valid is None:
+        return np.ones(len(slots), dtype=bool)
+    from layoutalg.core.evaluate import evaluate  # the one NumPy evaluator
+
+    env = dict(zip(m.codomain.symbols, slots.T))
+    return np.broadcast_to(np.asarray(evaluate(m.valid, env), dtype=bool), (len(slots),))
+
+
+def check_images_valid(m: IndexMap) -> CheckResult:
+    start = time.perf_counter()
+    xs, ys = image_table(m)
+    inside = ~_outside(m, ys)
+    ok = np.ones(len(ys), dtype=bool)
+    ok[inside] = _valid_mask(m, ys[inside])
+    bad = np.flatnonzero(~ok)
+    if bad.size == 0:
+        return _result(Status.PROVED, "images_valid", m.label, start, reason="enumerated")
+    x = xs[bad[0]]
+    return _result(Status.REFUTED, "images_valid", m.label, start, _named(m.domain.names, x),
+                   f"element {point_text(m.domain.names, x)} lands on padding slot "
+                   f"{point_text(m.codomain.names, ys[bad[0]])}")
+
+
+def _occupied(m: IndexMap, ys: np.ndarray) -> np.ndarray:
+    """A flat boolean array over the codomain: which slots some element fills."""
+    extents = m.codomain.extents
+    filled = np.zeros(math.prod(extents), dtype=bool)
+    inside = ys[~_outside(m, ys)]
+    if len(inside):
+        filled[np.ravel_multi_index(tuple(inside.T), extents)] = True
+    return filled
+
+
+def check_surjective(m: IndexMap) -> CheckResult:
+    start = time.perf_counter()
+    _, ys = image_table(m)
+    slots = points(m.codomain)
+    empty = np.flatnonzero(_valid_mask(m, slots) & ~_occupied(m, ys))
+    if empty.size == 0:
+        return _result(Status.PROVED, "surjective", m.label, start, reason="enumerated")
+    p = slots[empty[0]]
+    return _result(Status.REFUTED, "surjective", m.label, start, _named(m.codomain.names, p),
+                   f"not onto: valid slot {point_text(m.codomain.names, p)} holds no element")
+
+
+def check_bijective(m: IndexMap) -> CheckResult:
+    start = time.perf_counter()
+    for part in (check_in_bounds, check_injective, check_images_valid, check_surjective):
+        verdict = part(m)
+        if verdict.refuted:
+            return _result(Status.REFUTED, "bijective", m.label, start,
+                           verdict.counterexample, verdict.reason)
+    return _result(Status.PROVED, "bijective", m.label, start, reason="enumerated")
+
+
+def check_equivalent(m1: IndexMap, m2: IndexMap) -> CheckResult:
+    start = time.perf_counter()
+    subject = f"{m1.label} ≡ {m2.label}"
+    if m1.domain.extents != m2.domain.extents or m1.codomain.rank != m2.codomain.rank:
+        raise VerificationError(
+            f"check_equivalent needs equal domain extents and codomain ranks; got "
+            f"{m1.domain} → {m1.codomain} and {m2.domain} → {m2.codomain}")
+    xs, a = image_table(m1)
+    _, b = image_table(m2)
+    bad = np.flatnonzero(np.any(a != b, axis=1))
+    if bad.size == 0:
+        return _result(Status.PROVED, "equivalent", subject, start, reason="enumerated")
+    k = bad[0]
+    return _result(Status.REFUTED, "equivalent", subject, start, _named(m1.domain.names, xs[k]),
+                   f"they differ at {point_text(m1.domain.names, xs[k])}: {m1.label} gives "
+                   f"{point_text(m1.codomain.names, a[k])}, {m2.label} gives "
+                   f"{point_text(m2.codomain.names, b[k])}")
+
+
+def padding(m: IndexMap) -> Padding:
+    """Codomain slots no element occupies, counted by enumeration."""
+    _, ys = image_table(m)
+    filled = _occupied(m, ys)
+    return Padding(int(filled.size - filled.sum()), int(filled.size), method="enumeration")
+
+
+def check_fits(m: IndexMap, capacity: int, *, per: Sequence[str] | None = None,
+               element_bytes: int = 1, memory_name: str = "memory") -> CheckResult:
+    start = time.perf_counter()
+    memory, inside = memory_dims(m, per)
+    xs, ys = image_table(m)
+    flat = np.zeros(len(ys), dtype=np.int64)
+    for k in inside:
+        flat = flat * m.codomain.extents[k] + ys[:, k]
+    need = (flat + 1) * element_bytes
+    if len(need) == 0 or need.max() <= capacity:
+        return _result(Status.PROVED, "fits", m.label, start, reason="enumerated")
+    k = int(np.argmax(need))
+    where = tuple(int(ys[k, j]) for j in memory)
+    label = where[0] if len(where) == 1 else where
+    owner = f"{memory_name} {label}" if where else f"the {memory_name}"
+    return _result(Status.REFUTED, "fits", m.label, start,
+                   {**_named(m.domain.names, xs[k]), "bytes": int(need[k])},
+                   f"{owner} exceeds memory: {int(need[k])} > {capacity} bytes")
+
+
+def check_conflict_free(space: Space, accesses: Mapping[str, IndexMap],
+                        resource: IndexMap | None = None, *, subject: str = "accesses") -> CheckResult:
+    start = time.perf_counter()
+    named = validate_conflicts(space, accesses, resource)
+    its = points(space)
+    used = {}
+    for label, access in named.items():
+        address = np.stack([np.broadcast_to(v, (len(its),)) for v in access.apply(*its.T)], axis=1)
+        if resource is not None:
+            address = np.stack([np.broadcast_to(v, (len(its),))
+                                for v in resource.apply(*address.T)], axis=1)
+        used[label] = address
+    for x, y in itertools.combinations(used, 2):
+        clash = np.flatnonzero(np.all(used[x] == used[y], axis=1))
+        if clash.size:
+            point = its[clash[0]]
+            names = resource.codomain.names if resource is not None else named[x].codomain.names
+            return _result(Status.REFUTED, "conflict_free", subject, start,
+                           _named(space.names, point),
+                           f"conflict at {point_text(space.names, point)}: {x} and {y} both use "
+                           f"{point_text(names, used[x][clash[0]])}")
+    return _result(Status.PROVED, "conflict_free", subject, start, reason="enumerated")

@@ -1,0 +1,277 @@
+"""Z3 checks of one map: in bounds, injective, bijective, equivalent.
+
+Each asks Z3 for a counterexample; ``unsat`` proves the property for every
+point (and, with symbolic extents, every size meeting the assumptions).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import sympy
+
+from layoutalg.core.index_map import IndexMap, substitute_exprs
+from layoutalg.errors import MapError, describe
+from layoutalg.verify import query as q
+from layoutalg.verify.result import CheckResult, Status, point_text
+from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+
+Assume = Sequence[sympy.Basic]
+
+
+def check_in_bounds(
+    m: IndexMap, *, assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS
+) -> CheckResult:
+    """Every image lies inside the codomain extents.
+
+    >>> from layoutalg import Space, IndexMap
+    >>> d = Space(i=4); (i,) = d.symbols
+    >>> check_in_bounds(IndexMap(d, Space(o=4), [i + 1], name="shift")).counterexample
+    {'i': 3}
+    """
+    _check_map(m, "m")
+    start = time.perf_counter()
+    x, bounds = q.unknowns(m.domain)
+    fx = q.images(m, x)
+    escape = sympy.Or(*(q.outside(v, e) for v, e in zip(fx, m.codomain.extents)))
+    outcome = q.run(bounds, [escape], [m], assume=assume, timeout_ms=timeout_ms)
+    if outcome.answer == "unsat":
+        return q.result(Status.PROVED, "in_bounds", m.label, start,
+                        reason=f"every image lies in {m.codomain}")
+    if outcome.answer == "unknown":
+        return q.unknown("in_bounds", m.label, start, outcome)
+    params = q.parameter_values(outcome, [m])
+    point = q.point_of(outcome, x)
+    image = q.concrete(m, params)(*point)
+    bad = [
+        f"{n}={v} not in [0, {e})"
+        for n, v, e in zip(m.codomain.names, image, q.concrete(m, params).codomain.extents)
+        if not 0 <= v < e
+    ]
+    return q.result(
+        Status.REFUTED, "in_bounds", m.label, start,
+        counterexample={**q.named(m.domain.names, point), **_param_items(params)},
+        reason=f"out of bounds: {point_text(m.domain.names, point)} maps to "
+        f"{point_text(m.codomain.names, image)}: {', '.join(bad)}{q.params_text(params)}",
+    )
+
+
+def check_injective(
+    m: IndexMap, *, assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS
+) -> CheckResult:
+    """No two domain points share a slot.
+
+    A REFUTED counterexample names both points: the first under the domain's
+    names, the second with a prime (``i'``).
+    """
+    _check_map(m, "m")
+    start = time.perf_counter()
+    x, bounds_x = q.unknowns(m.domain)
+    y, bounds_y = q.unknowns(m.domain, "'")
+    fx, fy = q.images(m, x), q.images(m, y)
+    differ = sympy.Or(*(q.ne(a, b) for a, b in zip(x, y)))
+    collide = [q.eq(a, b) for a, b in zip(fx, fy)]
+    outcome = q.run(bounds_x + bounds_y, [differ, *collide], [m], assume=assume,
+                    timeout_ms=timeout_ms)
+    if outcome.answer == "unsat":
+        return q.result(Status.PROVED, "injective", m.label, start,
+                        reason="no two elements share a slot")
+    if outcome.answer == "unknown":
+        return q.unknown("injective", m.label, start, outcome)
+    params = q.parameter_values(outcome, [m])
+    first, second = q.point_of(outcome, x), q.point_of(outcome, y)
+    slot = q.concrete(m, params)(*first)
+    names = m.domain.names
+    return q.result(
+        Status.REFUTED, "injective", m.label, start,
+        counterexample={**q.named(names, first), **q.named(names, second, "'"),
+                        **_param_items(params)},
+        reason=f"not injective: {point_text(names, first)} and {point_text(names, second)} "
+        f"both map to {point_text(m.codomain.names, slot)}{q.params_text(params)}",
+    )
+
+
+def check_images_valid(
+    m: IndexMap, *, assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS
+) -> CheckResult:
+    """Every element lands on a slot that ``valid`` calls real (not padding)."""
+    _check_map(m, "m")
+    start = time.perf_counter()
+    if m.valid is None:
+        return q.result(Status.PROVED, "images_valid", m.label, start,
+                        reason="the map declares every slot valid")
+    x, bounds = q.unknowns(m.domain)
+    fx = q.images(m, x)
+    lands_on_padding = sympy.Not(m.valid.xreplace(dict(zip(m.codomain.symbols, fx))))
+    outcome = q.run(bounds, [lands_on_padding], [m], assume=assume, timeout_ms=timeout_ms)
+    if outcome.answer == "unsat":
+        return q.result(Status.PROVED, "images_valid", m.label, start,
+                        reason="every element lands on a valid slot")
+    if outcome.answer == "unknown":
+        return q.unknown("images_valid", m.label, start, outcome)
+    params = q.parameter_values(outcome, [m])
+    point = q.point_of(outcome, x)
+    slot = q.concrete(m, params)(*point)
+    return q.result(
+        Status.REFUTED, "images_valid", m.label, start,
+        counterexample={**q.named(m.domain.names, point), **_param_items(params)},
+        reason=f"element {point_text(m.domain.names, point)} lands on padding slot "
+        f"{point_text(m.codomain.names, slot)}{q.params_text(params)}",
+    )
+
+
+def check_surjective(
+    m: IndexMap, *, assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS
+) -> CheckResult:
+    """Every valid slot holds some element.
+
+    With an inverse ``g``: no valid ``p`` with ``g(p)`` outside the domain or
+    ``f(g(p)) != p``. A slot that query finds is confirmed by a second query
+    (is there any preimage?), so a wrong inverse can never refute a correct
+    map; without an inverse, or when the inverse is wrong, the quantified
+    query decides.
+    """
+    _check_map(m, "m")
+    start = time.perf_counter()
+    p, bounds_p = q.unknowns(m.codomain)
+    valid = sympy.true if m.valid is None else m.valid
+    if m.inverse is not None:
+        gp = substitute_exprs(m.inverse, m.codomain.symbols, p)
+        back = substitute_exprs(m.exprs, m.domain.symbols, gp)
+        escapes = [q.outside(v, e) for v, e in zip(gp, m.domain.extents)]
+        misses = [q.ne(a, b) for a, b in zip(back, p)]
+        outcome = q.run(bounds_p, [valid, sympy.Or(*escapes, *misses)], [m], assume=assume,
+                        timeout_ms=timeout_ms)
+        if outcome.answer == "unsat":
+            return q.result(Status.PROVED, "surjective", m.label, start,
+                            reason="every valid slot holds an element (by the inverse)")
+        if outcome.answer == "sat":
+            confirmed = _confirm_empty(m, outcome, p, assume, timeout_ms)
+            if confirmed is not None:
+                return q.result(Status.REFUTED, "surjective", m.label, start, **confirmed)
+    inverse_wrong = m.inverse is not None and outcome.answer == "sat"
+    x, bounds_x = q.unknowns(m.domain, "!")
+    hits = sympy.And(*(q.eq(a, b) for a, b in zip(q.images(m, x), p)))
+    outcome = q.run(bounds_p, [valid], [m], assume=assume, timeout_ms=timeout_ms,
+                    forall=(bounds_x, sympy.Not(hits)))
+    if outcome.answer == "unsat":
+        return q.result(Status.PROVED, "surjective", m.label, start,
+                        reason="every valid slot holds an element")
+    if outcome.answer == "unknown":
+        note = " (the supplied inverse is wrong somewhere)" if inverse_wrong else ""
+        return q.result(Status.UNKNOWN, "surjective", m.label, start,
+                        reason=outcome.reason + note)
+    return q.result(Status.REFUTED, "surjective", m.label, start, **_empty_slot(m, outcome, p))
+
+
+def _confirm_empty(m, outcome, p, assume, timeout_ms):
+    """The slot found by the inverse query really has no preimage?"""
+    params = q.parameter_values(outcome, [m])
+    slot = q.point_of(outcome, p)
+    bound = q.concrete(m, params)
+    x, bounds = q.unknowns(bound.domain)
+    hit = [q.eq(a, v) for a, v in zip(q.images(bound, x), slot)]
+    check = q.run(bounds, hit, [bound], assume=[a.subs(params) for a in assume],
+                  timeout_ms=timeout_ms)
+    if check.answer == "unsat":
+        return _empty_slot(m, outcome, p)
+    return None
+
+
+def _empty_slot(m, outcome, p):
+    params = q.parameter_values(outcome, [m])
+    slot = q.point_of(outcome, p)
+    return {
+        "counterexample": {**q.named(m.codomain.names, slot), **_param_items(params)},
+        "reason": f"not onto: valid slot {point_text(m.codomain.names, slot)} holds no element"
+        f"{q.params_text(params)}",
+    }
+
+
+def check_bijective(
+    m: IndexMap, *, assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS
+) -> CheckResult:
+    """In bounds, injective, every element on a valid slot, every valid slot filled.
+
+    REFUTED as soon as any part is refuted (its counterexample and reason);
+    UNKNOWN if no part is refuted but one is unknown; else PROVED.
+    """
+    _check_map(m, "m")
+    start = time.perf_counter()
+    parts = [
+        check(m, assume=assume, timeout_ms=timeout_ms)
+        for check in (check_in_bounds, check_injective, check_images_valid, check_surjective)
+    ]
+    for part in parts:
+        if part.refuted:
+            return q.result(Status.REFUTED, "bijective", m.label, start,
+                            counterexample=part.counterexample, reason=part.reason)
+    for part in parts:
+        if part.status is Status.UNKNOWN:
+            return q.result(Status.UNKNOWN, "bijective", m.label, start,
+                            reason=f"{part.check}: {part.reason}")
+    padding_note = "" if m.valid is None else " (padding excluded)"
+    return q.result(Status.PROVED, "bijective", m.label, start,
+                    reason=f"a bijection onto the valid slots of {m.codomain}{padding_note}")
+
+
+def check_equivalent(
+    m1: IndexMap, m2: IndexMap, *, assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS
+) -> CheckResult:
+    """Same domain point → same values, for every point.
+
+    The domains must have equal extents (names may differ: points are
+    matched by position), and the codomains equal rank. REFUTED carries the
+    domain point (``m1``'s names) where they differ.
+    """
+    _check_map(m1, "m1")
+    _check_map(m2, "m2")
+    _check_same_domain(m1, m2)
+    start = time.perf_counter()
+    subject = f"{m1.label} ≡ {m2.label}"
+    x, bounds = q.unknowns(m1.domain)
+    f1 = q.images(m1, x)
+    f2 = substitute_exprs(m2.exprs, m2.domain.symbols, x)
+    differ = sympy.Or(*(q.ne(a, b) for a, b in zip(f1, f2)))
+    outcome = q.run(bounds, [differ], [m1, m2], assume=assume, timeout_ms=timeout_ms)
+    if outcome.answer == "unsat":
+        return q.result(Status.PROVED, "equivalent", subject, start,
+                        reason="both maps send every point to the same values")
+    if outcome.answer == "unknown":
+        return q.unknown("equivalent", subject, start, outcome)
+    params = q.parameter_values(outcome, [m1, m2])
+    point = q.point_of(outcome, x)
+    a = q.concrete(m1, params)(*point)
+    b = q.concrete(m2, params).apply(*point)
+    b = tuple(int(v) for v in b)
+    return q.result(
+        Status.REFUTED, "equivalent", subject, start,
+        counterexample={**q.named(m1.domain.names, point), **_param_items(params)},
+        reason=f"they differ at {point_text(m1.domain.names, point)}: {m1.label} gives "
+        f"{point_text(m1.codomain.names, a)}, {m2.label} gives "
+        f"{point_text(m2.codomain.names, b)}{q.params_text(params)}",
+    )
+
+
+def _param_items(params: dict) -> dict[str, int]:
+    return {str(k): int(v) for k, v in params.items()}
+
+
+def _check_map(m: object, argument: str) -> None:
+    if not isinstance(m, IndexMap):
+        raise MapError(f"{argument} must be an IndexMap; got {describe(m)}")
+
+
+def _check_same_domain(m1: IndexMap, m2: IndexMap) -> None:
+    if m1.domain.rank != m2.domain.rank or any(
+        sympy.simplify(sympy.sympify(a) - b) != 0
+        for a, b in zip(m1.domain.extents, m2.domain.extents)
+    ):
+        raise MapError(
+            f"check_equivalent needs domains with equal extents; got {m1.domain} and {m2.domain}"
+        )
+    if m1.codomain.rank != m2.codomain.rank:
+        raise MapError(
+            f"check_equivalent needs codomains of equal rank; got {m1.codomain} and {m2.codomain}"
+        )

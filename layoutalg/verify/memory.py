@@ -1,0 +1,112 @@
+"""``check_fits``: every memory holds its share of the layout."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import sympy
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Extent
+from layoutalg.errors import MapError, describe
+from layoutalg.verify import query as q
+from layoutalg.verify import solver
+from layoutalg.verify.result import CheckResult, Status, point_text
+from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+
+
+def memory_dims(m: IndexMap, per: Sequence[str] | None) -> tuple[list[int], list[int]]:
+    """Positions of the dims naming a memory and of those addressing inside it.
+
+    Default ``per``: every codomain dim but the last (the offset).
+    """
+    names = m.codomain.names
+    if per is None:
+        per = names[:-1]
+    if isinstance(per, str):
+        per = (per,)
+    unknown = [p for p in per if p not in names]
+    if unknown:
+        raise MapError(f"check_fits: per must name codomain dims of {m.codomain}; got {unknown}")
+    memory = [names.index(p) for p in per]
+    inside = [k for k in range(len(names)) if k not in memory]
+    if not inside:
+        raise MapError(f"check_fits: per={tuple(per)} leaves no offset dim in {m.codomain}")
+    return memory, inside
+
+
+def byte_end(m: IndexMap, image: Sequence[sympy.Expr], inside: list[int], element_bytes: int):
+    """Bytes a memory needs to hold an element at ``image``: (offset + 1)·element_bytes,
+    the in-memory dims taken row-major."""
+    flat = sympy.Integer(0)
+    for k in inside:
+        flat = flat * m.codomain.extents[k] + image[k]
+    return (flat + 1) * element_bytes
+
+
+def check_fits(
+    m: IndexMap,
+    capacity: Extent,
+    *,
+    per: Sequence[str] | None = None,
+    element_bytes: int = 1,
+    memory_name: str = "memory",
+    assume: Sequence[sympy.Basic] = (),
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> CheckResult:
+    """Every element's bytes end within ``capacity`` of its memory.
+
+    Args:
+        m: the layout; ``per`` names the codomain dims that pick a memory
+            (default all but the last), the rest address inside it.
+        capacity: bytes per memory (int or symbol).
+        element_bytes: bytes per element, if the offsets count elements.
+        memory_name: how messages name a memory ("PE", "core", "bank").
+
+    A REFUTED result names the fullest memory and its bytes, e.g.
+    ``PE (0, 0) exceeds memory: 4194304 > 36864 bytes``.
+    """
+    if not isinstance(m, IndexMap):
+        raise MapError(f"check_fits: m must be an IndexMap; got {describe(m)}")
+    if isinstance(element_bytes, bool) or not isinstance(element_bytes, int) or element_bytes < 1:
+        raise MapError(f"check_fits: element_bytes must be a positive int; got {describe(element_bytes)}")
+    if isinstance(capacity, bool) or not isinstance(capacity, (int, sympy.Expr)):
+        raise MapError(f"check_fits: capacity must be a number of bytes; got {describe(capacity)}")
+    memory, inside = memory_dims(m, per)
+    start = time.perf_counter()
+    x, bounds = q.unknowns(m.domain)
+    image = q.images(m, x)
+    need = byte_end(m, image, inside, element_bytes)
+    outcome = q.run(bounds, [sympy.Gt(need, capacity, evaluate=False)], [m], assume=assume,
+                    timeout_ms=timeout_ms)
+    if outcome.answer == "unsat":
+        return q.result(Status.PROVED, "fits", m.label, start,
+                        reason=f"every {memory_name} holds its share within {capacity} bytes")
+    if outcome.answer == "unknown":
+        return q.unknown("fits", m.label, start, outcome)
+    params = q.parameter_values(outcome, [m])
+    point = q.point_of(outcome, x)
+    if not params:
+        worst = solver.maximize(need, bounds, [], timeout_ms=timeout_ms)
+        if worst is not None:
+            point = tuple(worst[1][s] for s in x)
+    bound = q.concrete(m, params)
+    slot = bound(*point)
+    bytes_needed = int(need.xreplace(dict(zip(x, point))).subs(params))
+    where = tuple(slot[k] for k in memory)
+    label = where[0] if len(where) == 1 else where
+    owner = f"{memory_name} {label}" if where else f"the {memory_name}"
+    cap = int(sympy.sympify(capacity).subs(params))
+    return q.result(
+        Status.REFUTED, "fits", m.label, start,
+        counterexample={
+            **q.named(m.domain.names, point),
+            **{m.codomain.names[k]: int(slot[k]) for k in memory
+               if m.codomain.names[k] not in m.domain.names},
+            "bytes": bytes_needed,
+            **{str(k): int(v) for k, v in params.items()},
+        },
+        reason=f"{owner} exceeds memory: {bytes_needed} > {cap} bytes "
+        f"(element {point_text(m.domain.names, point)}){q.params_text(params)}",
+    )

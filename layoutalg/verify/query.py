@@ -1,0 +1,113 @@
+"""Shared pieces of the Z3 checks: domain unknowns, running a query, rendering."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import sympy
+
+from layoutalg.core.index_map import IndexMap, substitute_exprs
+from layoutalg.core.space import Space
+from layoutalg.verify import solver
+from layoutalg.verify.result import CheckResult, Status, point_text
+
+Point = tuple[sympy.Symbol, ...]
+
+
+def unknowns(space: Space, suffix: str = "") -> tuple[Point, list[solver.Bounded]]:
+    """Fresh integer unknowns ranging over ``space`` (copies when ``suffix``)."""
+    if suffix:
+        symbols = tuple(
+            sympy.Symbol(name + suffix, integer=True, nonnegative=True) for name in space.names
+        )
+    else:
+        symbols = space.symbols
+    bounds = [solver.Bounded(s, 0, e) for s, e in zip(symbols, space.extents)]
+    return symbols, bounds
+
+
+def images(m: IndexMap, point: Point) -> tuple[sympy.Expr, ...]:
+    """``m``'s expressions at a symbolic point."""
+    return substitute_exprs(m.exprs, m.domain.symbols, point)
+
+
+def ne(a: sympy.Expr, b: sympy.Expr) -> sympy.Basic:
+    return sympy.Ne(a, b, evaluate=False)
+
+
+def eq(a: sympy.Expr, b: sympy.Expr) -> sympy.Basic:
+    return sympy.Eq(a, b, evaluate=False)
+
+
+def outside(value: sympy.Expr, extent) -> sympy.Basic:
+    return sympy.Or(sympy.Lt(value, 0, evaluate=False), sympy.Ge(value, extent, evaluate=False))
+
+
+def run(
+    unknown_bounds: Sequence[solver.Bounded],
+    constraints: Sequence[sympy.Basic],
+    maps: Sequence[IndexMap],
+    *,
+    assume: Sequence[sympy.Basic] = (),
+    timeout_ms: int,
+    forall=None,
+) -> solver.Outcome:
+    """Ask Z3 with the maps' parameters and assumptions in force."""
+    parameters: set[sympy.Symbol] = set()
+    assumptions: list[sympy.Basic] = list(assume)
+    for m in maps:
+        parameters |= m.parameters
+        assumptions.extend(m.assumptions)
+    return solver.solve(
+        unknown_bounds,
+        constraints,
+        parameters=sorted(parameters, key=str),
+        assumptions=assumptions,
+        timeout_ms=timeout_ms,
+        forall=forall,
+    )
+
+
+def parameter_values(outcome: solver.Outcome, maps: Sequence[IndexMap]) -> dict[sympy.Symbol, int]:
+    params = set().union(*(m.parameters for m in maps))
+    return {p: outcome.model[p] for p in params if p in outcome.model}
+
+
+def concrete(m: IndexMap, values: dict[sympy.Symbol, int]) -> IndexMap:
+    """``m`` with its parameters bound to the values of a model."""
+    if not m.parameters:
+        return m
+    return m.bind(**{str(p): v for p, v in values.items() if p in m.parameters})
+
+
+def point_of(outcome: solver.Outcome, symbols: Point) -> tuple[int, ...]:
+    return tuple(outcome.model[s] for s in symbols)
+
+
+def params_text(values: dict[sympy.Symbol, int]) -> str:
+    if not values:
+        return ""
+    items = sorted(values.items(), key=lambda kv: str(kv[0]))
+    return " with " + ", ".join(f"{p}={v}" for p, v in items)
+
+
+def named(names: Sequence[str], values: Sequence[int], suffix: str = "") -> dict[str, int]:
+    return {f"{n}{suffix}": int(v) for n, v in zip(names, values)}
+
+
+def result(
+    status: Status, check: str, subject: str, start: float, *,
+    counterexample: dict[str, int] | None = None, reason: str = "",
+) -> CheckResult:
+    return CheckResult(
+        status=status, check=check, subject=subject, counterexample=counterexample,
+        reason=reason, seconds=time.perf_counter() - start,
+    )
+
+
+def unknown(check: str, subject: str, start: float, outcome: solver.Outcome) -> CheckResult:
+    return result(Status.UNKNOWN, check, subject, start, reason=outcome.reason)
+
+
+__all__ = ["point_text"]

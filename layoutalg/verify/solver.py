@@ -1,0 +1,262 @@
+"""The one module that imports Z3.
+
+It translates SymPy integer expressions and booleans into Z3 integer terms
+(Int theory: bit-vectors were ~10^5 times slower on the grid queries), asks
+one question per fresh ``z3.Context`` with a timeout and a fixed seed, and
+reports ``unknown`` with Z3's reason. An operator outside the vocabulary
+becomes ``unknown`` too: never a crash and never a pass.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import sympy
+import z3
+
+from layoutalg.core.expr import Unsupported, integer_terms, quotient
+
+DEFAULT_TIMEOUT_MS = 20_000
+SEED = 7
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """An integer unknown of a query with ``low <= symbol < high``."""
+
+    symbol: sympy.Symbol
+    low: object
+    high: object
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What Z3 said: ``"sat"`` with a model, ``"unsat"``, or ``"unknown"`` with a reason."""
+
+    answer: str
+    model: dict[sympy.Symbol, int] = field(default_factory=dict)
+    reason: str = ""
+    seconds: float = 0.0
+
+
+def solve(
+    unknowns: Sequence[Bounded],
+    constraints: Sequence[sympy.Basic],
+    *,
+    parameters: Sequence[sympy.Symbol] = (),
+    assumptions: Sequence[sympy.Basic] = (),
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    forall: tuple[Sequence[Bounded], sympy.Basic] | None = None,
+) -> Outcome:
+    """Is there an assignment meeting every constraint?
+
+    ``parameters`` are positive integer extents, free unless ``assumptions``
+    restrict them. ``forall=(bounded, body)`` adds "for every value of the
+    bounded symbols in range, body holds" (a quantified query; prefer an
+    inverse, which keeps queries quantifier-free). The model maps every
+    unknown and parameter to an int.
+    """
+    start = time.perf_counter()
+    ctx = z3.Context()
+    translator = _Translator(ctx)
+    try:
+        solver = z3.Solver(ctx=ctx)
+        solver.set("timeout", int(timeout_ms))
+        solver.set("random_seed", SEED)
+        for parameter in parameters:
+            solver.add(translator.term(parameter) >= 1)
+        for assumption in assumptions:
+            solver.add(translator.boolean(assumption))
+        for unknown in unknowns:
+            var = translator.term(unknown.symbol)
+            solver.add(var >= translator.term(sympy.sympify(unknown.low)))
+            solver.add(var < translator.term(sympy.sympify(unknown.high)))
+        for constraint in constraints:
+            solver.add(translator.boolean(constraint))
+        if forall is not None:
+            solver.add(translator.universal(*forall))
+        solver.add(translator.definitions)
+    except Unsupported as exc:
+        return Outcome("unknown", reason=f"unsupported: {exc}", seconds=_since(start))
+    answer = solver.check()
+    seconds = _since(start)
+    if answer == z3.sat:
+        model = solver.model()
+        values = {}
+        for symbol in [u.symbol for u in unknowns] + list(parameters):
+            values[symbol] = model.eval(translator.term(symbol), model_completion=True).as_long()
+        return Outcome("sat", values, seconds=seconds)
+    if answer == z3.unsat:
+        return Outcome("unsat", seconds=seconds)
+    return Outcome("unknown", reason=f"z3: {solver.reason_unknown()}", seconds=seconds)
+
+
+def maximize(
+    objective: sympy.Expr,
+    unknowns: Sequence[Bounded],
+    constraints: Sequence[sympy.Basic],
+    *,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> tuple[int, dict[sympy.Symbol, int]] | None:
+    """The largest value of ``objective`` under the constraints (concrete sizes),
+    with a point reaching it; None if Z3 cannot say within the timeout."""
+    ctx = z3.Context()
+    translator = _Translator(ctx)
+    try:
+        opt = z3.Optimize(ctx=ctx)
+        opt.set("timeout", int(timeout_ms))
+        for unknown in unknowns:
+            var = translator.term(unknown.symbol)
+            opt.add(var >= translator.term(sympy.sympify(unknown.low)))
+            opt.add(var < translator.term(sympy.sympify(unknown.high)))
+        for constraint in constraints:
+            opt.add(translator.boolean(constraint))
+        opt.maximize(translator.term(objective))
+        opt.add(translator.definitions)
+    except Unsupported:
+        return None
+    if opt.check() != z3.sat:
+        return None
+    model = opt.model()
+    value = model.eval(translator.term(objective), model_completion=True)
+    point = {
+        u.symbol: model.eval(translator.term(u.symbol), model_completion=True).as_long()
+        for u in unknowns
+    }
+    return value.as_long(), point
+
+
+def _derived_extent(expr: sympy.Basic) -> bool:
+    """A floor/ceiling/Mod over extent parameters only (no coordinates)."""
+    if not isinstance(expr, (sympy.floor, sympy.ceiling, sympy.Mod)):
+        return False
+    symbols = expr.free_symbols
+    return bool(symbols) and all(s.is_positive for s in symbols)
+
+
+def _since(start: float) -> float:
+    return time.perf_counter() - start
+
+
+class _Translator:
+    """SymPy → Z3 in one context, memoized per node."""
+
+    def __init__(self, ctx: z3.Context) -> None:
+        self.ctx = ctx
+        self.memo: dict[sympy.Basic, z3.ExprRef] = {}
+        self.names: dict[sympy.Symbol, z3.ArithRef] = {}
+        self.definitions: list[z3.BoolRef] = []
+
+    def term(self, expr: sympy.Basic) -> z3.ArithRef:
+        if expr not in self.memo:
+            self.memo[expr] = self._named(expr) if _derived_extent(expr) else self._term(expr)
+        return self.memo[expr]
+
+    def _named(self, expr: sympy.Basic) -> z3.ArithRef:
+        # A quotient of extents (a tile size such as ceil(M/PR)) becomes a
+        # variable of its own with a defining equation: Z3's nonlinear
+        # reasoning handles TR*q far better than ((M+PR-1)/PR)*q.
+        var = z3.Int(f"_{len(self.definitions)}", self.ctx)
+        self.definitions.append(var == self._term(expr))
+        return var
+
+    def boolean(self, expr: sympy.Basic) -> z3.BoolRef:
+        if expr not in self.memo:
+            self.memo[expr] = self._boolean(expr)
+        return self.memo[expr]
+
+    def universal(self, bounded: Sequence[Bounded], body: sympy.Basic) -> z3.BoolRef:
+        variables = [self.term(b.symbol) for b in bounded]
+        ranges = [
+            z3.And(v >= self.term(sympy.sympify(b.low)), v < self.term(sympy.sympify(b.high)))
+            for v, b in zip(variables, bounded)
+        ]
+        return z3.ForAll(variables, z3.Implies(z3.And(ranges), self.boolean(body)))
+
+    def _var(self, symbol: sympy.Symbol) -> z3.ArithRef:
+        if symbol not in self.names:
+            self.names[symbol] = z3.Int(f"{symbol.name}!{len(self.names)}", self.ctx)
+        return self.names[symbol]
+
+    def _term(self, expr: sympy.Basic) -> z3.ArithRef:  # noqa: C901 - one branch per operator
+        if isinstance(expr, sympy.Symbol):
+            if not expr.is_integer:
+                raise Unsupported(f"symbol {expr} is not declared integer")
+            return self._var(expr)
+        if isinstance(expr, sympy.Integer):
+            return z3.IntVal(int(expr), self.ctx)
+        if isinstance(expr, sympy.Add):
+            return z3.Sum([self.term(a) for a in expr.args])
+        if isinstance(expr, sympy.Mul):
+            return z3.Product([self.term(a) for a in integer_terms(expr)])
+        if isinstance(expr, sympy.Pow):
+            base, exponent = expr.args
+            if not (exponent.is_Integer and exponent >= 0):
+                raise Unsupported(f"power {expr} with a non-natural exponent")
+            if int(exponent) == 0:
+                return z3.IntVal(1, self.ctx)
+            return z3.Product([self.term(base)] * int(exponent))
+        if isinstance(expr, sympy.floor):
+            num, den = quotient(expr.args[0])
+            # Z3's integer division is Euclidean: floor division for den > 0.
+            return self.term(num) / self.term(den)
+        if isinstance(expr, sympy.ceiling):
+            num, den = quotient(expr.args[0])
+            # (num + den - 1) / den, not -(-num / den): Z3 proves far more with it.
+            bottom = self.term(den)
+            return (self.term(num) + bottom - 1) / bottom
+        if isinstance(expr, sympy.Mod):
+            left, right = expr.args
+            if not (right.is_integer and right.is_positive):
+                raise Unsupported(f"modulo by {right}, which is not known to be positive")
+            return self.term(left) % self.term(right)
+        if isinstance(expr, (sympy.Min, sympy.Max)):
+            args = [self.term(a) for a in expr.args]
+            result = args[0]
+            for other in args[1:]:
+                if isinstance(expr, sympy.Min):
+                    result = z3.If(other < result, other, result)
+                else:
+                    result = z3.If(other > result, other, result)
+            return result
+        if isinstance(expr, sympy.Piecewise):
+            result = None
+            for value, cond in reversed(expr.args):
+                if result is None:
+                    if cond is not sympy.true:
+                        # Outside every branch the value is undefined: refuse.
+                        raise Unsupported(f"Piecewise without a final True branch: {expr}")
+                    result = self.term(value)
+                else:
+                    result = z3.If(self.boolean(cond), self.term(value), result)
+            return result
+        raise Unsupported(f"operator {type(expr).__name__} in {expr} is outside the index vocabulary")
+
+    def _boolean(self, expr: sympy.Basic) -> z3.BoolRef:
+        if expr is sympy.true:
+            return z3.BoolVal(True, self.ctx)
+        if expr is sympy.false:
+            return z3.BoolVal(False, self.ctx)
+        if isinstance(expr, sympy.Eq):
+            return self.term(expr.lhs) == self.term(expr.rhs)
+        if isinstance(expr, sympy.Ne):
+            return self.term(expr.lhs) != self.term(expr.rhs)
+        if isinstance(expr, sympy.Lt):
+            return self.term(expr.lhs) < self.term(expr.rhs)
+        if isinstance(expr, sympy.Le):
+            return self.term(expr.lhs) <= self.term(expr.rhs)
+        if isinstance(expr, sympy.Gt):
+            return self.term(expr.lhs) > self.term(expr.rhs)
+        if isinstance(expr, sympy.Ge):
+            return self.term(expr.lhs) >= self.term(expr.rhs)
+        if isinstance(expr, sympy.And):
+            return z3.And([self.boolean(a) for a in expr.args])
+        if isinstance(expr, sympy.Or):
+            return z3.Or([self.boolean(a) for a in expr.args])
+        if isinstance(expr, sympy.Not):
+            return z3.Not(self.boolean(expr.args[0]))
+        if isinstance(expr, sympy.Implies):
+            return z3.Implies(self.boolean(expr.args[0]), self.boolean(expr.args[1]))
+        raise Unsupported(f"condition {type(expr).__name__} in {expr} is outside the vocabulary")
