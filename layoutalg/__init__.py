@@ -33,7 +33,7 @@ from layoutalg.errors import (
     SpecError,
     VerificationError,
 )
-from layoutalg.spec import Spec, spec
+from layoutalg.dsl import Spec, spec
 from layoutalg.verify.checks import (
     check_bijective,
     check_equivalent,

@@ -29,8 +29,16 @@ class BadInput(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    """Raises instead of exiting, and prints help and version to ``stream``."""
+
+    stream: TextIO | None = None
+
     def error(self, message: str):  # one line, no usage dump
         raise BadInput(message)
+
+    def _print_message(self, message: str, file=None) -> None:
+        if message:
+            (self.stream or sys.stdout).write(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,6 +66,7 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
     stream = stream or sys.stdout
     errors = errors or sys.stderr
     parser = build_parser()
+    _Parser.stream = stream
     try:
         args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
         if args.command is None:
@@ -67,11 +76,10 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
             from layoutalg.cli_prove import run_prove
 
             return run_prove(args, stream)
-    except BadInput as exc:
-        print(f"layoutalg: error: {exc}", file=errors)
-        return EXIT_BAD_INPUT
-    except LayoutError as exc:
-        print(f"layoutalg: error: {exc}", file=errors)
+    except SystemExit as exc:  # --help and --version end here
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
+    except (BadInput, LayoutError) as exc:
+        print(f"layoutalg: error: {one_line(str(exc))}", file=errors)
         return EXIT_BAD_INPUT
     except OSError as exc:
         print(f"layoutalg: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
@@ -83,10 +91,10 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
     return EXIT_BAD_INPUT
 
 
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def entry() -> None:
     """Console-script entry point."""
-    try:
-        code = main()
-    except SystemExit as exc:  # --help / --version
-        raise exc
-    sys.exit(code)
+    sys.exit(main())

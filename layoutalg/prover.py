@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from layoutalg.errors import LayoutError, SpecError
-from layoutalg.spec import Spec, run_claim
+from layoutalg.dsl import Spec, run_claim
 from layoutalg.verify.result import CheckResult
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -98,14 +98,24 @@ def load_module(path: Path):
     except LayoutError as exc:
         del sys.modules[name]
         raise SpecError(f"spec module {path} does not import: {exc}") from None
+    except SystemExit as exc:
+        del sys.modules[name]
+        raise SpecError(f"spec module {path} does not import: it calls sys.exit({exc.code!r})")
     except Exception as exc:  # noqa: BLE001 - any import failure is the user's input
         del sys.modules[name]
-        where = traceback.extract_tb(exc.__traceback__)[-1]
         raise SpecError(
-            f"spec module {path} does not import: {type(exc).__name__}: {exc} "
-            f"(line {where.lineno})"
+            f"spec module {path} does not import: {type(exc).__name__}: {exc}{_line(exc, path)}"
         ) from None
     return module
+
+
+def _line(exc: Exception, path: Path) -> str:
+    """`` (line N)`` of the spec file where the import failed, if known."""
+    if isinstance(exc, SyntaxError):
+        return ""  # its message already names the file and line
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if Path(f.filename).resolve() == path.resolve()]
+    return f" (line {frames[-1].lineno})" if frames else ""
 
 
 def discover(paths: Sequence[Path | str] | None = None) -> list[Found]:

@@ -13,8 +13,9 @@ from layoutalg.prover import Outcome
 
 def summary(outcomes: Sequence[Outcome]) -> dict[str, int]:
     unexpected = sum(not o.ok for o in outcomes)
+    errors = sum(o.status == "ERROR" for o in outcomes)
     return {"claims": len(outcomes), "as_expected": len(outcomes) - unexpected,
-            "unexpected": unexpected}
+            "unexpected": unexpected, "errors": errors}
 
 
 def write_json(outcomes: Sequence[Outcome], path: Path) -> None:
@@ -29,15 +30,15 @@ def write_junit(outcomes: Sequence[Outcome], path: Path) -> None:
     counts = summary(outcomes)
     suite = ET.Element(
         "testsuite", name="layoutalg prove", tests=str(counts["claims"]),
-        failures=str(counts["unexpected"]), errors="0",
+        failures=str(counts["unexpected"] - counts["errors"]), errors=str(counts["errors"]),
         time=f"{sum(o.seconds for o in outcomes):.3f}",
     )
     for o in outcomes:
         case = ET.SubElement(suite, "testcase", classname=f"{Path(o.path).stem}.{o.spec}",
                              name=o.claim, time=f"{o.seconds:.3f}")
         if not o.ok:
-            failure = ET.SubElement(case, "failure",
-                                    message=f"expected {o.expected}, got {o.status}")
+            kind = "error" if o.status == "ERROR" else "failure"
+            failure = ET.SubElement(case, kind, message=f"expected {o.expected}, got {o.status}")
             failure.text = o.reason
         else:
             ET.SubElement(case, "system-out").text = f"{o.status}: {o.reason}"

@@ -43,7 +43,7 @@ def strided(
     if cosize is None:
         cosize = sum(((s - 1) * d for s, d in zip(sizes, strides)), sympy.Integer(0)) + 1
     domain = Space(i=_int(size))
-    codomain = Space(offset=_int(check_extent("cosize", _int(sympy.expand(cosize)))))
+    codomain = Space(offset=_int(check_extent("cosize", _int(_tidy(cosize)))))
     (i,) = domain.symbols
     (o,) = codomain.symbols
     offset_expr = sympy.Integer(0)
@@ -110,6 +110,12 @@ def _check_stride(k: int, d: object) -> Extent:
             f"supported); got {d}"
         )
     return d
+
+
+def _tidy(extent: sympy.Expr) -> sympy.Expr:
+    """The expanded extent when SymPy still sees it is positive, else as built."""
+    expanded = sympy.expand(extent)
+    return expanded if expanded.is_positive else extent
 
 
 def _int(value: sympy.Expr) -> Extent:

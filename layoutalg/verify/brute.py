@@ -18,7 +18,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import VerificationError
 from layoutalg.verify.conflicts import validate as validate_conflicts
-from layoutalg.verify.memory import memory_dims
+from layoutalg.verify.memory import byte_end, flat_offset, memory_dims
 from layoutalg.verify.result import CheckResult, Padding, Status, point_text
 
 MAX_POINTS = 1 << 22
@@ -174,20 +174,20 @@ def padding(m: IndexMap) -> Padding:
 
 
 def check_fits(m: IndexMap, capacity: int, *, per: Sequence[str] | None = None,
-               element_bytes: int = 1, memory_name: str = "memory") -> CheckResult:
+               element_bytes: int = 1, offsets_in_bytes: bool = False,
+               memory_name: str = "memory") -> CheckResult:
     start = time.perf_counter()
     memory, inside = memory_dims(m, per)
     xs, ys = image_table(m)
-    flat = np.zeros(len(ys), dtype=np.int64)
-    for k in inside:
-        flat = flat * m.codomain.extents[k] + ys[:, k]
-    need = (flat + 1) * element_bytes
+    flat = flat_offset(m, [ys[:, k] for k in range(ys.shape[1])], inside)
+    need = np.asarray(byte_end(flat, element_bytes, offsets_in_bytes), dtype=np.int64)
+    need = np.broadcast_to(need, (len(ys),))
     if len(need) == 0 or need.max() <= capacity:
         return _result(Status.PROVED, "fits", m.label, start, reason="enumerated")
     k = int(np.argmax(need))
     where = tuple(int(ys[k, j]) for j in memory)
     label = where[0] if len(where) == 1 else where
-    owner = f"{memory_name} {label}" if where else f"the {memory_name}"
+    owner = f"{memory_name} {label}" if where else "the layout"
     return _result(Status.REFUTED, "fits", m.label, start,
                    {**_named(m.domain.names, xs[k]), "bytes": int(need[k])},
                    f"{owner} exceeds memory: {int(need[k])} > {capacity} bytes")

@@ -36,13 +36,21 @@ def memory_dims(m: IndexMap, per: Sequence[str] | None) -> tuple[list[int], list
     return memory, inside
 
 
-def byte_end(m: IndexMap, image: Sequence[sympy.Expr], inside: list[int], element_bytes: int):
-    """Bytes a memory needs to hold an element at ``image``: (offset + 1)·element_bytes,
-    the in-memory dims taken row-major."""
-    flat = sympy.Integer(0)
+def byte_end(flat, element_bytes: int, offsets_in_bytes: bool):
+    """Bytes a memory needs to hold an element at in-memory offset ``flat``:
+    ``(flat + 1)·element_bytes`` for element offsets, ``flat + element_bytes``
+    for byte offsets. Works on SymPy expressions and NumPy arrays alike."""
+    if offsets_in_bytes:
+        return flat + element_bytes
+    return (flat + 1) * element_bytes
+
+
+def flat_offset(m: IndexMap, image: Sequence, inside: list[int]):
+    """The in-memory dims of ``image`` taken row-major."""
+    flat = 0
     for k in inside:
         flat = flat * m.codomain.extents[k] + image[k]
-    return (flat + 1) * element_bytes
+    return flat
 
 
 def check_fits(
@@ -51,6 +59,7 @@ def check_fits(
     *,
     per: Sequence[str] | None = None,
     element_bytes: int = 1,
+    offsets_in_bytes: bool = False,
     memory_name: str = "memory",
     assume: Sequence[sympy.Basic] = (),
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
@@ -61,7 +70,9 @@ def check_fits(
         m: the layout; ``per`` names the codomain dims that pick a memory
             (default all but the last), the rest address inside it.
         capacity: bytes per memory (int or symbol).
-        element_bytes: bytes per element, if the offsets count elements.
+        element_bytes: bytes per element.
+        offsets_in_bytes: the offsets already count bytes (a ``scale``d map),
+            so an element at offset ``o`` ends at ``o + element_bytes``.
         memory_name: how messages name a memory ("PE", "core", "bank").
 
     A REFUTED result names the fullest memory and its bytes, e.g.
@@ -77,7 +88,7 @@ def check_fits(
     start = time.perf_counter()
     x, bounds = q.unknowns(m.domain)
     image = q.images(m, x)
-    need = byte_end(m, image, inside, element_bytes)
+    need = sympy.sympify(byte_end(flat_offset(m, image, inside), element_bytes, offsets_in_bytes))
     outcome = q.run(bounds, [sympy.Gt(need, capacity, evaluate=False)], [m], assume=assume,
                     timeout_ms=timeout_ms)
     if outcome.answer == "unsat":
@@ -96,7 +107,7 @@ def check_fits(
     bytes_needed = int(need.xreplace(dict(zip(x, point))).subs(params))
     where = tuple(slot[k] for k in memory)
     label = where[0] if len(where) == 1 else where
-    owner = f"{memory_name} {label}" if where else f"the {memory_name}"
+    owner = f"{memory_name} {label}" if where else "the layout"
     cap = int(sympy.sympify(capacity).subs(params))
     return q.result(
         Status.REFUTED, "fits", m.label, start,

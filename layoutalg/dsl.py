@@ -21,18 +21,30 @@ from layoutalg.errors import SpecError, describe
 
 EXPECTATIONS = ("PROVED", "REFUTED")
 
-# claim name -> (function(subject, *args, assume=...) -> CheckResult, needs_index_map)
-_CLAIMS: dict[str, tuple[Callable[..., Any], bool]] = {}
+@dataclass(frozen=True)
+class ClaimKind:
+    """A registered claim: its check, whether it wants an IndexMap, its arity."""
+
+    check: Callable[..., Any]
+    index_map: bool
+    arguments: tuple[int, int]
 
 
-def register_claim(name: str, check: Callable[..., Any], *, index_map: bool = True) -> None:
+_CLAIMS: dict[str, ClaimKind] = {}
+
+
+def register_claim(
+    name: str, check: Callable[..., Any], *, index_map: bool = True,
+    arguments: tuple[int, int] = (0, 0),
+) -> None:
     """Make ``name`` usable in ``claims=``.
 
     ``check(subject, *args, assume=...)`` returns a CheckResult; with
     ``index_map=True`` the spec's value is converted with ``.index_map()``
-    first, else the family object itself is passed.
+    first, else the family object itself is passed. ``arguments`` is the
+    (least, most) number of arguments the claim takes after its name.
     """
-    _CLAIMS[name] = (check, index_map)
+    _CLAIMS[name] = ClaimKind(check, index_map, arguments)
 
 
 def known_claims() -> list[str]:
@@ -111,7 +123,14 @@ def spec(
     _register_core()
     if isinstance(claims, (str, bytes)) or not isinstance(claims, Sequence) or not claims:
         raise SpecError(f"claims must be a non-empty list of claims; got {describe(claims)}")
-    expects = [expect] * len(claims) if isinstance(expect, str) else list(expect)
+    if isinstance(expect, str):
+        expects = [expect] * len(claims)
+    elif isinstance(expect, (list, tuple)):
+        expects = list(expect)
+    else:
+        raise SpecError(
+            f"expect must be 'PROVED', 'REFUTED' or a list of them; got {describe(expect)}"
+        )
     if len(expects) != len(claims):
         raise SpecError(
             f"expect must be one verdict or one per claim ({len(claims)}); got {describe(expect)}"
@@ -149,17 +168,23 @@ def _parse_claim(claim: object, expect: object) -> Claim:
         raise SpecError(f"a claim must be a name or a (name, *args) tuple; got {describe(claim)}")
     if name not in _CLAIMS:
         raise SpecError(f"unknown claim {name!r}; known claims are {known_claims()}")
+    least, most = _CLAIMS[name].arguments
+    if not least <= len(args) <= most:
+        wanted = str(least) if least == most else f"{least} to {most}"
+        raise SpecError(
+            f"claim {name!r} takes {wanted} argument(s) after its name; got {describe(claim)}"
+        )
     return Claim(name, args, expect)
 
 
 def run_claim(spec_: Spec, claim: Claim, subject: Any):
     """Check one claim on a built subject; returns a CheckResult."""
-    check, wants_map = _CLAIMS[claim.name]
-    target = subject.index_map() if wants_map and hasattr(subject, "index_map") else subject
+    kind = _CLAIMS[claim.name]
+    target = subject.index_map() if kind.index_map and hasattr(subject, "index_map") else subject
     options = {"assume": spec_.assume}
     if spec_.timeout_ms is not None:
         options["timeout_ms"] = spec_.timeout_ms
-    return check(target, *claim.args, **options)
+    return kind.check(target, *claim.args, **options)
 
 
 def _short(value: object) -> str:
@@ -197,5 +222,5 @@ def _register_core() -> None:
     register_claim("in_bounds", checks.check_in_bounds)
     register_claim("bijective", checks.check_bijective)
     register_claim("surjective", checks.check_surjective)
-    register_claim("fits", _fits)
-    register_claim("equivalent", _equivalent)
+    register_claim("fits", _fits, arguments=(1, 2))
+    register_claim("equivalent", _equivalent, arguments=(1, 1))

@@ -1,0 +1,243 @@
+"""Z3 against enumeration: every check, on random small layouts, must agree.
+
+Each test runs one check through Z3 (``layoutalg``) and through its NumPy
+twin (``layoutalg.verify.brute``) and asserts the same status. A Z3 UNKNOWN
+fails the test (it is never agreement), and every REFUTED counterexample,
+from either side, is replayed on the map to show it is genuine.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given
+from strategies import (
+    conflict_problems,
+    equivalence_pairs,
+    fit_problems,
+    maps,
+    needed_bytes,
+)
+
+import layoutalg as la
+from layoutalg.errors import VerificationError
+from layoutalg.verify import brute
+from layoutalg.verify.result import CheckResult, Status
+
+TIMEOUT_MS = 10_000
+
+padding_module = importlib.import_module("layoutalg.verify.padding")
+
+
+def agree(proved: CheckResult, enumerated: CheckResult) -> None:
+    """Same status on both sides; UNKNOWN is a failure, not agreement."""
+    assert proved.status is not Status.UNKNOWN, f"Z3 said UNKNOWN: {proved}"
+    assert enumerated.method == "enumeration"
+    assert proved.status is enumerated.status, (
+        f"Z3 and enumeration disagree:\n  z3:    {proved}\n  brute: {enumerated}"
+    )
+
+
+# -- replaying counterexamples ---------------------------------------------------------
+
+
+def point(m: la.IndexMap, ce: dict, suffix: str = "") -> tuple[int, ...]:
+    return tuple(ce[f"{n}{suffix}"] for n in m.domain.names)
+
+
+def slot(m: la.IndexMap, ce: dict) -> tuple[int, ...]:
+    return tuple(ce[n] for n in m.codomain.names)
+
+
+def inside(m: la.IndexMap, image) -> bool:
+    return all(0 <= v < e for v, e in zip(image, m.codomain.extents))
+
+
+def is_valid(m: la.IndexMap, p) -> bool:
+    if m.valid is None:
+        return True
+    return bool(m.valid.xreplace(dict(zip(m.codomain.symbols, p))))
+
+
+def occupied(m: la.IndexMap) -> set[tuple[int, ...]]:
+    _, ys = brute.image_table(m)
+    return {tuple(int(v) for v in y) for y in ys}
+
+
+def escapes(m, ce) -> bool:
+    return not inside(m, m(*point(m, ce)))
+
+
+def collides(m, ce) -> bool:
+    first, second = point(m, ce), point(m, ce, "'")
+    return first != second and m(*first) == m(*second)
+
+
+def lands_on_padding(m, ce) -> bool:
+    image = m(*point(m, ce))
+    return inside(m, image) and not is_valid(m, image)
+
+
+def empty_slot(m, ce) -> bool:
+    p = slot(m, ce)
+    return inside(m, p) and is_valid(m, p) and p not in occupied(m)
+
+
+GENUINE = {
+    "in_bounds": escapes,
+    "injective": collides,
+    "images_valid": lands_on_padding,
+    "surjective": empty_slot,
+}
+
+
+def genuine(check: str, m: la.IndexMap, result: CheckResult) -> None:
+    if not result.refuted:
+        return
+    ce = result.counterexample
+    assert ce is not None, f"REFUTED without a counterexample: {result}"
+    if check == "bijective":
+        # The counterexample is the one of the first part refuted.
+        assert any(_fits_part(part, m, ce) for part in GENUINE), (
+            f"{result.method} bijective counterexample {ce} is not genuine for {m!r}")
+        return
+    assert GENUINE[check](m, ce), f"{result.method} counterexample {ce} is not genuine: " \
+        f"{result} for {m!r}"
+
+
+def _fits_part(part: str, m: la.IndexMap, ce: dict) -> bool:
+    try:
+        return GENUINE[part](m, ce)
+    except (KeyError, la.MapError):
+        return False
+
+
+# -- one-map checks --------------------------------------------------------------------------
+
+
+def _differential(check: str, m: la.IndexMap) -> None:
+    proved = getattr(la, f"check_{check}")(m, timeout_ms=TIMEOUT_MS)
+    enumerated = getattr(brute, f"check_{check}")(m)
+    genuine(check, m, proved)
+    genuine(check, m, enumerated)
+    agree(proved, enumerated)
+
+
+@given(maps())
+def test_in_bounds(m):
+    _differential("in_bounds", m)
+
+
+@given(maps())
+def test_injective(m):
+    _differential("injective", m)
+
+
+@given(maps())
+def test_images_valid(m):
+    _differential("images_valid", m)
+
+
+@given(maps())
+def test_surjective(m):
+    _differential("surjective", m)
+
+
+@given(maps())
+def test_bijective(m):
+    _differential("bijective", m)
+
+
+# -- padding ---------------------------------------------------------------------------------
+
+
+@given(maps())
+def test_padding(m):
+    counted = brute.padding(m)
+    assert la.padding(m).count == counted.count
+    # Force the Z3 route (|codomain| - |domain| once injective and in bounds).
+    with mock.patch.object(padding_module, "ENUMERATION_LIMIT", 0):
+        try:
+            derived = la.padding(m)
+        except VerificationError:
+            derived = None
+    countable = brute.check_injective(m).proved and brute.check_in_bounds(m).proved
+    if not countable:
+        assert derived is None, f"padding counted {derived} for a map that is not countable"
+        return
+    assert derived is not None, "padding refused a map that is injective and in bounds"
+    assert derived.method == "z3"
+    assert (derived.count, derived.total) == (counted.count, counted.total)
+
+
+# -- two maps ----------------------------------------------------------------------------------
+
+
+@given(equivalence_pairs())
+def test_equivalent(pair):
+    m1, m2 = pair
+    proved = la.check_equivalent(m1, m2, timeout_ms=TIMEOUT_MS)
+    enumerated = brute.check_equivalent(m1, m2)
+    for result in (proved, enumerated):
+        if result.refuted:
+            x = point(m1, result.counterexample)
+            assert m1(*x) != m2(*x), f"{result.method}: maps agree at {x}"
+    agree(proved, enumerated)
+
+
+# -- memory fit ---------------------------------------------------------------------------------
+
+
+@given(fit_problems())
+def test_fits(problem):
+    options = dict(per=problem.per, element_bytes=problem.element_bytes,
+                   offsets_in_bytes=problem.offsets_in_bytes)
+    proved = la.check_fits(problem.m, problem.capacity, timeout_ms=TIMEOUT_MS, **options)
+    enumerated = brute.check_fits(problem.m, problem.capacity, **options)
+    need = needed_bytes(problem.m, **options)
+    xs, _ = brute.image_table(problem.m)
+    for result in (proved, enumerated):
+        if result.refuted:
+            x = point(problem.m, result.counterexample)
+            k = int(np.flatnonzero(np.all(xs == x, axis=1))[0])
+            assert need[k] > problem.capacity, f"{result.method}: {x} fits"
+            assert result.counterexample["bytes"] == need[k]
+    agree(proved, enumerated)
+
+
+# -- conflicts ----------------------------------------------------------------------------------
+
+
+def clash(problem, ce) -> bool:
+    it = tuple(ce[n] for n in problem.space.names)
+    used = []
+    for access in problem.accesses.values():
+        address = access(*it)
+        if problem.resource is not None:
+            address = problem.resource.apply(*(np.int64(a) for a in address))
+            address = tuple(int(v) for v in address)
+        used.append(address)
+    return any(a == b for a, b in itertools.combinations(used, 2))
+
+
+@given(conflict_problems())
+def test_conflict_free(problem):
+    proved = la.check_conflict_free(problem.space, problem.accesses, problem.resource,
+                                    timeout_ms=TIMEOUT_MS)
+    enumerated = brute.check_conflict_free(problem.space, problem.accesses, problem.resource)
+    for result in (proved, enumerated):
+        if result.refuted:
+            assert clash(problem, result.counterexample), f"{result.method}: no clash"
+    agree(proved, enumerated)
+
+
+def test_unknown_is_not_agreement():
+    """The harness itself: an UNKNOWN from Z3 fails even when enumeration proves."""
+    unknown = CheckResult(Status.UNKNOWN, "injective", "m", reason="timeout")
+    proved = CheckResult(Status.PROVED, "injective", "m", method="enumeration")
+    with pytest.raises(AssertionError, match="UNKNOWN"):
+        agree(unknown, proved)
