@@ -21,6 +21,7 @@ EXAMPLES = """examples:
   layoutalg prove                      prove the shipped specs/ and proofs/
   layoutalg prove specs/cute.py        prove one spec module
   layoutalg prove specs --json r.json --junit r.xml
+  layoutalg prove -j 2 --no-cache      two worker processes, redo every proof
 """
 
 
@@ -57,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--json", type=Path, metavar="FILE", help="write a JSON report")
     prove.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
     prove.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    prove.add_argument("-j", "--jobs", type=_positive, default=1, metavar="N",
+                       help="prove N specs at once in worker processes (default 1)")
+    prove.add_argument("--no-cache", action="store_true",
+                       help="redo every proof (default: reuse outcomes of unchanged specs "
+                       "from .layoutalg-cache/)")
     return parser
 
 
@@ -89,6 +95,16 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
         print("layoutalg: interrupted", file=errors)
         return EXIT_BAD_INPUT
     return EXIT_BAD_INPUT
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer; got {text!r}")
+    return value
 
 
 def one_line(text: str) -> str:

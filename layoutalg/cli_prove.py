@@ -9,7 +9,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from concurrent.futures import ProcessPoolExecutor
+
 from layoutalg import prover, reports
+from layoutalg.proof_cache import ProofCache
 
 STYLE = {"PROVED": "green", "REFUTED": "yellow", "UNKNOWN": "red", "ERROR": "red"}
 
@@ -30,7 +33,12 @@ def run_prove(args, stream: TextIO) -> int:
         def advance(item, _outcomes):
             progress.update(task, advance=1, description=item.ident)
 
-        outcomes = prover.prove(found, on_done=advance)
+        cache = None if args.no_cache else ProofCache()
+        if args.jobs > 1:
+            with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+                outcomes = prover.prove(found, on_done=advance, executor=pool, cache=cache)
+        else:
+            outcomes = prover.prove(found, on_done=advance, cache=cache)
     if not args.quiet:
         console.print(result_table(outcomes))
     print_details(console, outcomes, quiet=args.quiet)
@@ -41,7 +49,8 @@ def run_prove(args, stream: TextIO) -> int:
         reports.write_junit(outcomes, args.junit)
     verdict = "[green]all as expected[/]" if not counts["unexpected"] else (
         f"[red]{counts['unexpected']} unexpected[/]")
-    console.print(f"{counts['claims']} claims in {len(found)} specs: {verdict}")
+    reused = f" ({cache.hits} specs reused from the cache)" if cache is not None and cache.hits else ""
+    console.print(f"{counts['claims']} claims in {len(found)} specs: {verdict}{reused}")
     return 0 if not counts["unexpected"] else 1
 
 

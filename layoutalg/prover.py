@@ -8,6 +8,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor, Future, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,16 +150,52 @@ def prove_spec(found: Found) -> list[Outcome]:
 
 
 def prove(
-    found: Sequence[Found], *, on_done: Callable[[Found, list[Outcome]], None] | None = None
+    found: Sequence[Found],
+    *,
+    on_done: Callable[[Found, list[Outcome]], None] | None = None,
+    executor: Executor | None = None,
+    cache=None,
 ) -> list[Outcome]:
-    """Prove every spec in order, calling ``on_done`` after each."""
-    outcomes: list[Outcome] = []
-    for item in found:
-        done = prove_spec(item)
-        outcomes.extend(done)
-        if on_done is not None:
-            on_done(item, done)
-    return outcomes
+    """Prove every spec, calling ``on_done`` after each; outcomes in spec order.
+
+    Args:
+        executor: a ``concurrent.futures.Executor`` (local processes, or a
+            Dask cluster's ``client.get_executor()``); None proves in-process.
+        cache: a ``ProofCache``; specs whose content is unchanged are not redone.
+    """
+    results: dict[int, list[Outcome]] = {}
+    pending: dict[Future, int] = {}
+    for index, item in enumerate(found):
+        cached = cache.get(item) if cache is not None else None
+        if cached is not None:
+            results[index] = cached
+            if on_done is not None:
+                on_done(item, cached)
+        elif executor is None:
+            results[index] = prove_spec(item)
+            _finish(item, results[index], cache, on_done)
+        else:
+            pending[executor.submit(prove_by_name, str(item.path), item.spec.name)] = index
+    for future in as_completed(pending):
+        index = pending[future]
+        results[index] = future.result()
+        _finish(found[index], results[index], cache, on_done)
+    return [outcome for index in range(len(found)) for outcome in results[index]]
+
+
+def prove_by_name(path: str, name: str) -> list[Outcome]:
+    """Prove one spec found by file and name (what worker processes run)."""
+    for item in discover([path]):
+        if item.spec.name == name:
+            return prove_spec(item)
+    raise SpecError(f"spec {name!r} not found in {path}")
+
+
+def _finish(item, outcomes, cache, on_done) -> None:
+    if cache is not None:
+        cache.put(item, outcomes)
+    if on_done is not None:
+        on_done(item, outcomes)
 
 
 def _from_result(found: Found, claim, result: CheckResult) -> Outcome:

@@ -250,9 +250,14 @@ def terms(draw, symbols):
     a = draw(st.integers(1, 6))
     c = draw(st.integers(0, 5))
     kind = draw(st.sampled_from(
-        ["linear", "linear", "div", "mod", "div_sum", "mod_sum", "min", "max", "piecewise"]))
+        ["linear", "linear", "div", "mod", "div_sum", "mod_sum", "ceil", "min", "max",
+         "piecewise", "product"]))
     if kind == "linear":
         return x
+    if kind == "ceil":
+        return sympy.ceiling((x + c) / a)
+    if kind == "product":
+        return x * y
     if kind == "div":
         return x // a
     if kind == "mod":
@@ -402,8 +407,7 @@ def expand_mod(expr):
     """Rewrite every ``a mod b`` as ``a - b·⌊a/b⌋``: the same function, other syntax."""
     return expr.replace(
         lambda e: isinstance(e, sympy.Mod),
-        lambda e: sympy.Add(e.args[0], -e.args[1] * sympy.floor(e.args[0] / e.args[1]),
-                            evaluate=False),
+        lambda e: e.args[0] - e.args[1] * sympy.floor(e.args[0] / e.args[1]),
     )
 
 

@@ -95,7 +95,9 @@ def check_injective(
 def check_images_valid(
     m: IndexMap, *, assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS
 ) -> CheckResult:
-    """Every element lands on a slot that ``valid`` calls real (not padding)."""
+    """Every element that lands inside the codomain lands on a slot that ``valid``
+    calls real (not padding). Images outside the codomain are not slots at all:
+    ``check_in_bounds`` judges those, and ``valid`` is not consulted there."""
     _check_map(m, "m")
     start = time.perf_counter()
     if m.valid is None:
@@ -103,8 +105,10 @@ def check_images_valid(
                         reason="the map declares every slot valid")
     x, bounds = q.unknowns(m.domain)
     fx = q.images(m, x)
+    lands_inside = [sympy.Not(q.outside(v, e)) for v, e in zip(fx, m.codomain.extents)]
     lands_on_padding = sympy.Not(m.valid.xreplace(dict(zip(m.codomain.symbols, fx))))
-    outcome = q.run(bounds, [lands_on_padding], [m], assume=assume, timeout_ms=timeout_ms)
+    outcome = q.run(bounds, [*lands_inside, lands_on_padding], [m], assume=assume,
+                    timeout_ms=timeout_ms)
     if outcome.answer == "unsat":
         return q.result(Status.PROVED, "images_valid", m.label, start,
                         reason="every element lands on a valid slot")
