@@ -1,0 +1,121 @@
+"""Markdown pages of verified layouts: one per spec and an index."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import sympy
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.docgen.picture import drawable, layout_svg, memory_shares
+from layoutalg.prover import Found, Outcome, discover, prove
+
+ICON = {"PROVED": "✅", "REFUTED": "⛔", "UNKNOWN": "❓", "ERROR": "💥"}
+
+
+@dataclass(frozen=True)
+class Page:
+    """A generated file: its path under the docs folder and its text."""
+
+    path: str
+    text: str
+
+
+def slug(found: Found) -> str:
+    return f"{found.path.parent.name}-{found.path.stem}-{found.spec.name}".replace("_", "-")
+
+
+def build_pages(paths: Sequence[Path | str] | None = None, *, cache=None,
+                executor=None) -> list[Page]:
+    """Prove the specs (reusing ``cache``) and render every page."""
+    found = discover(paths)
+    outcomes = prove(found, cache=cache, executor=executor)
+    by_spec: dict[tuple[str, str], list[Outcome]] = {}
+    for outcome in outcomes:
+        by_spec.setdefault((outcome.path, outcome.spec), []).append(outcome)
+    pages = [spec_page(item, by_spec.get((str(item.path), item.spec.name), []))
+             for item in found]
+    return [index_page(found, by_spec)] + [p for page in pages for p in page]
+
+
+def spec_page(found: Found, outcomes: Sequence[Outcome]) -> list[Page]:
+    """The page of one spec, and its SVG picture when it has one."""
+    name = slug(found)
+    lines = [f"# {found.spec.name}", "", found.spec.doc or "", "",
+             f"Source: `{found.path.parent.name}/{found.path.name}`", ""]
+    pictures: list[Page] = []
+    try:
+        subject = found.spec.build()
+        m = subject if isinstance(subject, IndexMap) else subject.index_map()
+    except Exception as exc:  # noqa: BLE001 - the page says so instead of failing the build
+        m = None
+        lines += [f"!!! failure \"The spec did not build\"\n    {exc}", ""]
+    if m is not None:
+        lines += layout_section(m)
+    lines += claims_section(outcomes)
+    if m is not None:
+        shares = memory_shares(m)
+        if shares:
+            lines += ["## Elements per memory", "", "| memories used | min | max | mean |",
+                      "|---|---|---|---|",
+                      f"| {shares['memories used']} | {shares['min']} | {shares['max']} "
+                      f"| {shares['mean']:.1f} |", ""]
+        if drawable(m):
+            pictures.append(Page(f"generated/{name}.svg", layout_svg(m, title=m.label)))
+            lines += ["## Picture", "",
+                      "Each cell is an element (row, column), coloured by the memory that holds "
+                      "it and numbered with its offset there (hover for details).", "",
+                      f"![{found.spec.name}]({name}.svg)", ""]
+    return [Page(f"generated/{name}.md", "\n".join(lines))] + pictures
+
+
+def layout_section(m: IndexMap) -> list[str]:
+    domain = ", ".join(f"{n} < {sympy.latex(e)}" for n, e in m.domain.dims).replace("_", r"\_")
+    codomain = ", ".join(f"\\mathit{{{n}}}" for n in m.codomain.names).replace("_", "\\_")
+    args = ", ".join(m.domain.names).replace("_", "\\_")
+    images = ", ".join(sympy.latex(e) for e in m.exprs)
+    lines = ["## Layout", "", f"`{m.label}`: `{m.domain}` → `{m.codomain}`", "",
+             "$$", f"({args}) \\mapsto ({codomain}) = \\left({images}\\right)", "$$", "",
+             f"for ${domain}$."]
+    if m.valid is not None:
+        lines += ["", f"Slots hold data where ${sympy.latex(m.valid)}$; the rest is padding."]
+    if m.assumptions:
+        lines += ["", "Assuming " + ", ".join(f"${sympy.latex(a)}$" for a in m.assumptions) + "."]
+    return lines + [""]
+
+
+def claims_section(outcomes: Sequence[Outcome]) -> list[str]:
+    lines = ["## Claims", "", "| claim | expected | verdict | time |", "|---|---|---|---|"]
+    for o in outcomes:
+        lines.append(f"| `{o.claim}` | {o.expected} | {ICON.get(o.status, '')} {o.status} "
+                     f"| {o.seconds:.3f} s |")
+    lines.append("")
+    for o in outcomes:
+        if o.status != "PROVED":
+            kind = "note" if o.ok else "failure"
+            lines += [f"!!! {kind} \"{o.claim}: {o.status}\"", f"    {o.reason}", ""]
+    return lines
+
+
+def index_page(found: Sequence[Found], by_spec) -> Page:
+    lines = ["# Verified layouts", "",
+             "Every shipped spec and theorem, proved when this site was built. "
+             "A REFUTED verdict on a spec that expects it documents a known-bad design.", "",
+             "| spec | source | claims | all as expected |", "|---|---|---|---|"]
+    for item in found:
+        outcomes = by_spec.get((str(item.path), item.spec.name), [])
+        ok = all(o.ok for o in outcomes) and bool(outcomes)
+        verdicts = ", ".join(f"{o.claim} {ICON.get(o.status, '')}" for o in outcomes)
+        lines.append(f"| [{item.spec.name}]({slug(item)}.md) | `{item.path.parent.name}/"
+                     f"{item.path.name}` | {verdicts} | {'yes' if ok else '**no**'} |")
+    return Page("generated/index.md", "\n".join(lines) + "\n")
+
+
+def write_pages(pages: Sequence[Page], out: Path) -> None:
+    """Write pages under ``out`` (``generated/...`` paths become ``out/...``)."""
+    for page in pages:
+        target = out / Path(page.path).relative_to("generated")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(page.text)

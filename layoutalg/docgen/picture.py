@@ -1,0 +1,81 @@
+"""SVG pictures of small layouts: elements coloured by memory, numbered by offset."""
+
+from __future__ import annotations
+
+import colorsys
+import html
+import math
+
+import numpy as np
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.verify.brute import image_table
+
+MAX_SIDE = 48  # cells per side drawn; larger layouts are sampled evenly
+CELL = 22
+
+
+def colour(index: int, count: int) -> str:
+    """Distinct, readable fills for ``count`` memories (golden-ratio hues)."""
+    hue = (index * 0.618033988749895) % 1.0
+    red, green, blue = colorsys.hls_to_rgb(hue, 0.78, 0.55)
+    return f"#{int(red * 255):02x}{int(green * 255):02x}{int(blue * 255):02x}"
+
+
+def drawable(m: IndexMap) -> bool:
+    return m.is_concrete and m.domain.rank in (1, 2) and math.prod(m.domain.extents) <= (1 << 22)
+
+
+def layout_svg(m: IndexMap, *, title: str | None = None) -> str:
+    """The domain as a grid of cells (rank 1 drawn as rows of 32): each cell
+    coloured by its memory (all codomain dims but the last) and labelled with
+    its offset (the last codomain dim)."""
+    if not drawable(m):
+        raise ValueError(f"layout_svg draws concrete rank-1 or rank-2 layouts; got {m.domain}")
+    xs, ys = image_table(m)
+    if m.domain.rank == 1:
+        width = min(32, m.domain.extents[0])
+        rows, cols = xs[:, 0] // width, xs[:, 0] % width
+    else:
+        rows, cols = xs[:, 0], xs[:, 1]
+    step_r = -(-(int(rows.max()) + 1) // MAX_SIDE)
+    step_c = -(-(int(cols.max()) + 1) // MAX_SIDE)
+    sampled = step_r > 1 or step_c > 1
+    keep = (rows % step_r == 0) & (cols % step_c == 0)
+    memory = ys[:, :-1] if ys.shape[1] > 1 else np.zeros((len(ys), 0), dtype=np.int64)
+    keys, memory_index = (np.unique(memory, axis=0, return_inverse=True) if memory.shape[1]
+                          else (np.zeros((1, 0)), np.zeros(len(ys), dtype=np.int64)))
+    n_rows = int(rows[keep].max()) // step_r + 1
+    n_cols = int(cols[keep].max()) // step_c + 1
+    if sampled:
+        title = f"{title or ''} (every {step_r}th row, {step_c}th column)".strip()
+    top = 28 if title else 6
+    width_px, height_px = n_cols * CELL + 12, n_rows * CELL + top + 8
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width_px}" height="{height_px}" '
+             f'viewBox="0 0 {width_px} {height_px}" font-family="monospace" font-size="8">']
+    if title:
+        parts.append(f'<text x="6" y="18" font-size="12">{html.escape(title)}</text>')
+    memory_names = m.codomain.names[:-1]
+    for r, c, k, y in zip(rows[keep], cols[keep], memory_index.ravel()[keep], ys[keep]):
+        x0, y0 = 6 + int(c) // step_c * CELL, top + int(r) // step_r * CELL
+        where = ", ".join(f"{n}={v}" for n, v in zip(memory_names, y[:-1]))
+        tip = html.escape(f"element ({r}, {c}) → {where + ', ' if where else ''}"
+                          f"{m.codomain.names[-1]}={y[-1]}")
+        parts.append(f'<g><title>{tip}</title><rect x="{x0}" y="{y0}" width="{CELL - 1}" '
+                     f'height="{CELL - 1}" fill="{colour(int(k), len(keys))}"/>'
+                     + ("" if sampled else f'<text x="{x0 + CELL / 2 - 0.5}" '
+                        f'y="{y0 + CELL / 2 + 3}" text-anchor="middle">{int(y[-1])}</text>')
+                     + "</g>")
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def memory_shares(m: IndexMap) -> dict[str, float] | None:
+    """Elements per memory (min / max / mean / memories used), or None if
+    the layout has no memory dims or cannot be enumerated."""
+    if not m.is_concrete or m.codomain.rank < 2 or math.prod(m.domain.extents) > (1 << 22):
+        return None
+    _, ys = image_table(m)
+    _, counts = np.unique(ys[:, :-1], axis=0, return_counts=True)
+    return {"memories used": int(len(counts)), "min": int(counts.min()),
+            "max": int(counts.max()), "mean": float(counts.mean())}
