@@ -22,6 +22,9 @@ EXAMPLES = """examples:
   layoutalg prove specs/cute.py        prove one spec module
   layoutalg prove specs --json r.json --junit r.xml
   layoutalg prove -j 2 --no-cache      two worker processes, redo every proof
+  layoutalg show specs/grid.py::grid_uneven          draw a layout in the terminal
+  layoutalg show specs/cute.py::complement_4_2 --svg c.svg
+  layoutalg docs --out docs/generated  write the generated spec pages
 """
 
 
@@ -63,6 +66,14 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--no-cache", action="store_true",
                        help="redo every proof (default: reuse outcomes of unchanged specs "
                        "from .layoutalg-cache/)")
+    show = commands.add_parser("show", help="draw a spec's layout in the terminal or as SVG")
+    show.add_argument("spec", metavar="SPEC", help="path.py::name, path.py, or a shipped spec name")
+    show.add_argument("--svg", type=Path, metavar="FILE", help="write an SVG picture instead")
+    docs = commands.add_parser("docs", help="write the generated spec pages (Markdown + SVG)")
+    docs.add_argument("paths", nargs="*", metavar="PATH", help="spec module or folder")
+    docs.add_argument("--out", default="docs/generated", metavar="DIR",
+                      help="output folder (default docs/generated)")
+    docs.add_argument("--no-cache", action="store_true", help="redo every proof")
     return parser
 
 
@@ -82,6 +93,14 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
             from layoutalg.cli_prove import run_prove
 
             return run_prove(args, stream)
+        if args.command == "show":
+            from layoutalg.cli_show import run_show
+
+            return run_show(args, stream)
+        if args.command == "docs":
+            from layoutalg.cli_show import run_docs
+
+            return run_docs(args, stream)
     except SystemExit as exc:  # --help and --version end here
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     except (BadInput, LayoutError) as exc:

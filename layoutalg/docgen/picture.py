@@ -48,7 +48,7 @@ def layout_svg(m: IndexMap, *, title: str | None = None) -> str:
     n_rows = int(rows[keep].max()) // step_r + 1
     n_cols = int(cols[keep].max()) // step_c + 1
     if sampled:
-        title = f"{title or ''} (every {step_r}th row, {step_c}th column)".strip()
+        title = f"{title or ''} (one cell per {step_r}×{step_c} block)".strip()
     top = 28 if title else 6
     width_px, height_px = n_cols * CELL + 12, n_rows * CELL + top + 8
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width_px}" height="{height_px}" '

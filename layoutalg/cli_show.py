@@ -1,0 +1,104 @@
+"""``layoutalg show`` and ``layoutalg docs``: pictures and pages of specs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+from rich.console import Console
+from rich.text import Text
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.errors import SpecError
+from layoutalg.prover import Found, discover
+
+TERMINAL_SIDE = 32
+
+
+def find_spec(reference: str) -> Found:
+    """``path.py::name``, ``path.py`` (its only spec), or a spec name in the default folders."""
+    path, _, name = reference.partition("::")
+    if path.endswith(".py"):
+        found = discover([path])
+    else:
+        found, name = discover(None), reference
+    matches = [f for f in found if not name or f.spec.name == name]
+    if len(matches) != 1:
+        names = ", ".join(f.spec.name for f in found[:12])
+        what = "no spec" if not matches else f"{len(matches)} specs"
+        raise SpecError(f"show/run: SPEC must name exactly one spec (path.py::name); "
+                        f"{what} match {reference!r}; some specs are: {names}")
+    return matches[0]
+
+
+def index_map_of(found: Found) -> IndexMap:
+    subject = found.spec.build()
+    return subject if isinstance(subject, IndexMap) else subject.index_map()
+
+
+def run_show(args, stream: TextIO) -> int:
+    from layoutalg.docgen.picture import drawable, layout_svg
+
+    found = find_spec(args.spec)
+    m = index_map_of(found)
+    console = Console(file=stream, highlight=False, width=None if stream.isatty() else 132)
+    console.print(str(m), markup=False)
+    if not drawable(m):
+        console.print(f"(no picture: {m.domain} is symbolic, of rank > 2, or too large)")
+        return 0
+    if args.svg:
+        args.svg.write_text(layout_svg(m, title=m.label))
+        console.print(f"wrote {args.svg}")
+        return 0
+    console.print(terminal_picture(m))
+    return 0
+
+
+def terminal_picture(m: IndexMap) -> Text:
+    """Elements as coloured cells (one colour per memory) with their offsets mod 100."""
+    from layoutalg.docgen.picture import colour
+    from layoutalg.verify.brute import image_table
+
+    xs, ys = image_table(m)
+    if m.domain.rank == 1:
+        width = min(32, m.domain.extents[0])
+        rows, cols = xs[:, 0] // width, xs[:, 0] % width
+    else:
+        rows, cols = xs[:, 0], xs[:, 1]
+    step_r = -(-(int(rows.max()) + 1) // TERMINAL_SIDE)
+    step_c = -(-(int(cols.max()) + 1) // TERMINAL_SIDE)
+    memory = ys[:, :-1] if ys.shape[1] > 1 else np.zeros((len(ys), 1), dtype=np.int64)
+    _, memory_index = np.unique(memory, axis=0, return_inverse=True)
+    memory_index = memory_index.ravel()
+    grid: dict[tuple[int, int], tuple[int, int]] = {}
+    keep = np.flatnonzero((rows % step_r == 0) & (cols % step_c == 0))
+    for k in keep:
+        grid[(int(rows[k]) // step_r, int(cols[k]) // step_c)] = (int(memory_index[k]), int(ys[k, -1]))
+    text = Text()
+    n_rows = max(r for r, _ in grid) + 1
+    n_cols = max(c for _, c in grid) + 1
+    for r in range(n_rows):
+        for c in range(n_cols):
+            cell = grid.get((r, c))
+            if cell is None:
+                text.append("   ")
+            else:
+                label = "  " if step_r > 1 or step_c > 1 else f"{cell[1] % 100:2d}"
+                text.append(label + " ", style=f"black on {colour(cell[0], 0)}")
+        text.append("\n")
+    if step_r > 1 or step_c > 1:
+        text.append(f"(one cell per {step_r}×{step_c} block of elements; colours are memories)\n")
+    else:
+        text.append("(colours are memories; numbers are offsets mod 100)\n")
+    return text
+
+
+def run_docs(args, stream: TextIO) -> int:
+    from layoutalg.docgen.pages import build_pages, write_pages
+    from layoutalg.proof_cache import ProofCache
+
+    pages = build_pages(args.paths or None, cache=None if args.no_cache else ProofCache())
+    write_pages(pages, Path(args.out))
+    stream.write(f"wrote {len(pages)} files to {args.out}\n")
+    return 0
