@@ -9,10 +9,12 @@ from pathlib import Path
 import sympy
 
 from layoutalg.core.index_map import IndexMap
+from layoutalg.core.printing import show
 from layoutalg.docgen.picture import drawable, layout_svg, memory_shares
 from layoutalg.prover import Found, Outcome, discover, prove
 
-ICON = {"PROVED": "✅", "REFUTED": "⛔", "UNKNOWN": "❓", "ERROR": "💥"}
+MARK = {"PROVED": "**PROVED**", "REFUTED": "**REFUTED**", "UNKNOWN": "**UNKNOWN**",
+        "ERROR": "**ERROR**"}
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,8 @@ def layout_section(m: IndexMap) -> list[str]:
     args = ", ".join(m.domain.names).replace("_", "\\_")
     images = ", ".join(sympy.latex(e) for e in m.exprs)
     lines = ["## Layout", "", f"`{m.label}`: `{m.domain}` → `{m.codomain}`", "",
+             "```text", m.formula() + (f"\nvalid where {show(m.valid)}" if m.valid is not None
+                                       else ""), "```", "", "In LaTeX:", "",
              "$$", f"({args}) \\mapsto ({codomain}) = \\left({images}\\right)", "$$", "",
              f"for ${domain}$."]
     if m.valid is not None:
@@ -89,7 +93,7 @@ def layout_section(m: IndexMap) -> list[str]:
 def claims_section(outcomes: Sequence[Outcome]) -> list[str]:
     lines = ["## Claims", "", "| claim | expected | verdict | time |", "|---|---|---|---|"]
     for o in outcomes:
-        lines.append(f"| `{o.claim}` | {o.expected} | {ICON.get(o.status, '')} {o.status} "
+        lines.append(f"| `{o.claim}` | {o.expected} | {MARK.get(o.status, o.status)} "
                      f"| {o.seconds:.3f} s |")
     lines.append("")
     for o in outcomes:
@@ -107,7 +111,7 @@ def index_page(found: Sequence[Found], by_spec) -> Page:
     for item in found:
         outcomes = by_spec.get((str(item.path), item.spec.name), [])
         ok = all(o.ok for o in outcomes) and bool(outcomes)
-        verdicts = ", ".join(f"{o.claim} {ICON.get(o.status, '')}" for o in outcomes)
+        verdicts = ", ".join(f"`{o.claim}` {o.status}" for o in outcomes)
         lines.append(f"| [{item.spec.name}]({slug(item)}.md) | `{item.path.parent.name}/"
                      f"{item.path.name}` | {verdicts} | {'yes' if ok else '**no**'} |")
     return Page("generated/index.md", "\n".join(lines) + "\n")
