@@ -1,6 +1,6 @@
 """A cache of proof outcomes keyed by content, so unchanged proofs are not redone.
 
-The key hashes the spec module's text, the spec's name and the source of the
+The key hashes the spec module's path and text, the spec's name and the source of the
 layoutalg package itself: editing a spec, a helper in its module, or the
 library (a fixed bug may change a verdict) invalidates the entry. UNKNOWN
 and ERROR outcomes are never cached: they may depend on time limits.
@@ -41,6 +41,7 @@ class ProofCache:
     def key(self, found: Found) -> str:
         digest = hashlib.sha256()
         digest.update(library_fingerprint().encode())
+        digest.update(str(found.path.resolve()).encode())
         digest.update(found.path.read_bytes())
         digest.update(found.spec.name.encode())
         digest.update(found.spec.fingerprint.encode())

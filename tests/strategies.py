@@ -78,16 +78,17 @@ def _nest(draw, leaves: list[int], cuts: list[int]):
 
 
 @st.composite
-def strided_layouts(draw, *, max_size: int = MAX_DOMAIN):
+def strided_layouts(draw, *, max_size: int = MAX_DOMAIN, compact: bool = False):
     """``la.strided(shape, stride)`` with nested shapes and compact, gapped,
-    broadcast (stride 0) or arbitrary strides; sometimes a cosize override."""
+    broadcast (stride 0) or arbitrary strides; sometimes a cosize override.
+    ``compact=True``: only compact layouts at their natural cosize (bijections)."""
     count = draw(st.integers(1, 4))
     sizes, budget = [], max_size
     for _ in range(count):
         size = draw(st.integers(1, min(8, budget)))
         sizes.append(size)
         budget //= size
-    kind = draw(st.sampled_from(["compact", "gapped", "random"]))
+    kind = "compact" if compact else draw(st.sampled_from(["compact", "gapped", "random"]))
     if kind == "random":
         strides = [draw(st.integers(0, 12)) for _ in sizes]
     else:
@@ -103,7 +104,7 @@ def strided_layouts(draw, *, max_size: int = MAX_DOMAIN):
     stride = _restructure(shape, iter(strides))
     natural = sum((s - 1) * d for s, d in zip(sizes, strides)) + 1
     cosize = None
-    if draw(st.integers(0, 4)) == 0:
+    if not compact and draw(st.integers(0, 4)) == 0:
         cosize = max(1, natural + draw(st.integers(-2, 2)))
     if (cosize or natural) > MAX_CODOMAIN:
         cosize = MAX_CODOMAIN
@@ -224,11 +225,15 @@ STEPS = {
 
 
 @st.composite
-def layouts(draw, *, max_steps: int = MAX_STEPS):
-    """A correct layout: a space or a CuTe layout followed by 1..max_steps combinators."""
+def layouts(draw, *, max_steps: int = MAX_STEPS, bijective: bool = False):
+    """A correct layout: a space or a CuTe layout followed by 1..max_steps combinators.
+
+    ``bijective=True`` starts only from a space or a compact CuTe layout, so
+    the result is a bijection onto its valid slots with a correct inverse.
+    """
     fresh = Fresh()
     if draw(st.integers(0, 3)) == 0:
-        source = draw(strided_layouts())
+        source = draw(strided_layouts(compact=bijective))
     else:
         source = draw(spaces())
     for _ in range(draw(st.integers(1, max_steps))):
@@ -562,6 +567,12 @@ class ConflictProblem:
     accesses: dict
     resource: la.IndexMap | None
 
+    @property
+    def well_formed(self) -> bool:
+        """Without a resource map the accesses must share one codomain rank."""
+        ranks = {access.codomain.rank for access in self.accesses.values()}
+        return self.resource is not None or len(ranks) == 1
+
 
 def _resource(draw, address: int) -> la.IndexMap | None:
     channels = draw(st.integers(1, 8))
@@ -590,8 +601,11 @@ def conflict_problems(draw):
     resource = _resource(draw, address)
     count = draw(st.integers(2, 3))
     rank = 1 if resource is not None else draw(st.integers(1, 2))
+    mixed = resource is None and draw(st.integers(0, 15)) == 0
     accesses = {}
     for k in range(count):
+        if mixed:
+            rank = 1 + k % 2
         tile = draw(st.sampled_from([1, 2, 4, 8, 16, 64]))
         exprs = []
         for _ in range(rank):

@@ -19,11 +19,13 @@ from strategies import (
     conflict_problems,
     equivalence_pairs,
     fit_problems,
+    layouts,
     maps,
     needed_bytes,
 )
 
 import layoutalg as la
+from layoutalg.core import evaluate as ev
 from layoutalg.errors import VerificationError
 from layoutalg.verify import brute
 from layoutalg.verify.result import CheckResult, Status
@@ -226,6 +228,11 @@ def clash(problem, ce) -> bool:
 
 @given(conflict_problems())
 def test_conflict_free(problem):
+    if not problem.well_formed:
+        for check in (la.check_conflict_free, brute.check_conflict_free):
+            with pytest.raises(la.MapError, match="must have one rank"):
+                check(problem.space, problem.accesses, problem.resource)
+        return
     proved = la.check_conflict_free(problem.space, problem.accesses, problem.resource,
                                     timeout_ms=TIMEOUT_MS)
     enumerated = brute.check_conflict_free(problem.space, problem.accesses, problem.resource)
@@ -241,3 +248,22 @@ def test_unknown_is_not_agreement():
     proved = CheckResult(Status.PROVED, "injective", "m", method="enumeration")
     with pytest.raises(AssertionError, match="UNKNOWN"):
         agree(unknown, proved)
+
+
+# -- postconditions of the combinators ------------------------------------------------------
+
+
+@given(layouts(bijective=True))
+def test_combinator_chains_are_bijections(m):
+    """A chain of combinators over a space (or a compact CuTe layout) is a
+    bijection onto its valid slots, by Z3 and by enumeration alike, and its
+    inverse sends every image back to its element."""
+    proved = la.check_bijective(m, timeout_ms=TIMEOUT_MS)
+    agree(proved, brute.check_bijective(m))
+    assert proved.proved, f"{m}: {proved.reason}"
+    xs, ys = brute.image_table(m)
+    back = m.inverse
+    assert back is not None, f"{m.label} lost its inverse"
+    env = dict(zip(m.codomain.symbols, ys.T))
+    recovered = np.stack([np.broadcast_to(ev.evaluate(e, env), (len(xs),)) for e in back], axis=1)
+    assert np.array_equal(recovered, xs), f"the inverse of {m.label} is wrong"

@@ -102,7 +102,10 @@ def _compile(expr: sympy.Basic) -> Kernel:  # noqa: C901 - one branch per operat
             shape = np.broadcast_shapes(*(c.shape for c in conds), *(v.shape for v in values))
             conds = [np.broadcast_to(c, shape) for c in conds]
             values = [np.broadcast_to(v, shape) for v in values]
-            return np.select(conds, values, default=np.int64(-1))
+            if not np.logical_or.reduce(conds).all():
+                # Outside every branch the value is undefined: never invent one.
+                raise Unsupported(f"{expr} is undefined where no branch condition holds")
+            return np.select(conds, values)
         return piecewise
     relations = {
         sympy.Eq: np.equal, sympy.Ne: np.not_equal, sympy.Lt: np.less,

@@ -50,7 +50,9 @@ def quotient(arg: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
     The denominator must be a positive constant or a product of positive
     extent symbols; anything else is :class:`Unsupported`.
     """
-    num, den = sympy.fraction(sympy.together(arg))
+    # together() alone leaves a substituted Mul(1/3, Add(...)) as a sum of
+    # thirds; as_numer_denom() then brings it over one denominator.
+    num, den = sympy.together(arg).as_numer_denom()
     if not (den.is_integer and den.is_positive):
         raise Unsupported(f"division by {den}, which is not known to be a positive integer")
     if not num.is_integer:

@@ -164,6 +164,11 @@ class IndexMap:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise MapError(f"bind: {key} must be a positive int; got {describe(value)}")
             subs[by_name[key]] = value
+        for assumption in self.assumptions:
+            if assumption.subs(subs) is sympy.false:
+                raise MapError(
+                    f"bind: {values} breaks the assumption {assumption} of {self.label}"
+                )
         return IndexMap(
             self.domain.bind(subs),
             self.codomain.bind(subs),

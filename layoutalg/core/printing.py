@@ -31,8 +31,9 @@ class IndexPrinter(StrPrinter):
         return f"{self._wrap(left)} mod {self._wrap(right)}"
 
     def parenthesize(self, item, level, strict=False):
-        # ``mod`` binds looser than ``*``: 2*(i mod 3), never 2*i mod 3.
-        if isinstance(item, sympy.Mod) and level >= precedence_of_mul():
+        # ``mod`` binds looser than ``*``: 2*(i mod 3), never 2*i mod 3. SymPy
+        # prints a negated product at Add level, so wrap from there up.
+        if isinstance(item, sympy.Mod) and level >= precedence_of_add():
             return f"({self._print(item)})"
         return super().parenthesize(item, level, strict)
 
@@ -43,10 +44,10 @@ class IndexPrinter(StrPrinter):
         return f"({text})"
 
 
-def precedence_of_mul() -> int:
+def precedence_of_add() -> int:
     from sympy.printing.precedence import PRECEDENCE
 
-    return PRECEDENCE["Mul"]
+    return PRECEDENCE["Add"]
 
 
 _PRINTER = IndexPrinter()

@@ -46,6 +46,11 @@ def validate(space, accesses, resource) -> dict[str, IndexMap]:
     if resource is not None and not isinstance(resource, IndexMap):
         raise MapError(f"check_conflict_free: resource must be an IndexMap or None; "
                        f"got {describe(resource)}")
+    ranks = {label: access.codomain.rank for label, access in accesses.items()}
+    if resource is None and len(set(ranks.values())) > 1:
+        raise MapError("check_conflict_free: without a resource map the accesses' codomains "
+                       "are the resources and must have one rank, compared coordinate by "
+                       f"coordinate; got ranks {ranks}")
     return dict(accesses)
 
 

@@ -59,7 +59,7 @@ def run(
     for m in maps:
         parameters |= m.parameters
         assumptions.extend(m.assumptions)
-    return solver.solve(
+    outcome = solver.solve(
         unknown_bounds,
         constraints,
         parameters=sorted(parameters, key=str),
@@ -67,6 +67,16 @@ def run(
         timeout_ms=timeout_ms,
         forall=forall,
     )
+    if outcome.answer == "unsat" and assumptions:
+        # unsat proves nothing if no sizes satisfy the assumptions at all.
+        possible = solver.solve([], [], parameters=sorted(parameters, key=str),
+                                assumptions=assumptions, timeout_ms=timeout_ms)
+        if possible.answer != "sat":
+            reason = ("the assumptions contradict each other, so nothing is proved"
+                      if possible.answer == "unsat" else
+                      f"cannot tell whether the assumptions can hold ({possible.reason})")
+            return solver.Outcome("unknown", reason=reason, seconds=outcome.seconds)
+    return outcome
 
 
 def parameter_values(outcome: solver.Outcome, maps: Sequence[IndexMap]) -> dict[sympy.Symbol, int]:

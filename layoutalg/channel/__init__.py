@@ -1,0 +1,58 @@
+"""Memory-channel interleaving for tiled matmul (seed 003), and XOR swizzles.
+
+    >>> import layoutalg as la
+    >>> lay = la.channel.ChannelLayout("iteration_aware", num_channels=4, m_tiles=16,
+    ...                                n_tiles=16, k_tiles=16, tile_bytes=64 * 64 * 4)
+    >>> la.channel.check_conflict_free(lay, dataflow="os").status
+    <Status.PROVED: 'PROVED'>
+    >>> rr = la.channel.ChannelLayout("round_robin", num_channels=4, m_tiles=16,
+    ...                               n_tiles=16, k_tiles=16, tile_bytes=64 * 64 * 4)
+    >>> la.channel.check_conflict_free(rr).reason
+    'os (loop order ti → tj → tk, C resident), tile grain: conflict at (ti=0, tj=0, tk=0): A and B both use (channel=0)'
+
+Importing this package registers its spec claims (see
+:mod:`layoutalg.channel.claims`). Enumeration twins of every check are in
+:mod:`layoutalg.channel.brute`; ``docs/channel.md`` explains the model.
+"""
+
+from __future__ import annotations
+
+from layoutalg.channel import claims as _claims  # noqa: F401 - registers the spec claims
+from layoutalg.channel.banks import Banks, check_bank_conflict_free
+from layoutalg.channel.capacity import check_disjoint, check_fits
+from layoutalg.channel.conflicts import check_conflict_free, check_single_channel
+from layoutalg.channel.errors import ChannelError, SwizzleError
+from layoutalg.channel.interleave import ByRange, Interleave
+from layoutalg.channel.iteration import DATAFLOWS, GRAINS, LOOP_ORDERS, concurrent
+from layoutalg.channel.layout import OPTIONS, ChannelLayout
+from layoutalg.channel.load import (
+    ChannelLoad,
+    channel_load,
+    check_channel_totals,
+    check_load_balance,
+)
+from layoutalg.channel.swizzle import Swizzle
+
+__all__ = [
+    "DATAFLOWS",
+    "GRAINS",
+    "LOOP_ORDERS",
+    "OPTIONS",
+    "Banks",
+    "ByRange",
+    "ChannelError",
+    "ChannelLayout",
+    "ChannelLoad",
+    "Interleave",
+    "Swizzle",
+    "SwizzleError",
+    "channel_load",
+    "check_bank_conflict_free",
+    "check_channel_totals",
+    "check_conflict_free",
+    "check_disjoint",
+    "check_fits",
+    "check_load_balance",
+    "check_single_channel",
+    "concurrent",
+]

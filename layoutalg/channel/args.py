@@ -1,0 +1,69 @@
+"""Argument checks shared by the channel family: one rule per helper."""
+
+from __future__ import annotations
+
+import sympy
+
+from layoutalg.channel.errors import ChannelError
+from layoutalg.core.space import Extent
+from layoutalg.errors import describe
+
+
+def positive_int(owner: str, name: str, value: object, error=ChannelError) -> int:
+    """``value`` if it is a positive int (not a bool), else raise naming the rule."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise error(f"{owner}: {name} must be a positive int; got {describe(value)}")
+    return value
+
+
+def nonnegative_int(owner: str, name: str, value: object, error=ChannelError) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise error(f"{owner}: {name} must be an int >= 0; got {describe(value)}")
+    return value
+
+
+def extent(owner: str, name: str, value: object) -> Extent:
+    """A positive int, or a positive integer SymPy expression (a parametric size)."""
+    if isinstance(value, sympy.Integer):
+        value = int(value)
+    if isinstance(value, bool):
+        raise ChannelError(f"{owner}: {name} must be a positive int or a positive integer "
+                           f"symbol; got {describe(value)}")
+    if isinstance(value, int):
+        return positive_int(owner, name, value)
+    if isinstance(value, sympy.Expr) and value.is_integer and value.is_positive:
+        return value
+    raise ChannelError(f"{owner}: {name} must be a positive int or a positive integer symbol "
+                       f"(declare it with layoutalg.extents); got {describe(value)}")
+
+
+def choice(owner: str, name: str, value: object, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise ChannelError(f"{owner}: {name} must be one of {allowed}; got {describe(value)}")
+    return value
+
+
+def is_symbolic(*values: object) -> bool:
+    return any(isinstance(v, sympy.Basic) and not isinstance(v, sympy.Integer) for v in values)
+
+
+def mod(value, modulus):
+    """``value mod modulus`` for ints, int arrays or SymPy expressions.
+
+    SymPy's own ``Mod`` spends tens of milliseconds per node in assumption
+    queries while it tries to simplify; an unevaluated ``Mod`` means the same
+    to both translators (NumPy and Z3) and costs nothing to build.
+    """
+    if isinstance(value, sympy.Basic) or isinstance(modulus, sympy.Basic):
+        value, modulus = sympy.sympify(value), sympy.sympify(modulus)
+        if value.is_Integer and modulus.is_Integer:
+            return int(value) % int(modulus)
+        return sympy.Mod(value, modulus, evaluate=False)
+    return value % modulus
+
+
+def as_int_if_number(value):
+    """A SymPy integer becomes an int; anything else is returned unchanged."""
+    if isinstance(value, sympy.Integer):
+        return int(value)
+    return value

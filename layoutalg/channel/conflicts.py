@@ -1,0 +1,142 @@
+"""Z3: do the tiles a schedule streams together sit on distinct channels?
+
+Built on the generic :func:`layoutalg.check_conflict_free`: the iteration
+space comes from :mod:`layoutalg.channel.iteration`, each concurrent matrix
+is an access map from it to a byte address, and the layout's decoder is the
+resource map. REFUTED carries the iteration ``ti, tj, tk`` (and the beat).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import sympy
+
+from layoutalg.channel.capacity import designed_is_exact
+from layoutalg.channel.iteration import (
+    byte_address,
+    check_grain,
+    concurrent,
+    describe_dataflow,
+    iteration_space,
+    tile_of,
+)
+from layoutalg.channel.layout import ChannelLayout, require_layout
+from layoutalg.channel.options import MATRICES
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
+from layoutalg.verify import query as q
+from layoutalg.verify.checks import check_equivalent
+from layoutalg.verify.conflicts import check_conflict_free as generic_conflict_free
+from layoutalg.verify.result import CheckResult, Status
+from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+
+
+def check_conflict_free(
+    layout: ChannelLayout,
+    *,
+    dataflow: str | Sequence[str] = "os",
+    grain: str = "tile",
+    assume: Sequence[sympy.Basic] = (),
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> CheckResult:
+    """In no iteration do two concurrently streamed tiles use one channel.
+
+    Args:
+        layout: the channel layout.
+        dataflow: ``"os"`` (A and B together), ``"ws"`` (A and C), ``"is"``
+            (B and C), or a tuple of matrix names.
+        grain: ``"tile"`` (base addresses), ``"beat"`` (granules in
+            lockstep) or ``"footprint"`` (any granule against any granule).
+
+    >>> from layoutalg.channel import ChannelLayout
+    >>> rr = ChannelLayout("round_robin", num_channels=4, m_tiles=16, n_tiles=16,
+    ...                    k_tiles=16, tile_bytes=16384)
+    >>> result = check_conflict_free(rr)
+    >>> result.status, sorted(result.counterexample)
+    (<Status.REFUTED: 'REFUTED'>, ['ti', 'tj', 'tk'])
+    """
+    layout = require_layout(layout, "check_conflict_free")
+    matrices, grain = concurrent(dataflow), check_grain(grain)
+    start = time.perf_counter()
+    space = iteration_space(layout, dataflow, grain)
+    subject = f"{layout.label} [{_dataflow_label(dataflow)}, {grain} grain]"
+    fit = designed_is_exact(layout, assume, timeout_ms)
+    if fit is not None and fit.proved:
+        # Every byte of every tile decodes to its designed channel (capacity.py).
+        channels = Space(channel=layout.num_channels)
+        accesses = {x: IndexMap(space, channels, [layout.designed(x, *tile_of(x, space))[0]],
+                                name=x) for x in matrices}
+        resource, note = None, "; tiles proved to fit their channels"
+    else:
+        memory = Space(addr=layout.memory_bytes)
+        accesses = {x: IndexMap(space, memory, [byte_address(layout, x, space, grain)], name=x)
+                    for x in matrices}
+        resource, note = layout.decoder.channel_map(layout.memory_bytes), ""
+    verdict = generic_conflict_free(space, accesses, resource, subject=subject,
+                                    assume=list(assume) + list(layout.assumptions),
+                                    timeout_ms=timeout_ms)
+    prefix = f"{describe_dataflow(dataflow)}, {grain} grain: "
+    if fit is not None and fit.refuted and verdict.status is Status.UNKNOWN:
+        note = f"; tiles do not fit their channels ({fit.reason})"
+    return CheckResult(verdict.status, "channel_conflict_free", subject, verdict.counterexample,
+                       prefix + verdict.reason + note, time.perf_counter() - start)
+
+
+def check_single_channel(
+    layout: ChannelLayout,
+    *,
+    assume: Sequence[sympy.Basic] = (),
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> CheckResult:
+    """Every byte of every tile is on the channel of the tile's base address.
+
+    This is what makes the ``"tile"`` grain sound. REFUTED carries the tile
+    and the beat whose channel differs (``channel`` and ``base_channel``).
+    """
+    layout = require_layout(layout, "check_single_channel")
+    start = time.perf_counter()
+    fit = designed_is_exact(layout, assume, timeout_ms)
+    if fit is not None and fit.proved:
+        return q.result(Status.PROVED, "single_channel", layout.label, start,
+                        reason="every tile lies inside its channel (proved to fit), so all "
+                        "its bytes decode to the tile's channel")
+    dec = layout.decoder
+    for matrix in MATRICES:
+        tiles = layout.tile_space(matrix)
+        space = Space(*tiles.dims, ("beat", layout.beats))
+        *tile, beat = space.symbols
+        base = layout.address_of(matrix, *tile)
+        channels = Space(channel=layout.num_channels)
+        each = IndexMap(space, channels, [dec.channel(base + layout.interleave * beat)],
+                        name=f"{matrix} beat channel")
+        first = IndexMap(space, channels, [dec.channel(base)], name=f"{matrix} base channel")
+        verdict = check_equivalent(each, first, assume=list(assume) + list(layout.assumptions),
+                                   timeout_ms=timeout_ms)
+        if verdict.status is Status.UNKNOWN:
+            return q.result(Status.UNKNOWN, "single_channel", layout.label, start,
+                            reason=verdict.reason)
+        if verdict.refuted:
+            ce = verdict.counterexample
+            point = [ce[n] for n in space.names]
+            values = {p: ce[str(p)] for p in layout.parameters if str(p) in ce}
+            env = {**dict(zip(space.symbols, point)), **values}
+            got = int(sympy.sympify(each.exprs[0]).subs(env))
+            want = int(sympy.sympify(first.exprs[0]).subs(env))
+            rows = ", ".join(f"{n}={ce[n]}" for n in tiles.names)
+            return q.result(
+                Status.REFUTED, "single_channel", layout.label, start,
+                counterexample={**ce, "channel": got, "base_channel": want},
+                reason=f"{matrix} tile ({rows}) is not on one channel: its beat {ce['beat']} "
+                f"({layout.interleave} B granules) is on channel {got}, its base on channel "
+                f"{want}")
+    return q.result(Status.PROVED, "single_channel", layout.label, start,
+                    reason="every byte of every tile is on the tile's base channel")
+
+
+def _dataflow_label(dataflow) -> str:
+    return dataflow if isinstance(dataflow, str) else "+".join(concurrent(dataflow))
+
+
+__all__ = ["check_conflict_free", "check_single_channel"]

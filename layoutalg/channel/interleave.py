@@ -1,0 +1,147 @@
+"""Address → channel decoders: modulo interleave and address ranges.
+
+A memory with N channels decodes a byte address in one of two ways:
+
+- **interleave** (seed 003, "Key insight"): consecutive ``granule``-byte
+  blocks go to consecutive channels, ``channel = (addr // granule) % N``,
+  and the block lands at ``(addr // (granule·N))·granule + addr % granule``
+  inside its channel. Memory controllers often hash higher address bits
+  into the channel bits; pass a :class:`~layoutalg.channel.swizzle.Swizzle`
+  to apply one to the address first.
+- **range**: channel c owns ``[c·channel_bytes, (c+1)·channel_bytes)``,
+  ``channel = addr // channel_bytes``.
+
+Each decoder works on ints, on NumPy int arrays (bitwise swizzles) and on
+SymPy expressions (the index vocabulary, for Z3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+
+from layoutalg.channel.args import extent, mod, positive_int
+from layoutalg.channel.errors import ChannelError
+from layoutalg.channel.swizzle import Swizzle
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Extent, Space
+from layoutalg.errors import describe
+
+
+@dataclass(frozen=True)
+class Interleave:
+    """``channel = (addr // granule) % num_channels`` (after an optional swizzle).
+
+    >>> dec = Interleave(4, 64)
+    >>> [dec.channel(a) for a in (0, 64, 128, 192, 256)]
+    [0, 1, 2, 3, 0]
+    >>> dec.offset(256 + 5)              # second block of channel 0
+    69
+    """
+
+    num_channels: Extent
+    granule: int
+    swizzle: Swizzle | None = None
+
+    kind = "interleave"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "num_channels", extent("Interleave", "num_channels",
+                                                        self.num_channels))
+        positive_int("Interleave", "granule", self.granule)
+        if self.swizzle is not None and not isinstance(self.swizzle, Swizzle):
+            raise ChannelError(f"Interleave: swizzle must be a Swizzle or None; "
+                               f"got {describe(self.swizzle)}")
+
+    def _hashed(self, addr):
+        return addr if self.swizzle is None else self.swizzle(addr)
+
+    def channel(self, addr):
+        """The channel of a byte address (int, int array or SymPy expression)."""
+        return mod(self._hashed(addr) // self.granule, self.num_channels)
+
+    def offset(self, addr):
+        """The byte offset of an address inside its channel."""
+        hashed = self._hashed(addr)
+        period = self.granule * self.num_channels
+        return (hashed // period) * self.granule + mod(hashed, self.granule)
+
+    def index_map(self, address_bytes: Extent, *, name: str | None = None) -> IndexMap:
+        """``[addr:address_bytes] → [channel, offset]`` (with its inverse when unswizzled)."""
+        domain = Space(addr=extent("Interleave.index_map", "address_bytes", address_bytes))
+        (a,) = domain.symbols
+        capacity = sympy.ceiling(sympy.sympify(address_bytes) / (self.granule * self.num_channels))
+        codomain = Space(channel=self.num_channels, offset=_tidy(capacity * self.granule))
+        inverse = None
+        if self.swizzle is None:
+            c, o = codomain.symbols
+            inverse = [((o // self.granule) * self.num_channels + c) * self.granule
+                       + mod(o, self.granule)]
+        return IndexMap(domain, codomain, [self.channel(a), self.offset(a)], inverse=inverse,
+                        name=name or str(self))
+
+    def channel_map(self, address_bytes: Extent) -> IndexMap:
+        """``[addr] → [channel]``: the resource map of a conflict check."""
+        domain = Space(addr=extent("Interleave.channel_map", "address_bytes", address_bytes))
+        (a,) = domain.symbols
+        return IndexMap(domain, Space(channel=self.num_channels), [self.channel(a)],
+                        name=str(self))
+
+    def __str__(self) -> str:
+        hashed = "" if self.swizzle is None else f" after {self.swizzle}"
+        return f"interleave({self.num_channels} channels × {self.granule} B{hashed})"
+
+
+@dataclass(frozen=True)
+class ByRange:
+    """``channel = addr // channel_bytes``: each channel owns one address range.
+
+    >>> dec = ByRange(4, 1 << 20)
+    >>> dec.channel(3 * (1 << 20) + 7), dec.offset(3 * (1 << 20) + 7)
+    (3, 7)
+    """
+
+    num_channels: Extent
+    channel_bytes: Extent
+
+    kind = "range"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "num_channels", extent("ByRange", "num_channels",
+                                                        self.num_channels))
+        object.__setattr__(self, "channel_bytes", extent("ByRange", "channel_bytes",
+                                                         self.channel_bytes))
+
+    def channel(self, addr):
+        return addr // self.channel_bytes
+
+    def offset(self, addr):
+        return mod(addr, self.channel_bytes)
+
+    def index_map(self, address_bytes: Extent | None = None, *, name: str | None = None) -> IndexMap:
+        """``[addr] → [channel, offset]`` over the N·channel_bytes bytes of the memory."""
+        total = self.num_channels * self.channel_bytes if address_bytes is None else address_bytes
+        domain = Space(addr=extent("ByRange.index_map", "address_bytes", _tidy(total)))
+        (a,) = domain.symbols
+        codomain = Space(channel=self.num_channels, offset=self.channel_bytes)
+        c, o = codomain.symbols
+        return IndexMap(domain, codomain, [self.channel(a), self.offset(a)],
+                        inverse=[c * self.channel_bytes + o], name=name or str(self))
+
+    def channel_map(self, address_bytes: Extent) -> IndexMap:
+        domain = Space(addr=extent("ByRange.channel_map", "address_bytes", address_bytes))
+        (a,) = domain.symbols
+        return IndexMap(domain, Space(channel=self.num_channels), [self.channel(a)],
+                        name=str(self))
+
+    def __str__(self) -> str:
+        return f"range({self.num_channels} channels × {self.channel_bytes} B)"
+
+
+def _tidy(value):
+    value = sympy.sympify(value)
+    return int(value) if value.is_Integer else value
+
+
+__all__ = ["ByRange", "Interleave"]

@@ -1,0 +1,274 @@
+"""``ChannelLayout``: where each tile of a tiled matmul lives in a multi-channel memory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy
+
+from layoutalg.channel import options as opt
+from layoutalg.channel.args import choice, extent, is_symbolic, positive_int
+from layoutalg.channel.errors import ChannelError
+from layoutalg.channel.interleave import ByRange, Interleave
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Extent, Space
+from layoutalg.errors import describe
+
+OPTIONS = ("matrix", "round_robin", "iteration_aware", "hardware")
+PAIRED = ("iteration_aware", "hardware")  # A on even, B on odd channels
+
+
+@dataclass(frozen=True, init=False)
+class ChannelLayout:
+    """The tiles of ``C = A × B`` (A ``m×k``, B ``k×n``, C ``m×n`` tiles) over N channels.
+
+    Args:
+        option: ``"matrix"``, ``"round_robin"``, ``"iteration_aware"`` or
+            ``"hardware"`` — the four designs of seed 003 (see
+            :mod:`layoutalg.channel.options` for the formulas).
+        num_channels: N; an int or a positive integer symbol (``2*H`` for
+            "every even N").
+        m_tiles, n_tiles, k_tiles: tile counts (ints or symbols).
+        tile_bytes: bytes per tile (an int, a multiple of ``interleave``).
+        interleave: bytes per granule: the beat a channel streams, and the
+            decode granule of ``"hardware"``. ``"round_robin"`` deals whole
+            tiles (granule ``tile_bytes``); ``"matrix"`` and
+            ``"iteration_aware"`` decode by address range.
+        channel_bytes: capacity of one channel (an int); by default the
+            least that holds the layout. Range-decoded options need a
+            multiple of ``tile_bytes``.
+
+    >>> lay = ChannelLayout("iteration_aware", num_channels=4, m_tiles=16, n_tiles=16,
+    ...                     k_tiles=16, tile_bytes=64 * 64 * 4)
+    >>> lay.channel("A", 0, 0, 1), lay.channel("B", 0, 0, 1)
+    (2, 3)
+    >>> lay.address("A", 0, 0, 1) == 2 * lay.channel_bytes   # channel 2's first slot
+    True
+    """
+
+    option: str
+    num_channels: Extent
+    m_tiles: Extent
+    n_tiles: Extent
+    k_tiles: Extent
+    tile_bytes: int
+    interleave: int
+    channel_bytes: Extent
+    name: str | None = field(default=None, compare=False)
+
+    def __init__(self, option: str, *, num_channels, m_tiles, n_tiles, k_tiles, tile_bytes,
+                 interleave: int = 64, channel_bytes: int | None = None,
+                 name: str | None = None) -> None:
+        owner = "ChannelLayout"
+        set_ = object.__setattr__
+        set_(self, "option", choice(owner, "option", option, OPTIONS))
+        for key, value in (("num_channels", num_channels), ("m_tiles", m_tiles),
+                           ("n_tiles", n_tiles), ("k_tiles", k_tiles)):
+            set_(self, key, extent(owner, key, value))
+        set_(self, "tile_bytes", positive_int(owner, "tile_bytes", tile_bytes))
+        set_(self, "interleave", positive_int(owner, "interleave", interleave))
+        if name is not None and not isinstance(name, str):
+            raise ChannelError(f"{owner}: name must be a string; got {describe(name)}")
+        set_(self, "name", name)
+        self._check_rules()
+        if channel_bytes is None:
+            set_(self, "channel_bytes", _tidy(opt.CAPACITY[self.option](self)))
+        else:
+            set_(self, "channel_bytes", positive_int(owner, "channel_bytes", channel_bytes))
+            if self.range_decoded and channel_bytes % self.tile_bytes:
+                raise ChannelError(
+                    f"{owner}: channel_bytes must be a multiple of tile_bytes "
+                    f"({self.tile_bytes}) for option {self.option!r}, whose channels hold whole "
+                    f"tiles; got {channel_bytes}")
+
+    def _check_rules(self) -> None:
+        owner, n = "ChannelLayout", self.num_channels
+        if self.tile_bytes % self.interleave:
+            raise ChannelError(
+                f"{owner}: tile_bytes must be a multiple of interleave ({self.interleave}), so "
+                f"a tile streams as whole beats; got tile_bytes={self.tile_bytes}")
+        if self.option in PAIRED and not sympy.sympify(n / sympy.Integer(2)).is_integer:
+            raise ChannelError(
+                f"{owner}: num_channels must be even for option {self.option!r} (A on even, "
+                f"B on odd channels; for a symbolic even count pass 2*H); got {n}")
+        if self.option == "matrix" and (not isinstance(n, int) or n < 3):
+            raise ChannelError(
+                f"{owner}: num_channels must be an int of at least 3 for option 'matrix' (one "
+                f"channel group per matrix A, B, C); got {n}")
+
+    # -- structure ---------------------------------------------------------------------------
+
+    @property
+    def label(self) -> str:
+        return self.name or (f"{self.option}[N={self.num_channels}, {self.m_tiles}×"
+                             f"{self.n_tiles}×{self.k_tiles} tiles of {self.tile_bytes} B]")
+
+    @property
+    def range_decoded(self) -> bool:
+        return self.option in opt.RANGE_DECODED
+
+    @property
+    def beats(self) -> int:
+        """Granules (beats) per tile."""
+        return self.tile_bytes // self.interleave
+
+    @property
+    def decoder(self) -> Interleave | ByRange:
+        """The memory's address → channel decoder under this option."""
+        if self.range_decoded:
+            return ByRange(self.num_channels, self.channel_bytes)
+        granule = self.tile_bytes if self.option == "round_robin" else self.interleave
+        return Interleave(self.num_channels, granule)
+
+    @property
+    def memory_bytes(self) -> Extent:
+        """N · channel_bytes: the address space the decoder covers."""
+        total = _tidy(self.num_channels * self.channel_bytes)
+        if isinstance(total, sympy.Basic) and not total.is_positive:
+            # Always >= 1, but SymPy cannot see it through the Mod terms of the
+            # hardware walk; Max(1, ·) is the same number and a valid extent.
+            return sympy.Max(1, total)
+        return total
+
+    @property
+    def parameters(self) -> frozenset[sympy.Symbol]:
+        found: set[sympy.Symbol] = set()
+        for value in (self.num_channels, self.m_tiles, self.n_tiles, self.k_tiles):
+            if isinstance(value, sympy.Basic):
+                found |= value.free_symbols
+        return frozenset(found)
+
+    @property
+    def is_concrete(self) -> bool:
+        return not self.parameters
+
+    @property
+    def assumptions(self) -> tuple[sympy.Basic, ...]:
+        """Conditions on the parameters the option needs (none yet: every option's
+        rules are enforced on construction)."""
+        return ()
+
+    def tile_extents(self, matrix: str) -> tuple[Extent, Extent]:
+        """``(rows, cols)`` of a matrix's tile grid: A ``(m, k)``, B ``(k, n)``, C ``(m, n)``."""
+        return opt.grid(self, _matrix(matrix))
+
+    def tile_space(self, matrix: str) -> Space:
+        """``Space(ti=m, tk=k)`` for A, ``(tk, tj)`` for B, ``(ti, tj)`` for C."""
+        rows, cols = self.tile_extents(matrix)
+        r, c = opt.TILE_DIMS[matrix]
+        return Space((r, rows), (c, cols))
+
+    # -- formulas (ints, arrays or SymPy) ---------------------------------------------------
+
+    def address_of(self, matrix: str, row, col):
+        """Byte address of tile ``(row, col)`` of ``matrix``; vectorizes over arrays."""
+        return opt.ADDRESS[self.option](self, _matrix(matrix), row, col, self.channel_bytes)
+
+    def designed(self, matrix: str, row, col):
+        """Range-decoded options: ``(channel, offset, channel limit)`` the design
+        intends — equal to the decoded location when the tile fits."""
+        if not self.range_decoded:
+            raise ChannelError(f"designed: option {self.option!r} decodes by interleave; "
+                               "its channel is the decoder's")
+        return opt.PLACE[self.option](self, _matrix(matrix), row, col, self.channel_bytes)
+
+    def tile_map(self, matrix: str) -> IndexMap:
+        """``[row, col] → [addr]``: the base address of every tile of ``matrix``."""
+        space = self.tile_space(matrix)
+        r, c = space.symbols
+        return IndexMap(space, Space(addr=self.memory_bytes), [self.address_of(matrix, r, c)],
+                        name=f"{matrix} tiles of {self.label}")
+
+    def index_map(self) -> IndexMap:
+        """``[tile] → [channel, offset]``: base location of every tile, numbered A, B, C
+        row-major (the seed's global tile index); pictures colour tiles by channel."""
+        space = Space(tile=_tidy(opt.total_tiles(self)))
+        (g,) = space.symbols
+        m, n, k = self.m_tiles, self.n_tiles, self.k_tiles
+        pieces = []
+        for matrix, start, end in (("A", 0, m * k), ("B", m * k, m * k + k * n),
+                                   ("C", m * k + k * n, None)):
+            cols = self.tile_extents(matrix)[1]
+            local = g - start
+            address = self.address_of(matrix, local // cols, local % cols)
+            pieces.append((address, sympy.true if end is None else sympy.Lt(g, end)))
+        address = sympy.Piecewise(*pieces)
+        dec = self.decoder
+        codomain = Space(channel=self.num_channels, offset=self.channel_bytes)
+        return IndexMap(space, codomain, [dec.channel(address), dec.offset(address)],
+                        name=self.label)
+
+    # -- concrete look-ups ---------------------------------------------------------------------
+
+    def _coords(self, matrix: str, ti: int, tj: int, tk: int) -> tuple[int, int]:
+        matrix = _matrix(matrix)
+        if not self.is_concrete:
+            raise ChannelError(f"{self.label} has symbolic sizes "
+                               f"{sorted(map(str, self.parameters))}; bind them with .bind(...)")
+        for name, value, limit in (("ti", ti, self.m_tiles), ("tj", tj, self.n_tiles),
+                                   ("tk", tk, self.k_tiles)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise ChannelError(f"{name} must be an int; got {describe(value)}")
+            if not 0 <= value < limit:
+                raise ChannelError(f"{name} must lie in [0, {limit}); got {value}")
+        pick = {"ti": int(ti), "tj": int(tj), "tk": int(tk)}
+        return tuple(pick[d] for d in opt.TILE_DIMS[matrix])
+
+    def address(self, matrix: str, ti: int, tj: int, tk: int) -> int:
+        """Byte address of the tile of ``matrix`` used by iteration ``(ti, tj, tk)``."""
+        return int(self.address_of(matrix, *self._coords(matrix, ti, tj, tk)))
+
+    def channel(self, matrix: str, ti: int, tj: int, tk: int) -> int:
+        """Channel of that tile's base address (the decoder applied to it)."""
+        return int(self.decoder.channel(self.address(matrix, ti, tj, tk)))
+
+    def channels_touched(self, matrix: str, ti: int, tj: int, tk: int) -> tuple[int, ...]:
+        """Every channel that holds some byte of the tile, sorted."""
+        beats = self.address(matrix, ti, tj, tk) + self.interleave * np.arange(self.beats)
+        return tuple(int(c) for c in np.unique(self.decoder.channel(beats)))
+
+    def bind(self, **values: int) -> ChannelLayout:
+        """The same layout with its symbolic sizes set to numbers (by symbol name)."""
+        by_name = {str(p): p for p in self.parameters}
+        unknown = sorted(set(values) - set(by_name))
+        if unknown:
+            raise ChannelError(f"bind: {unknown} are not parameters of {self.label}; "
+                               f"its parameters are {sorted(by_name)}")
+        subs = {by_name[k]: positive_int("bind", k, v) for k, v in values.items()}
+
+        def put(value):
+            return _tidy(sympy.sympify(value).subs(subs))
+
+        return ChannelLayout(
+            self.option, num_channels=put(self.num_channels), m_tiles=put(self.m_tiles),
+            n_tiles=put(self.n_tiles), k_tiles=put(self.k_tiles), tile_bytes=self.tile_bytes,
+            interleave=self.interleave, name=self.name,
+            channel_bytes=None if is_symbolic(self.channel_bytes) else self.channel_bytes)
+
+    def __str__(self) -> str:
+        return (f"{self.label}: {self.decoder}, {self.beats} beats of {self.interleave} B "
+                f"per tile, {self.channel_bytes} B per channel")
+
+
+def require_layout(value: object, who: str) -> ChannelLayout:
+    """``value`` if it is a ChannelLayout, else a ChannelError naming ``who``."""
+    if not isinstance(value, ChannelLayout):
+        raise ChannelError(f"{who}: layout must be a ChannelLayout; got {describe(value)}")
+    return value
+
+
+def _matrix(matrix: object) -> str:
+    if matrix not in opt.MATRICES:
+        raise ChannelError(f"matrix must be one of {opt.MATRICES}; got {describe(matrix)}")
+    return matrix
+
+
+def _tidy(value):
+    if isinstance(value, sympy.Basic):
+        value = sympy.sympify(value)
+        return int(value) if value.is_Integer else value
+    return int(value)
+
+
+__all__ = ["OPTIONS", "ChannelLayout", "require_layout"]

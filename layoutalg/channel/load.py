@@ -1,0 +1,179 @@
+"""Per-channel load: how many bytes of each matrix every channel holds.
+
+Counted exactly by enumerating every granule of every tile and decoding its
+address (concrete layouts). Checks over the counts — a document's stated
+per-channel totals, a balance bound — are decided by that count and carry
+``method="enumeration"``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from layoutalg.channel.errors import ChannelError
+from layoutalg.channel.layout import require_layout
+from layoutalg.channel.options import MATRICES
+from layoutalg.errors import describe
+from layoutalg.verify.result import CheckResult, Status
+
+TILES_PER_CHUNK = 1 << 14
+
+
+@dataclass(frozen=True)
+class ChannelLoad:
+    """Bytes per channel, per matrix.
+
+    ``by_matrix`` pairs each matrix name with a tuple of byte counts, one per
+    channel.
+
+    >>> from layoutalg.channel import ChannelLayout
+    >>> lay = ChannelLayout("iteration_aware", num_channels=4, m_tiles=16, n_tiles=16,
+    ...                     k_tiles=16, tile_bytes=16384)
+    >>> load = channel_load(lay)
+    >>> [b >> 20 for b in load.bytes(("A", "B"))], [b >> 20 for b in load.bytes()]
+    ([2, 2, 2, 2], [4, 2, 4, 2])
+    >>> round(load.imbalance(), 3)
+    1.333
+    """
+
+    subject: str
+    by_matrix: tuple[tuple[str, tuple[int, ...]], ...]
+
+    @property
+    def num_channels(self) -> int:
+        return len(self.by_matrix[0][1])
+
+    def bytes(self, matrices: Sequence[str] = MATRICES) -> tuple[int, ...]:
+        """Bytes on each channel counting only ``matrices``."""
+        chosen = _matrices(matrices)
+        table = dict(self.by_matrix)
+        return tuple(sum(table[x][c] for x in chosen) for c in range(self.num_channels))
+
+    def imbalance(self, matrices: Sequence[str] = MATRICES) -> float:
+        """Fullest channel over the mean: 1.0 is perfectly balanced."""
+        counts = self.bytes(matrices)
+        mean = sum(counts) / len(counts)
+        return max(counts) / mean if mean else 1.0
+
+    def table(self) -> str:
+        """A Markdown table: one row per channel, bytes per matrix and in total."""
+        head = "| channel | " + " | ".join(MATRICES) + " | total |"
+        lines = [head, "|---" * (len(MATRICES) + 2) + "|"]
+        table = dict(self.by_matrix)
+        for c in range(self.num_channels):
+            cells = [str(table[x][c]) for x in MATRICES]
+            lines.append(f"| {c} | " + " | ".join(cells) + f" | {self.bytes()[c]} |")
+        return "\n".join(lines)
+
+
+def channel_load(layout) -> ChannelLoad:
+    """Exact bytes per channel and matrix, by decoding every granule."""
+    layout = require_layout(layout, "channel_load")
+    if not layout.is_concrete:
+        raise ChannelError(f"channel_load counts a concrete layout; {layout.label} has symbolic "
+                           f"sizes {sorted(map(str, layout.parameters))}; bind them first")
+    rows = []
+    for matrix in MATRICES:
+        counts = np.zeros(layout.num_channels, dtype=np.int64)
+        for base in tile_addresses(layout, matrix):
+            beats = base[:, None] + layout.interleave * np.arange(layout.beats, dtype=np.int64)
+            channels = np.asarray(layout.decoder.channel(beats), dtype=np.int64).ravel()
+            found = np.bincount(channels, minlength=layout.num_channels)
+            if len(found) > layout.num_channels:
+                raise ChannelError(
+                    f"channel_load: {matrix} tiles of {layout.label} reach addresses past the "
+                    f"last channel ({layout.memory_bytes} B); check_fits names one")
+            counts += found
+        rows.append((matrix, tuple(int(v) * layout.interleave for v in counts)))
+    return ChannelLoad(layout.label, tuple(rows))
+
+
+def tile_addresses(layout, matrix: str):
+    """Base addresses of a matrix's tiles (row-major), in chunks of int64 arrays."""
+    rows, cols = layout.tile_extents(matrix)
+    index = np.arange(rows * cols, dtype=np.int64)
+    for start in range(0, len(index), TILES_PER_CHUNK):
+        part = index[start:start + TILES_PER_CHUNK]
+        yield np.asarray(layout.address_of(matrix, part // cols, part % cols), dtype=np.int64)
+
+
+def check_channel_totals(layout, totals: Mapping[int, int | tuple[int, int]], *,
+                         matrices: Sequence[str] = MATRICES) -> CheckResult:
+    """Each listed channel holds exactly ``totals[c]`` bytes of ``matrices``
+    (or, for a ``(low, high)`` pair, between them inclusive)."""
+    start = time.perf_counter()
+    chosen = _matrices(matrices)
+    wanted = _totals(totals)
+    counts = channel_load(layout).bytes(chosen)
+    for channel, want in wanted.items():
+        if channel >= len(counts):
+            raise ChannelError(f"check_channel_totals: channel {channel} does not exist; the "
+                               f"layout has {len(counts)} channels")
+        low, high = want
+        got = counts[channel]
+        if not low <= got <= high:
+            claim = str(low) if low == high else f"{low}..{high}"
+            return CheckResult(Status.REFUTED, "channel_totals", layout.label,
+                               {"channel": channel, "bytes": got},
+                               f"channel {channel} holds {got} B of {', '.join(chosen)}; the "
+                               f"claim says {claim} B", time.perf_counter() - start,
+                               method="enumeration")
+    return CheckResult(Status.PROVED, "channel_totals", layout.label, None,
+                       f"every listed channel holds the stated bytes of {', '.join(chosen)} "
+                       f"(counted: {list(counts)})", time.perf_counter() - start,
+                       method="enumeration")
+
+
+def check_load_balance(layout, max_ratio: float, *,
+                       matrices: Sequence[str] = MATRICES) -> CheckResult:
+    """The fullest channel holds at most ``max_ratio`` × the mean."""
+    start = time.perf_counter()
+    if isinstance(max_ratio, bool) or not isinstance(max_ratio, (int, float)) or max_ratio < 1:
+        raise ChannelError(f"check_load_balance: max_ratio must be a number >= 1; "
+                           f"got {describe(max_ratio)}")
+    chosen = _matrices(matrices)
+    load = channel_load(layout)
+    counts, ratio = load.bytes(chosen), load.imbalance(chosen)
+    if ratio <= max_ratio:
+        return CheckResult(Status.PROVED, "load_balance", layout.label, None,
+                           f"fullest channel / mean = {ratio:.3f} <= {max_ratio}",
+                           time.perf_counter() - start, method="enumeration")
+    busiest = int(np.argmax(counts))
+    return CheckResult(Status.REFUTED, "load_balance", layout.label,
+                       {"channel": busiest, "bytes": counts[busiest]},
+                       f"channel {busiest} holds {counts[busiest]} B, {ratio:.3f} × the mean "
+                       f"(allowed {max_ratio}); per channel: {list(counts)}",
+                       time.perf_counter() - start, method="enumeration")
+
+
+def _matrices(matrices) -> tuple[str, ...]:
+    if isinstance(matrices, str) or not isinstance(matrices, (tuple, list)) or not matrices or any(
+            m not in MATRICES for m in matrices):
+        raise ChannelError(f"matrices must be a non-empty tuple of names from {MATRICES}; "
+                           f"got {describe(matrices)}")
+    return tuple(dict.fromkeys(matrices))
+
+
+def _totals(totals) -> dict[int, tuple[int, int]]:
+    if not isinstance(totals, Mapping) or not totals:
+        raise ChannelError(f"totals must map channels to bytes or (low, high) pairs; "
+                           f"got {describe(totals)}")
+    wanted = {}
+    for channel, value in totals.items():
+        if isinstance(channel, bool) or not isinstance(channel, int) or channel < 0:
+            raise ChannelError(f"totals: channel must be an int >= 0; got {describe(channel)}")
+        pair = (value, value) if isinstance(value, int) and not isinstance(value, bool) else value
+        if (not isinstance(pair, tuple) or len(pair) != 2
+                or any(isinstance(v, bool) or not isinstance(v, int) for v in pair)
+                or pair[0] > pair[1]):
+            raise ChannelError(f"totals: channel {channel} needs bytes (an int) or a (low, high) "
+                               f"pair with low <= high; got {describe(value)}")
+        wanted[channel] = pair
+    return wanted
+
+
+__all__ = ["ChannelLoad", "channel_load", "check_channel_totals", "check_load_balance"]

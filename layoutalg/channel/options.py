@@ -1,0 +1,200 @@
+"""The four tile → address schemes of seed 003, as formulas.
+
+Every formula takes a tile's row and column ``(r, c)`` in its matrix's tile
+grid — A is ``(ti, tk)``, B ``(tk, tj)``, C ``(ti, tj)`` — and works alike on
+ints, NumPy int arrays and SymPy expressions, so one definition serves
+``layout.address``, vectorized enumeration and the Z3 queries.
+
+Sizes: ``m, n, k`` tiles (C is m × n, A m × k, B k × n), ``N`` channels,
+``T`` bytes per tile, ``g`` bytes per interleave granule (one beat).
+
+- ``matrix`` (option 1): channels split into three contiguous groups,
+  sizes ``⌈N/3⌉, ⌊(N+1)/3⌋, ⌊N/3⌋`` for A, B, C (the seed's 2/1/1 for N = 4
+  and 3/3/2 for N = 8); each matrix row-major from its group's first byte;
+  channels decoded by range.
+- ``round_robin`` (option 2): one global tile index (A, then B, then C, each
+  row-major), tile G at ``G·T``; channel ``G mod N`` — interleave at tile
+  granularity.
+- ``iteration_aware`` (option 3): with H = N/2, ``A[ti,tk]`` on channel
+  ``2·((ti+tk) mod H)``, ``B[tk,tj]`` on ``2·((tk+tj) mod H) + 1``,
+  ``C[ti,tj]`` on ``2·((ti+tj) mod H)``; inside a channel each matrix row
+  gets ``⌈cols/H⌉`` tile slots (dense when H divides cols), C after A;
+  address ``channel·channel_bytes + slot·T``; decoded by range.
+- ``hardware`` (option 4): the seed's ``layout_tiles``: walk the tiles in
+  order, putting each A or B tile at the first granule at or after the
+  previous tile's end whose interleave channel is its target (A on
+  ``2·((ti+tk) mod H)``, B on ``2·((tk+tj) mod H) + 1``), C tiles packed
+  after; decoded by interleave at ``g``. The walk has a closed form (see
+  :func:`hardware_granule`), checked against a port of the seed's loop in
+  the tests.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from layoutalg.channel.args import mod
+
+MATRICES = ("A", "B", "C")
+TILE_DIMS = {"A": ("ti", "tk"), "B": ("tk", "tj"), "C": ("ti", "tj")}
+
+
+def symbolic(*values) -> bool:
+    return any(isinstance(v, sympy.Basic) and not v.is_Integer for v in values)
+
+
+def cdiv(a, b):
+    """``⌈a/b⌉`` for positive ``b`` (ints or SymPy)."""
+    if symbolic(a, b):
+        return sympy.ceiling(sympy.sympify(a) / b)
+    return -(-int(a) // int(b))
+
+
+def vmax(*values):
+    if symbolic(*values):
+        return sympy.Max(*values)
+    return max(int(v) for v in values)
+
+
+def grid(sizes, matrix: str):
+    """``(rows, cols)`` of a matrix's tile grid."""
+    m, n, k = sizes.m_tiles, sizes.n_tiles, sizes.k_tiles
+    return {"A": (m, k), "B": (k, n), "C": (m, n)}[matrix]
+
+
+# -- option 1: matrix-level channel groups ------------------------------------------------
+
+
+def matrix_groups(n_channels):
+    """``(first channel, channel count)`` of A, B, C."""
+    a, b, c = (n_channels + 2) // 3, (n_channels + 1) // 3, n_channels // 3
+    return {"A": (0, a), "B": (a, b), "C": (a + b, c)}
+
+
+def matrix_capacity(s):
+    groups = matrix_groups(s.num_channels)
+    need = [cdiv(grid(s, x)[0] * grid(s, x)[1], groups[x][1]) for x in MATRICES]
+    return s.tile_bytes * vmax(*need)
+
+
+def matrix_place(s, matrix, r, c, channel_bytes):
+    """Designed ``(channel, offset, end of the matrix's channel group)``."""
+    first, count = matrix_groups(s.num_channels)[matrix]
+    linear = r * grid(s, matrix)[1] + c
+    slots = channel_bytes // s.tile_bytes
+    return first + linear // slots, mod(linear, slots) * s.tile_bytes, first + count
+
+
+def matrix_address(s, matrix, r, c, channel_bytes):
+    first, _ = matrix_groups(s.num_channels)[matrix]
+    return first * channel_bytes + (r * grid(s, matrix)[1] + c) * s.tile_bytes
+
+
+# -- option 2: tile round-robin --------------------------------------------------------------
+
+
+def global_tile(s, matrix, r, c):
+    """The seed's ``get_global_tile_index``: A, then B, then C, each row-major."""
+    m, n, k = s.m_tiles, s.n_tiles, s.k_tiles
+    start = {"A": 0, "B": m * k, "C": m * k + k * n}[matrix]
+    return start + r * grid(s, matrix)[1] + c
+
+
+def total_tiles(s):
+    m, n, k = s.m_tiles, s.n_tiles, s.k_tiles
+    return m * k + k * n + m * n
+
+
+def round_robin_address(s, matrix, r, c, channel_bytes):
+    return global_tile(s, matrix, r, c) * s.tile_bytes
+
+
+def round_robin_capacity(s):
+    return s.tile_bytes * cdiv(total_tiles(s), s.num_channels)
+
+
+# -- option 3: iteration-aware even/odd channels -----------------------------------------------
+
+
+def half(n_channels):
+    return n_channels // 2
+
+
+def iteration_aware_place(s, matrix, r, c, channel_bytes):
+    """Designed ``(channel, offset, channel + 1)``: a tile must stay in its channel."""
+    h = half(s.num_channels)
+    per_a, per_c = cdiv(s.k_tiles, h), cdiv(s.n_tiles, h)
+    if matrix == "A":
+        channel, slot = 2 * mod(r + c, h), r * per_a + c // h
+    elif matrix == "B":
+        channel, slot = 2 * mod(r + c, h) + 1, r * per_c + c // h
+    else:
+        channel, slot = 2 * mod(r + c, h), s.m_tiles * per_a + r * per_c + c // h
+    return channel, slot * s.tile_bytes, channel + 1
+
+
+def iteration_aware_address(s, matrix, r, c, channel_bytes):
+    channel, offset, _ = iteration_aware_place(s, matrix, r, c, channel_bytes)
+    return channel * channel_bytes + offset
+
+
+def iteration_aware_capacity(s):
+    h = half(s.num_channels)
+    per_a, per_c = cdiv(s.k_tiles, h), cdiv(s.n_tiles, h)
+    return s.tile_bytes * vmax(s.m_tiles * (per_a + per_c), s.k_tiles * per_c)
+
+
+# -- option 4: hardware interleave with targeted base addresses ----------------------------------
+
+
+def hardware_granule(s, matrix, r, c):
+    """Granule index of a tile's base address under the seed's greedy walk.
+
+    With ``t = T/g`` granules per tile and ``d = t mod N``, each targeted
+    tile starts ``t + ((target − previous target − d) mod N)`` granules
+    after the previous one. Along a row the target advances by 2 (mod N);
+    at a row change it moves by ``2·(2 − cols)``; so the gaps are constant
+    within rows and at row changes, which sums in closed form.
+    """
+    n_ch, t = s.num_channels, s.tile_bytes // s.interleave
+    m, n, k = s.m_tiles, s.n_tiles, s.k_tiles
+    d = mod(t, n_ch)
+    along = mod(2 - d, n_ch)
+
+    def walk(start, rows_done, index, cols):
+        across = mod(4 - 2 * cols - d, n_ch)
+        return start + index * t + (index - rows_done) * along + rows_done * across
+
+    if matrix == "A":
+        return walk(0, r, r * k + c, k)
+    last_a = walk(0, m - 1, m * k - 1, k)
+    first_b = last_a + t + mod(1 - 2 * (m + k - 2) - d, n_ch)
+    if matrix == "B":
+        return walk(first_b, r, r * n + c, n)
+    last_b = walk(first_b, k - 1, k * n - 1, n)
+    return last_b + t + (r * n + c) * t
+
+
+def hardware_address(s, matrix, r, c, channel_bytes):
+    return hardware_granule(s, matrix, r, c) * s.interleave
+
+
+def hardware_capacity(s):
+    end = hardware_granule(s, "C", s.m_tiles - 1, s.n_tiles - 1) + s.tile_bytes // s.interleave
+    return s.interleave * cdiv(end, s.num_channels)
+
+
+ADDRESS = {
+    "matrix": matrix_address,
+    "round_robin": round_robin_address,
+    "iteration_aware": iteration_aware_address,
+    "hardware": hardware_address,
+}
+PLACE = {"matrix": matrix_place, "iteration_aware": iteration_aware_place}
+CAPACITY = {
+    "matrix": matrix_capacity,
+    "round_robin": round_robin_capacity,
+    "iteration_aware": iteration_aware_capacity,
+    "hardware": hardware_capacity,
+}
+RANGE_DECODED = ("matrix", "iteration_aware")

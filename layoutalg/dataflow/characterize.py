@@ -1,0 +1,209 @@
+"""Sweep GEMM shapes × dataflows into a Pareto frontier of energy vs cycles.
+
+For every shape and dataflow every feasible tiling is scored (exact energy
+from the counting rule, SCALE-Sim cycles); the tilings no other beats in
+both energy and cycles form that dataflow's front, and the union over
+dataflows gives the shape's frontier. Each (shape, dataflow) is one task
+for an optional ``concurrent.futures.Executor`` (local processes, or a
+Dask cluster's ``client.get_executor()``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+import numpy as np
+
+from layoutalg.dataflow.energy import EYERISS, AccessCosts
+from layoutalg.dataflow.errors import DataflowError, check_choice, check_count, check_triple
+from layoutalg.dataflow.schedule import DATAFLOWS
+from layoutalg.dataflow.tiling import Capacities, Tiling, candidates, optimize
+from layoutalg.errors import describe
+
+#: The default sweep: transformer projections, MLPs, the seed's two cases,
+#: batch-1 layers and convolutions as im2col GEMMs (M = output pixels,
+#: N = output channels, K = kernel area × input channels).
+SHAPES: dict[str, tuple[int, int, int]] = {
+    "BERT QKV": (128, 768, 768),
+    "BERT FFN up": (128, 3072, 768),
+    "BERT FFN down": (128, 768, 3072),
+    "deep MLP": (64, 4096, 4096),
+    "batch-1 MLP": (1, 4096, 4096),
+    "seed batch": (256, 64, 64),
+    "seed deep K": (1, 512, 4096),
+    "conv 3×3 56²×64": (3136, 64, 576),
+    "conv 3×3 14²×256": (196, 256, 2304),
+    "conv 1×1 7²×2048": (49, 2048, 512),
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The machine a sweep models."""
+
+    capacities: Capacities
+    rows: int
+    cols: int
+    element_bytes: int
+    costs: AccessCosts
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One shape under one dataflow: its least-energy tiling and its front.
+
+    ``front`` holds ``(energy, cycles, (Ti, Tj, Tk))`` of the tilings on this
+    dataflow's Pareto front, by increasing energy.
+    """
+
+    name: str
+    shape: tuple[int, int, int]
+    dataflow: str
+    best: Tiling
+    front: tuple[tuple[float, int, tuple[int, int, int]], ...]
+    feasible: int
+
+
+@dataclass(frozen=True)
+class Characterization:
+    """The result of :func:`characterize`."""
+
+    evaluations: tuple[Evaluation, ...]
+    settings: Settings
+
+    @property
+    def names(self) -> list[str]:
+        return list(dict.fromkeys(e.name for e in self.evaluations))
+
+    def of(self, name: str) -> list[Evaluation]:
+        return [e for e in self.evaluations if e.name == name]
+
+    def frontier(self, name: str) -> list[tuple[str, float, int, tuple[int, int, int]]]:
+        """The shape's Pareto frontier over all dataflows: ``(dataflow, energy, cycles, tiles)``."""
+        points = [(e.dataflow, en, cy, t) for e in self.of(name) for en, cy, t in e.front]
+        if not points:
+            raise DataflowError(f"frontier: no shape named {name!r}; have {self.names}")
+        keep = pareto_front(np.array([p[1] for p in points], dtype=float),
+                            np.array([p[2] for p in points], dtype=float))
+        return [points[k] for k in keep]
+
+    def table(self) -> str:
+        """A Markdown table: per shape and dataflow the least-energy tiling."""
+        header = ("| shape | (M, N, K) | dataflow | tiles (Ti, Tj, Tk) | DRAM / compulsory "
+                  "| energy (×10⁶ MAC) | cycles (×10³) | on frontier |")
+        lines = [header, "|---|---|---|---|---:|---:|---:|---:|"]
+        for name in self.names:
+            frontier = self.frontier(name)
+            least = min(e.best.energy.total for e in self.of(name))
+            for e in self.of(name):
+                share = sum(1 for p in frontier if p[0] == e.dataflow)
+                t = e.best.traffic
+                ratio = t.dram_bytes / t.compulsory_bytes
+                mark = "**" if e.best.energy.total == least else ""
+                lines.append(
+                    f"| {name} | {e.shape} | {e.dataflow.upper()} | {e.best.tiles} | {ratio:.2f} "
+                    f"| {mark}{e.best.energy.total / 1e6:.2f}{mark} | {e.best.cycles / 1e3:.1f} "
+                    f"| {share}/{len(frontier)} |")
+        return "\n".join(lines)
+
+    def svg(self) -> str:
+        """The frontier plot (one panel per shape) as an SVG document."""
+        from layoutalg.dataflow.svg import frontier_svg
+
+        return frontier_svg(self)
+
+
+def pareto_front(energy: np.ndarray, cycles: np.ndarray) -> list[int]:
+    """Indices of the points no other point beats in both (one per tie), by energy.
+
+    >>> pareto_front(np.array([3., 1., 2., 2.]), np.array([1., 5., 2., 3.]))
+    [1, 2, 0]
+    """
+    order = np.lexsort((cycles, energy))
+    keep, best = [], math.inf
+    for k in order:
+        if cycles[k] < best:
+            keep.append(int(k))
+            best = cycles[k]
+    return keep
+
+
+def evaluate(name: str, shape: tuple[int, int, int], dataflow: str,
+             settings: Settings) -> Evaluation:
+    """Score one shape under one dataflow (what each executor task runs)."""
+    found = candidates(shape, dataflow, settings.capacities, element_bytes=settings.element_bytes,
+                       costs=settings.costs, rows=settings.rows, cols=settings.cols)
+    keep = pareto_front(found.energy.astype(float), found.cycles.astype(float))
+    front = tuple((_number(found.energy[k]), int(found.cycles[k]),
+                   tuple(int(v) for v in found.tiles[k])) for k in keep)
+    best = optimize(shape, dataflow, settings.capacities, element_bytes=settings.element_bytes,
+                    costs=settings.costs, rows=settings.rows, cols=settings.cols)
+    return Evaluation(name, tuple(shape), dataflow, best, front, len(found.energy))
+
+
+def characterize(shapes: Mapping[str, tuple] | Sequence[tuple] | None = None,
+                 dataflows: Sequence[str] = DATAFLOWS, *, capacities: Capacities | None = None,
+                 rows: int = 16, cols: int = 16, element_bytes: int = 4,
+                 costs: AccessCosts = EYERISS,
+                 executor: Executor | None = None) -> Characterization:
+    """Evaluate every shape under every dataflow (default :data:`SHAPES`).
+
+    Args:
+        shapes: name → ``(M, N, K)``, or a list of ``(M, N, K)`` (named by size).
+        dataflows: a subset of ("os", "ws", "is").
+        executor: runs one task per (shape, dataflow); None runs in-process.
+
+    >>> c = characterize({"tiny": (32, 32, 32)}, ["os", "ws"])
+    >>> [e.dataflow for e in c.evaluations], c.frontier("tiny")[0][0] in ("os", "ws")
+    (['os', 'ws'], True)
+    """
+    named = _named_shapes(shapes)
+    if isinstance(dataflows, str) or not isinstance(dataflows, Sequence) or not dataflows:
+        raise DataflowError(f"characterize: dataflows must be a non-empty list of {DATAFLOWS}; "
+                            f"got {describe(dataflows)}")
+    for d in dataflows:
+        check_choice("characterize", "dataflows entry", d, DATAFLOWS)
+    if executor is not None and not isinstance(executor, Executor):
+        raise DataflowError(f"characterize: executor must be a concurrent.futures.Executor or "
+                            f"None; got {describe(executor)}")
+    settings = Settings(Capacities() if capacities is None else capacities,
+                        check_count("characterize", "rows", rows),
+                        check_count("characterize", "cols", cols),
+                        check_count("characterize", "element_bytes", element_bytes), costs)
+    tasks = [(name, shape, d) for name, shape in named.items() for d in dataflows]
+    if executor is None:
+        results = [evaluate(name, shape, d, settings) for name, shape, d in tasks]
+    else:
+        futures = [executor.submit(evaluate, name, shape, d, settings) for name, shape, d in tasks]
+        results = [f.result() for f in futures]
+    return Characterization(tuple(results), settings)
+
+
+def _named_shapes(shapes) -> dict[str, tuple[int, int, int]]:
+    if shapes is None:
+        return dict(SHAPES)
+    if isinstance(shapes, Mapping):
+        items = list(shapes.items())
+    elif isinstance(shapes, Sequence) and not isinstance(shapes, str):
+        items = [(None, s) for s in shapes]
+    else:
+        raise DataflowError(f"characterize: shapes must map names to (M, N, K) or list them; "
+                            f"got {describe(shapes)}")
+    if not items:
+        raise DataflowError("characterize: shapes must not be empty; got no shapes")
+    named = {}
+    for name, shape in items:
+        shape = check_triple("characterize", "shape", shape, ("M", "N", "K"))
+        if not all(isinstance(v, int) for v in shape):
+            raise DataflowError(f"characterize: shape must be concrete ints; got {describe(shape)}")
+        named[name if name is not None else "×".join(map(str, shape))] = shape
+    return named
+
+
+def _number(value):
+    """A NumPy scalar as a Python int (integral) or float."""
+    value = value.item()
+    return int(value) if float(value).is_integer() else value

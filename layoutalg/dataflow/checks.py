@@ -1,0 +1,280 @@
+"""Z3 checks of dataflow models: compulsory traffic, stationarity, tile fit.
+
+Each asks Z3 (through ``layoutalg.verify.solver``, the one module that
+imports it) for a counterexample; with symbolic sizes the verdict holds for
+every size. ``layoutalg.dataflow.brute`` has the enumeration twins.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import sympy
+
+from layoutalg.dataflow.energy import EYERISS, AccessCosts, energy
+from layoutalg.dataflow.errors import DataflowError, check_choice, require_concrete
+from layoutalg.dataflow.schedule import INDEXED_BY, LOOPS, OPERANDS, Schedule
+from layoutalg.dataflow.seed import SeedReuse
+from layoutalg.dataflow.tiling import Capacities
+from layoutalg.dataflow.traffic import traffic
+from layoutalg.errors import describe
+from layoutalg.verify import solver
+from layoutalg.verify.result import CheckResult, Status, point_text
+from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+
+Assume = Sequence[sympy.Basic]
+COMPULSORY = {"A": "M·K", "B": "K·N", "C": "M·N"}
+
+
+def dram_claims(subject: Schedule | SeedReuse) -> dict[str, tuple]:
+    """Per operand ``(numerator, denominator, compulsory)`` of DRAM elements.
+
+    A schedule reports its exact DRAM reads of A and B and writes of C
+    (denominator 1); the seed model reports ``uses / reuse``.
+    """
+    if isinstance(subject, SeedReuse):
+        return subject.dram_claims()
+    if isinstance(subject, Schedule):
+        t = traffic(subject)
+        moved = {"A": t.get("dram", "A", "read"), "B": t.get("dram", "B", "read"),
+                 "C": t.get("dram", "C", "write")}
+        return {x: (moved[x], 1, subject.size(x)) for x in OPERANDS}
+    raise DataflowError(f"check_meets_compulsory: subject must be a Schedule or a SeedReuse; "
+                        f"got {describe(subject)}")
+
+
+def check_meets_compulsory(subject: Schedule | SeedReuse, operand: str | None = None, *,
+                           assume: Assume = (),
+                           timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+    """The model moves at least the compulsory data across DRAM: A ≥ M·K and
+    B ≥ K·N elements read, C ≥ M·N written (hence in total at least
+    ``element_bytes·(MK + KN + MN)`` bytes). ``operand`` limits it to one.
+
+    >>> from layoutalg.dataflow.schedule import Schedule
+    >>> check_meets_compulsory(Schedule("ws", (64, 64, 64), (16, 16, 16))).status.value
+    'PROVED'
+    """
+    start = time.perf_counter()
+    claims = dram_claims(subject)
+    chosen = OPERANDS if operand is None else (check_choice("check_meets_compulsory", "operand",
+                                                            operand, OPERANDS),)
+    short = [sympy.Lt(num, comp * den, evaluate=False) for num, den, comp in
+             (claims[x] for x in chosen)]
+    schedule = subject.schedule if isinstance(subject, SeedReuse) else subject
+    assumptions = [*assume, *schedule.assumptions]
+    parameters = _parameters(*(v for x in chosen for v in claims[x]), *assumptions)
+    outcome = solver.solve([], [sympy.Or(*short)], parameters=parameters, assumptions=assumptions,
+                           timeout_ms=timeout_ms)
+    subject_label = subject.label
+    names = ", ".join(f"{x} ≥ {COMPULSORY[x]}" for x in chosen)
+    if outcome.answer == "unsat":
+        scope = "for every size" if parameters else "here"
+        return _result(Status.PROVED, "meets_compulsory", subject_label, start,
+                       reason=f"DRAM traffic {names} elements {scope}")
+    if outcome.answer == "unknown":
+        return _result(Status.UNKNOWN, "meets_compulsory", subject_label, start,
+                       reason=outcome.reason)
+    values = {p: outcome.model[p] for p in parameters}
+    for x in chosen:
+        num, den, comp = (_value(v, values) for v in claims[x])
+        if num < comp * den:
+            reported = num // den if num % den == 0 else f"{num}/{den}"
+            return _result(
+                Status.REFUTED, "meets_compulsory", subject_label, start,
+                counterexample={**_named(values), "reported": num // den, "compulsory": comp},
+                reason=f"{x}: the model moves {reported} elements across DRAM, fewer than the "
+                f"{comp} ({COMPULSORY[x]}) that must move at least once{_with(values)}")
+    raise AssertionError("Z3 model does not violate the claim")  # solver bug, not input
+
+
+def check_stationary_once(schedule: Schedule, *, assume: Assume = (),
+                          timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+    """The stationary operand crosses DRAM exactly once: OS writes C once and
+    never reads it back, WS reads B once, IS reads A once.
+
+    >>> from layoutalg.dataflow.schedule import Schedule
+    >>> check_stationary_once(Schedule("os", (8, 8, 8), (2, 2, 2))).status.value
+    'PROVED'
+    """
+    if not isinstance(schedule, Schedule):
+        raise DataflowError(f"check_stationary_once: schedule must be a Schedule; "
+                            f"got {describe(schedule)}")
+    start = time.perf_counter()
+    t = traffic(schedule)
+    x = schedule.stationary
+    whole = schedule.size(x)
+    if x == "C":
+        measured = {"read": t.get("dram", "C", "read"), "write": t.get("dram", "C", "write")}
+        expected = {"read": 0, "write": whole}
+    else:
+        measured, expected = {"read": t.get("dram", x, "read")}, {"read": whole}
+    wrong = [sympy.Ne(measured[k], expected[k], evaluate=False) for k in measured]
+    assumptions = [*assume, *schedule.assumptions]
+    parameters = _parameters(*measured.values(), whole, *assumptions)
+    outcome = solver.solve([], [sympy.Or(*wrong)], parameters=parameters,
+                           assumptions=assumptions, timeout_ms=timeout_ms)
+    if outcome.answer == "unsat":
+        return _result(Status.PROVED, "stationary_once", schedule.label, start,
+                       reason=f"{x} (stationary) crosses DRAM exactly once "
+                       f"({COMPULSORY[x]} elements)")
+    if outcome.answer == "unknown":
+        return _result(Status.UNKNOWN, "stationary_once", schedule.label, start,
+                       reason=outcome.reason)
+    values = {p: outcome.model[p] for p in parameters}
+    got = {k: _value(v, values) for k, v in measured.items()}
+    return _result(Status.REFUTED, "stationary_once", schedule.label, start,
+                   counterexample={**_named(values), **got},
+                   reason=f"{x} crosses DRAM {got} times its elements, not once{_with(values)}")
+
+
+def step_footprint(schedule: Schedule, level: str, point: Sequence) -> object:
+    """Bytes of the (edge-trimmed) tiles resident in ``level`` at step ``point``
+    (``(ti, tj, tk)``, ints or symbols)."""
+    total = 0
+    for operand in schedule.resident_in(level):
+        size = 1
+        for loop in INDEXED_BY[operand]:
+            k = LOOPS.index(loop)
+            size = size * _tile_length(schedule.tiles[k], schedule.problem[k], point[k])
+        total = total + size
+    return total * schedule.element_bytes
+
+
+def _tile_length(tile, dim, index):
+    """Length of tile ``index`` along a dimension: ``min(tile, dim − index·tile)``.
+
+    With concrete sizes only the last tile can be short, and saying so (a
+    case split instead of a product of minimums) keeps Z3's queries linear:
+    about 10× faster on the fit checks.
+    """
+    if isinstance(tile, int) and isinstance(dim, int):
+        trips = -(-dim // tile)
+        edge = dim - (trips - 1) * tile
+        if edge == tile:
+            return tile
+        return sympy.Piecewise((edge, sympy.Eq(index, trips - 1)), (tile, True))
+    return sympy.Min(tile, dim - index * tile)
+
+
+def check_tiles_fit(schedule: Schedule, capacities: Capacities | None = None, *,
+                    assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+    """At every step the tiles resident in L2 fit ``l2_bytes`` and the
+    stationary tile fits ``register_bytes`` (edge tiles trimmed).
+
+    >>> from layoutalg.dataflow.schedule import Schedule
+    >>> r = check_tiles_fit(Schedule("os", (64, 64, 64), (64, 64, 64)), Capacities(l2_bytes=32768))
+    >>> r.status.value, r.counterexample["bytes"]
+    ('REFUTED', 49152)
+    """
+    capacities = Capacities() if capacities is None else capacities
+    if not isinstance(schedule, Schedule):
+        raise DataflowError(
+            f"check_tiles_fit: schedule must be a Schedule; got {describe(schedule)}")
+    if not isinstance(capacities, Capacities):
+        raise DataflowError(f"check_tiles_fit: capacities must be a Capacities; "
+                            f"got {describe(capacities)}")
+    start = time.perf_counter()
+    point = tuple(sympy.Symbol(loop, integer=True, nonnegative=True) for loop in LOOPS)
+    bounds = [solver.Bounded(p, 0, n) for p, n in zip(point, schedule.trips)]
+    need = {lv: step_footprint(schedule, lv, point) for lv in ("l2", "register")}
+    over = [sympy.Gt(need[lv], capacities.of(lv), evaluate=False) for lv in need]
+    assumptions = [*assume, *schedule.assumptions]
+    parameters = _parameters(*schedule.problem, *schedule.tiles, capacities.l2_bytes,
+                             capacities.register_bytes, *assumptions)
+    outcome = solver.solve(bounds, [sympy.Or(*over)], parameters=parameters,
+                           assumptions=assumptions, timeout_ms=timeout_ms)
+    if outcome.answer == "unsat":
+        return _result(Status.PROVED, "tiles_fit", schedule.label, start,
+                       reason=f"every step's tiles fit L2 ({capacities.l2_bytes} B) and the "
+                       f"registers ({capacities.register_bytes} B)")
+    if outcome.answer == "unknown":
+        return _result(Status.UNKNOWN, "tiles_fit", schedule.label, start, reason=outcome.reason)
+    values = {p: outcome.model[p] for p in parameters}
+    step = tuple(outcome.model[p] for p in point)
+    env = {**dict(zip(point, step)), **values}
+    for level, footprint in need.items():
+        used, cap = _value(footprint, env), _value(capacities.of(level), values)
+        if used > cap:
+            return _result(
+                Status.REFUTED, "tiles_fit", schedule.label, start,
+                counterexample={**dict(zip(LOOPS, step)), **_named(values), "bytes": used,
+                                "capacity": cap},
+                reason=f"{'L2' if level == 'l2' else 'registers'} overflow at step "
+                f"{point_text(LOOPS, step)}: {used} > {cap} bytes "
+                f"({', '.join(schedule.resident_in(level))} resident){_with(values)}")
+    raise AssertionError("Z3 model does not overflow")  # solver bug, not input
+
+
+def check_energy_below(subject: Schedule, other: Schedule, costs: AccessCosts = EYERISS, *,
+                       assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+    """``subject`` spends strictly less energy than ``other`` on the same problem
+    (concrete sizes; exact arithmetic)."""
+    start = time.perf_counter()
+    _same_problem("check_energy_below", subject, other)
+    mine, theirs = energy(subject, costs).total, energy(other, costs).total
+    verdict = Status.PROVED if mine < theirs else Status.REFUTED
+    relation = "<" if mine < theirs else "≥"
+    return CheckResult(verdict, "energy_below", f"{subject.label} vs {other.label}",
+                       counterexample=None if verdict is Status.PROVED else
+                       {"energy": round(mine), "other": round(theirs)},
+                       reason=f"energy {mine} under {subject.dataflow.upper()} {relation} {theirs} "
+                       f"under {other.dataflow.upper()}",
+                       seconds=time.perf_counter() - start, method="evaluation")
+
+
+def check_reuse_above(subject: Schedule, other: Schedule, operand: str, factor: int = 1, *,
+                      assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+    """``operand``'s DRAM reuse (MACs per element crossing DRAM) under
+    ``subject`` exceeds ``factor`` times that under ``other`` (concrete)."""
+    start = time.perf_counter()
+    check_choice("check_reuse_above", "operand", operand, OPERANDS)
+    _same_problem("check_reuse_above", subject, other)
+    mine, theirs = (traffic(s).accesses("dram", operand) for s in (subject, other))
+    macs = traffic(subject).macs
+    # reuse = macs / moved, so reuse_s > f·reuse_o  ⇔  moved_o > f·moved_s
+    verdict = Status.PROVED if theirs > factor * mine else Status.REFUTED
+    return CheckResult(verdict, "reuse_above", f"{subject.label} vs {other.label}",
+                       counterexample=None if verdict is Status.PROVED else
+                       {"moved": mine, "other_moved": theirs},
+                       reason=f"{operand} crosses DRAM as {mine} elements under "
+                       f"{subject.dataflow.upper()} and {theirs} under {other.dataflow.upper()}: "
+                       f"reuse {macs}/{mine} vs {macs}/{theirs} MACs per element (asked for more "
+                       f"than {factor}×)", seconds=time.perf_counter() - start,
+                       method="evaluation")
+
+
+def _same_problem(where: str, subject, other) -> None:
+    for name, value in (("subject", subject), ("other", other)):
+        if not isinstance(value, Schedule):
+            raise DataflowError(f"{where}: {name} must be a Schedule; got {describe(value)}")
+        require_concrete(where, value, *value.problem, *value.tiles)
+    if subject.problem != other.problem or subject.element_bytes != other.element_bytes:
+        raise DataflowError(f"{where}: both schedules must solve the same problem; got "
+                            f"{subject.problem} and {other.problem}")
+
+
+def _parameters(*exprs) -> list[sympy.Symbol]:
+    found: set[sympy.Symbol] = set()
+    for e in exprs:
+        found |= {s for s in sympy.sympify(e).free_symbols if s.is_positive}
+    return sorted(found, key=str)
+
+
+def _value(expr, env) -> int:
+    return int(sympy.sympify(expr).xreplace(env))
+
+
+def _named(values: dict) -> dict[str, int]:
+    return {str(k): int(v) for k, v in sorted(values.items(), key=lambda kv: str(kv[0]))}
+
+
+def _with(values: dict) -> str:
+    if not values:
+        return ""
+    return " at " + ", ".join(f"{k}={v}" for k, v in _named(values).items())
+
+
+def _result(status, check, subject, start, *, counterexample=None, reason="") -> CheckResult:
+    return CheckResult(status, check, subject, counterexample=counterexample, reason=reason,
+                       seconds=time.perf_counter() - start)

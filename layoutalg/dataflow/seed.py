@@ -1,0 +1,92 @@
+"""The seed's reuse factors (document 004), as a model the checks can judge.
+
+The seed gives each operand a reuse factor per dataflow:
+
+=======  ==============  =====================  ============
+operand  OS              WS                     both
+=======  ==============  =====================  ============
+A        ⌈N/Tj⌉          ⌈Tj/array_cols⌉
+B        ⌈M/Ti⌉          ⌈M/Ti⌉·⌈K/Tk⌉
+C        ⌈K/Tk⌉          ⌈K/Tk⌉
+=======  ==============  =====================  ============
+
+A reuse factor r means each tile fetched serves r of the tile uses, so the
+traffic it implies is ``uses × tile elements / r`` with one use of each
+operand tile per step (``⌈M/Ti⌉·⌈N/Tj⌉·⌈K/Tk⌉`` steps). For WS's B that is
+``⌈N/Tj⌉·Tk·Tj`` elements — less than the ``K·N`` that must cross DRAM
+whenever ``Tk < K``: B tiles at different ``tk`` are different data and
+cannot be reused across K. ``check_meets_compulsory`` refutes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy
+
+from layoutalg.dataflow.errors import DataflowError, check_choice, check_size
+from layoutalg.dataflow.schedule import OPERANDS, Schedule, ceil_div
+from layoutalg.errors import describe
+
+
+@dataclass(frozen=True)
+class SeedReuse:
+    """The seed's reuse model of a schedule (OS or WS; the seed has no IS model).
+
+    >>> from layoutalg.dataflow.schedule import Schedule
+    >>> seed = SeedReuse(Schedule("ws", (256, 64, 64), (64, 64, 16)))
+    >>> seed.reuse("B"), seed.implied_dram("B")   # 4·4 reuse; 1024 < 64·64 elements
+    (16, 1024)
+    """
+
+    schedule: Schedule
+    array_cols: int | sympy.Expr = field(default=16, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.schedule, Schedule):
+            raise DataflowError(
+                f"SeedReuse: schedule must be a Schedule; got {describe(self.schedule)}")
+        if self.schedule.dataflow == "is":
+            raise DataflowError("SeedReuse: the seed gives reuse factors for 'os' and 'ws' only; "
+                                "got dataflow 'is'")
+        cols = check_size("SeedReuse", "array_cols", self.array_cols)
+        object.__setattr__(self, "array_cols", cols)
+
+    def reuse(self, operand: str):
+        """The seed's reuse factor of ``operand`` under this schedule's dataflow."""
+        check_choice("SeedReuse.reuse", "operand", operand, OPERANDS)
+        s = self.schedule
+        mt, nt, kt = s.trips
+        table = {
+            "os": {"A": nt, "B": mt, "C": kt},
+            "ws": {"A": ceil_div(s.tiles[1], self.array_cols), "B": mt * kt, "C": kt},
+        }
+        return table[s.dataflow][operand]
+
+    def uses(self, operand: str):
+        """Elements the loop nest hands to the array: one tile per step."""
+        s = self.schedule
+        mt, nt, kt = s.trips
+        return mt * nt * kt * s.tile_elements(operand)
+
+    def implied_dram(self, operand: str):
+        """DRAM elements the reuse factor implies: ``uses / reuse`` (may be a fraction)."""
+        value = sympy.Rational(1, 1) * self.uses(operand) / self.reuse(operand)
+        return int(value) if value.is_Integer else value
+
+    def dram_claims(self) -> dict[str, tuple[object, object, object]]:
+        """Per operand ``(numerator, denominator, compulsory)``: the model reports
+        ``numerator / denominator`` elements of DRAM traffic."""
+        s = self.schedule
+        return {x: (self.uses(x), self.reuse(x), s.size(x)) for x in OPERANDS}
+
+    def index_map(self):
+        """The schedule's loop nest (so a spec may return this model)."""
+        return self.schedule.index_map()
+
+    @property
+    def label(self) -> str:
+        return f"seed reuse model of {self.schedule.label}"
+
+    def __str__(self) -> str:
+        return self.label

@@ -1,0 +1,104 @@
+"""Cycles of an R×C systolic array (the SCALE-Sim analytical model).
+
+A GEMM ``(M, N, K)`` maps onto the array as a spatial ``Sr × Sc`` block and
+a temporal extent ``T`` (SCALE-Sim, Samajdar et al. 2018):
+
+========  ==========  ==========  ============================
+dataflow  Sr, Sc, T   per fold    what fills the array
+========  ==========  ==========  ============================
+``os``    M, N, K     R + C + T − 2   outputs stay; A, B skew in
+``ws``    K, N, M     2R + C + T − 2  weights preload (R cycles)
+``is``    K, M, N     2R + C + T − 2  inputs preload (R cycles)
+========  ==========  ==========  ============================
+
+The block is cut into ``⌈Sr/R⌉·⌈Sc/C⌉`` folds run one after another; a
+schedule's cycles are the sum over its steps of the cycles of each step's
+``mi × nj × kk`` block. Compute cycles only: DRAM bandwidth stalls are
+outside this model.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from layoutalg.dataflow.errors import DataflowError, check_choice, check_count, check_triple
+from layoutalg.dataflow.schedule import DATAFLOWS, Schedule, ceil_div
+from layoutalg.errors import describe
+
+
+def mapping(dataflow: str, shape: tuple) -> tuple:
+    """SCALE-Sim's ``(Sr, Sc, T)`` for a GEMM ``(M, N, K)``.
+
+    >>> mapping("ws", (256, 64, 32))
+    (32, 64, 256)
+    """
+    check_choice("mapping", "dataflow", dataflow, DATAFLOWS)
+    m, n, k = shape
+    return {"os": (m, n, k), "ws": (k, n, m), "is": (k, m, n)}[dataflow]
+
+
+def fold_cycles(dataflow: str, temporal, rows: int, cols: int):
+    """Cycles of one fold: OS ``R + C + T − 2``, WS/IS ``2R + C + T − 2``."""
+    fill = rows if dataflow == "os" else 2 * rows
+    return fill + cols + temporal - 2
+
+
+def systolic_cycles(shape: tuple, dataflow: str, *, rows: int = 16, cols: int = 16) -> int:
+    """Cycles of one GEMM ``shape = (M, N, K)`` on a ``rows × cols`` array.
+
+    >>> systolic_cycles((16, 16, 100), "os", rows=16, cols=16)   # one fold: 16 + 16 + 100 − 2
+    130
+    >>> systolic_cycles((64, 16, 32), "ws", rows=16, cols=16)    # 2 folds of 2·16 + 16 + 64 − 2
+    220
+    """
+    check_choice("systolic_cycles", "dataflow", dataflow, DATAFLOWS)
+    shape = check_triple("systolic_cycles", "shape", shape, ("M", "N", "K"))
+    if not all(isinstance(v, int) for v in shape):
+        raise DataflowError(f"systolic_cycles: shape must be concrete ints; got {describe(shape)}")
+    rows = check_count("systolic_cycles", "rows", rows)
+    cols = check_count("systolic_cycles", "cols", cols)
+    return _cycles(dataflow, shape, rows, cols)
+
+
+def _cycles(dataflow, shape, rows, cols):
+    """Cycles for ints or NumPy arrays (no validation)."""
+    spatial_rows, spatial_cols, temporal = mapping(dataflow, shape)
+    folds = ceil_div(spatial_rows, rows) * ceil_div(spatial_cols, cols)
+    return folds * fold_cycles(dataflow, temporal, rows, cols)
+
+
+def schedule_cycles(schedule: Schedule, *, rows: int = 16, cols: int = 16) -> int:
+    """Cycles of a whole schedule: each step's block run on the array in turn.
+
+    >>> schedule_cycles(Schedule("os", (32, 16, 100), (16, 16, 100)))   # 2 steps of 130
+    260
+    """
+    if not isinstance(schedule, Schedule):
+        raise DataflowError(
+            f"schedule_cycles: schedule must be a Schedule; got {describe(schedule)}")
+    if not schedule.is_concrete:
+        raise DataflowError(f"schedule_cycles: needs concrete sizes; got {schedule}")
+    rows = check_count("schedule_cycles", "rows", rows)
+    cols = check_count("schedule_cycles", "cols", cols)
+    return int(tiled_cycles(schedule.dataflow, schedule.problem, schedule.tiles, rows, cols))
+
+
+def tiled_cycles(dataflow: str, problem: tuple, tiles: tuple, rows: int, cols: int):
+    """Sum of step cycles without visiting every step: along each dimension the
+    steps have ``n − 1`` full tiles and one edge tile, so at most eight block
+    shapes occur. Tiles may be NumPy arrays (one entry per tiling)."""
+    sides = []
+    for dim, tile in zip(problem, tiles):
+        trips = ceil_div(dim, tile)
+        edge = dim - (trips - 1) * tile
+        sides.append(((trips - 1, tile), (1, edge)))
+    total = 0
+    for choice in itertools.product(*sides):
+        count = choice[0][0] * choice[1][0] * choice[2][0]
+        shape = tuple(size for _, size in choice)
+        total = total + count * _cycles(dataflow, shape, rows, cols)
+    if isinstance(total, np.ndarray):
+        return total
+    return int(total)

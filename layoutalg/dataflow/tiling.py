@@ -1,0 +1,208 @@
+"""Tile selection under the seed's capacity constraints, by exhaustive search.
+
+The tiles resident at each level must fit it (full tiles, in bytes):
+
+- OS: ``(Ti·Tk + Tk·Tj + Ti·Tj)·e ≤ L2`` and ``Ti·Tj·e ≤ registers``;
+- WS: ``(Ti·Tk + Ti·Tj)·e ≤ L2`` and ``Tk·Tj·e ≤ registers``;
+- IS: ``(Tk·Tj + Ti·Tj)·e ≤ L2`` and ``Ti·Tk·e ≤ registers``.
+
+These are the seed's constraints; the seed states OS's register bound only
+as an assumption ("C fits in PE registers"), here it is checked like the
+others. Access counts depend on the tile *counts* only, so the search
+visits, per dimension D, the smallest tile for each count ``n``
+(``⌈D/⌈D/T⌉⌉``): any other tile with the same count needs more room and
+has the same traffic. Every candidate is scored with NumPy at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy
+
+from layoutalg.dataflow.energy import EYERISS, AccessCosts, Energy, energy
+from layoutalg.dataflow.errors import (
+    DataflowError,
+    check_choice,
+    check_count,
+    check_size,
+    check_triple,
+)
+from layoutalg.dataflow.schedule import DATAFLOWS, INDEXED_BY, LOOPS, RESIDENCY, Schedule
+from layoutalg.dataflow.systolic import schedule_cycles, tiled_cycles
+from layoutalg.dataflow.traffic import Traffic, closed_form, traffic
+from layoutalg.errors import describe
+from layoutalg.verify.result import CheckResult
+
+LIMIT = 2**62
+
+
+@dataclass(frozen=True)
+class Capacities:
+    """Bytes of the L2 buffer and of the whole PE array's registers.
+
+    Defaults: 256 KiB of L2 and 16×16 PEs × 256 B of registers (64 KiB).
+    Sizes may be positive integer symbols for parametric proofs.
+    """
+
+    l2_bytes: int | sympy.Expr = 256 * 1024
+    register_bytes: int | sympy.Expr = 16 * 16 * 256
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "l2_bytes", check_size("Capacities", "l2_bytes", self.l2_bytes))
+        object.__setattr__(self, "register_bytes",
+                           check_size("Capacities", "register_bytes", self.register_bytes))
+
+    def of(self, level: str):
+        return self.l2_bytes if level == "l2" else self.register_bytes
+
+    @property
+    def label(self) -> str:
+        """``L2 262144 B, registers 65536 B``."""
+        return f"L2 {self.l2_bytes} B, registers {self.register_bytes} B"
+
+
+def requirements(dataflow: str, tiles: tuple, element_bytes: int) -> dict[str, object]:
+    """Bytes of full tiles each level holds: ``{"l2": …, "register": …}``."""
+    need = {"l2": 0, "register": 0}
+    for operand in RESIDENCY[dataflow]:
+        rows, cols = INDEXED_BY[operand]
+        elements = tiles[LOOPS.index(rows)] * tiles[LOOPS.index(cols)]
+        for level in ("l2", "register"):
+            if level in RESIDENCY[dataflow][operand]:
+                need[level] = need[level] + elements * element_bytes
+    return need
+
+
+def tile_constraints(schedule: Schedule, capacities: Capacities) -> list[sympy.Basic]:
+    """The capacity constraints of ``schedule`` as SymPy relations (for ``assume=``)."""
+    need = requirements(schedule.dataflow, schedule.tiles, schedule.element_bytes)
+    return [sympy.Le(need[level], capacities.of(level), evaluate=False) for level in need]
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """The tiles chosen for one problem and dataflow, with what they cost.
+
+    ``proof`` is the ``tiles_fit`` check of the chosen schedule (PROVED);
+    ``candidates`` is how many feasible tilings were compared.
+    """
+
+    schedule: Schedule
+    traffic: Traffic
+    energy: Energy
+    cycles: int
+    proof: CheckResult
+    candidates: int
+
+    @property
+    def tiles(self) -> tuple[int, int, int]:
+        return self.schedule.tiles
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Every feasible tiling of a problem (canonical tiles), with energy and cycles."""
+
+    dataflow: str
+    problem: tuple[int, int, int]
+    tiles: np.ndarray  # shape (n, 3)
+    energy: np.ndarray
+    cycles: np.ndarray
+
+
+def canonical_tiles(dim: int) -> np.ndarray:
+    """The smallest tile giving each tile count: ``⌈D/n⌉`` for n = 1..D, distinct.
+
+    >>> canonical_tiles(10).tolist()
+    [1, 2, 3, 4, 5, 10]
+    """
+    counts = np.arange(1, dim + 1, dtype=np.int64)
+    return np.unique(-(-dim // counts))
+
+
+def candidates(problem: tuple, dataflow: str, capacities: Capacities, *, element_bytes: int = 4,
+               costs: AccessCosts = EYERISS, rows: int = 16, cols: int = 16) -> Candidates:
+    """Score every feasible canonical tiling (see the module docstring)."""
+    problem, capacities = _check_search(problem, dataflow, capacities, element_bytes, costs)
+    rows = check_count("candidates", "rows", rows)
+    cols = check_count("candidates", "cols", cols)
+    M, N, K = problem
+    dearest = max(costs.of(x) for x in ("dram", "l2", "array", "register", "mac"))
+    if 24 * M * N * K * dearest >= LIMIT:
+        raise DataflowError(f"candidates: problem {problem} is too large to score in 64-bit "
+                            "integers; scale the sizes down")
+    tj_grid, tk_grid = np.meshgrid(canonical_tiles(N), canonical_tiles(K), indexing="ij")
+    tj_grid, tk_grid = tj_grid.ravel(), tk_grid.ravel()
+    found_tiles, found_energy, found_cycles = [], [], []
+    for ti in canonical_tiles(M):
+        ti_grid = np.full_like(tj_grid, ti)
+        tiles = (ti_grid, tj_grid, tk_grid)
+        need = requirements(dataflow, tiles, element_bytes)
+        ok = (need["l2"] <= capacities.l2_bytes) & (need["register"] <= capacities.register_bytes)
+        if not ok.any():
+            continue
+        tiles = tuple(t[ok] for t in tiles)
+        counts = closed_form(dataflow, problem, tiles)
+        total = counts["mac", "-", "op"] * costs.mac
+        for (level, _, _), value in counts.items():
+            if level != "mac":
+                total = total + value * costs.of(level)
+        found_tiles.append(np.stack(tiles, axis=1))
+        found_energy.append(np.broadcast_to(total, tiles[0].shape))
+        found_cycles.append(tiled_cycles(dataflow, problem, tiles, rows, cols))
+    if not found_tiles:
+        least = requirements(dataflow, (1, 1, 1), element_bytes)
+        raise DataflowError(
+            f"optimize: no tiling of {problem} fits under {dataflow.upper()}: even 1×1×1 tiles "
+            f"need {least['l2']} B of L2 and {least['register']} B of registers; "
+            f"got {capacities}")
+    return Candidates(dataflow, problem, np.concatenate(found_tiles),
+                      np.concatenate(found_energy), np.concatenate(found_cycles))
+
+
+def optimize(problem: tuple, dataflow: str, capacities: Capacities | None = None, *,
+             element_bytes: int = 4, costs: AccessCosts = EYERISS, rows: int = 16,
+             cols: int = 16) -> Tiling:
+    """The feasible tiles with the least energy (then fewest cycles, then larger tiles).
+
+    Returns the schedule, its traffic, energy and cycles on a ``rows × cols``
+    array, and a Z3 proof that every step's tiles fit.
+
+    >>> t = optimize((256, 64, 64), "ws")
+    >>> t.tiles, t.proof.status.value
+    ((256, 64, 64), 'PROVED')
+    """
+    from layoutalg.dataflow.checks import check_tiles_fit
+
+    capacities = Capacities() if capacities is None else capacities
+    found = candidates(problem, dataflow, capacities, element_bytes=element_bytes, costs=costs,
+                       rows=rows, cols=cols)
+    volume = found.tiles.prod(axis=1)
+    order = np.lexsort((-found.tiles[:, 2], -found.tiles[:, 1], -found.tiles[:, 0], -volume,
+                        found.cycles, found.energy))
+    best = tuple(int(v) for v in found.tiles[order[0]])
+    schedule = Schedule(dataflow, found.problem, best, element_bytes=element_bytes)
+    proof = check_tiles_fit(schedule, capacities)
+    if not proof.proved:
+        raise AssertionError(f"optimize chose tiles that do not fit: {proof}")  # a bug, not input
+    return Tiling(schedule, traffic(schedule), energy(schedule, costs),
+                  schedule_cycles(schedule, rows=rows, cols=cols), proof, len(found.energy))
+
+
+def _check_search(problem, dataflow, capacities, element_bytes, costs):
+    check_choice("optimize", "dataflow", dataflow, DATAFLOWS)
+    problem = check_triple("optimize", "problem", problem, ("M", "N", "K"))
+    if not all(isinstance(v, int) for v in problem):
+        raise DataflowError(f"optimize: problem must be concrete ints; got {describe(problem)}")
+    if not isinstance(capacities, Capacities):
+        raise DataflowError(
+            f"optimize: capacities must be a Capacities; got {describe(capacities)}")
+    if not (isinstance(capacities.l2_bytes, int) and isinstance(capacities.register_bytes, int)):
+        raise DataflowError(f"optimize: capacities must be concrete ints; got {capacities}")
+    check_count("optimize", "element_bytes", element_bytes)
+    if not isinstance(costs, AccessCosts):
+        raise DataflowError(f"optimize: costs must be an AccessCosts; got {describe(costs)}")
+    return problem, capacities
+

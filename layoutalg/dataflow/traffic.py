@@ -1,0 +1,197 @@
+"""Exact per-level, per-operand access counts of a schedule, in closed form.
+
+The numbers are the totals of the counting rule in
+:mod:`layoutalg.dataflow.reuse` (the tests run that rule step by step and
+compare). With ``S_X`` the elements of operand X, ``R_X`` its fetch factor
+(the Timeloop rule) and ``F_X = S_X·R_X`` the elements brought into each
+level that holds a tile of it:
+
+- input X (A, B), each link parent → level of its chain: ``F_X`` reads at
+  the parent, ``F_X`` writes at the level;
+- C, each link: fills ``F_C − S_C`` (its first visit starts at zero), write-
+  backs ``F_C``;
+- links that end at the registers cross the array (one hop per element);
+- compute (``M·N·K`` MACs): the stationary operand is read from registers
+  per MAC (C: ``MNK − MN`` reads, ``MNK`` writes); a streaming input is
+  read from L2 once per step that uses it (``S_X`` times the trip count of
+  the loop that does not index it) and hops into PEs once per MAC; a
+  streaming C is read from L2 ``MN·(⌈K/Tk⌉ − 1)`` and written ``MN·⌈K/Tk⌉``
+  times, its partial sums hopping once per MAC.
+
+Every count is an int for concrete sizes and a SymPy expression (with
+``ceiling`` and ``Piecewise``) for symbolic ones, which is what the Z3
+proofs take.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import pairwise
+
+import sympy
+
+from layoutalg.dataflow.errors import DataflowError, check_choice
+from layoutalg.dataflow.reuse import factor
+from layoutalg.dataflow.schedule import (
+    INDEXED_BY,
+    LEVELS,
+    LOOPS,
+    OPERANDS,
+    RESIDENCY,
+    STATIONARY,
+    Schedule,
+    ceil_div,
+)
+
+KINDS = {"dram": ("read", "write"), "l2": ("read", "write"), "array": ("hop",),
+         "register": ("read", "write")}
+KEYS = tuple((level, operand, kind) for level in LEVELS for operand in OPERANDS
+             for kind in KINDS[level])
+
+
+def closed_form(dataflow: str, problem: tuple, tiles: tuple) -> dict[tuple[str, str, str], object]:
+    """Access counts keyed ``(level, operand, kind)`` plus ``("mac", "-", "op")``.
+
+    Sizes may be ints, SymPy expressions, or NumPy arrays of tiles (one
+    entry per candidate tiling).
+    """
+    counts: dict[tuple[str, str, str], object] = {key: 0 for key in KEYS}
+    M, N, K = problem
+    macs = M * N * K
+    position = LOOPS.index
+
+    def size(operand):
+        rows, cols = INDEXED_BY[operand]
+        return problem[position(rows)] * problem[position(cols)]
+
+    for operand in OPERANDS:
+        chain = RESIDENCY[dataflow][operand]
+        whole = size(operand)
+        fetched = whole * factor(dataflow, operand, problem, tiles)
+        for parent, level in pairwise(chain):
+            crosses = "register" in (parent, level)
+            if operand == "C":
+                refetched = fetched - whole
+                counts[parent, "C", "read"] += refetched
+                counts[level, "C", "write"] += refetched
+                counts[level, "C", "read"] += fetched
+                counts[parent, "C", "write"] += fetched
+                if crosses:
+                    counts["array", "C", "hop"] += refetched + fetched
+            else:
+                counts[parent, operand, "read"] += fetched
+                counts[level, operand, "write"] += fetched
+                if crosses:
+                    counts["array", operand, "hop"] += fetched
+    stationary = STATIONARY[dataflow]
+    for operand in OPERANDS:
+        if operand == stationary:
+            if operand == "C":
+                counts["register", "C", "read"] += macs - size("C")
+                counts["register", "C", "write"] += macs
+            else:
+                counts["register", operand, "read"] += macs
+            continue
+        (free,) = [loop for loop in LOOPS if loop not in INDEXED_BY[operand]]
+        steps_using = ceil_div(problem[position(free)], tiles[position(free)])
+        counts["array", operand, "hop"] += macs
+        if operand == "C":
+            counts["l2", "C", "read"] += size("C") * (steps_using - 1)
+            counts["l2", "C", "write"] += size("C") * steps_using
+        else:
+            counts["l2", operand, "read"] += size(operand) * steps_using
+    counts["mac", "-", "op"] = macs
+    return counts
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """Accesses of a schedule per level, operand and kind, in elements.
+
+    Levels are "dram", "l2", "array" (hops into PEs) and "register"; kinds
+    "read"/"write" (storage levels) or "hop" (array).
+
+    >>> t = traffic(Schedule("os", (4, 4, 4), (2, 4, 4)))
+    >>> t.get("dram", "B", "read"), t.dram_bytes, t.compulsory_bytes
+    (16, 192, 192)
+    """
+
+    schedule: Schedule
+    counts: tuple[tuple[tuple[str, str, str], object], ...]
+    macs: object
+
+    @classmethod
+    def from_mapping(cls, schedule: Schedule, counts: Mapping) -> Traffic:
+        """Build from a mapping keyed ``(level, operand, kind)`` (missing keys are 0)."""
+        items = tuple((key, _tidy(counts.get(key, 0))) for key in KEYS)
+        return cls(schedule, items, _tidy(counts.get(("mac", "-", "op"), 0)))
+
+    def get(self, level: str, operand: str, kind: str):
+        """One count, e.g. ``get("dram", "C", "write")``."""
+        check_choice("Traffic.get", "level", level, LEVELS)
+        check_choice("Traffic.get", "operand", operand, OPERANDS)
+        check_choice("Traffic.get", "kind", kind, KINDS[level])
+        return dict(self.counts)[level, operand, kind]
+
+    def accesses(self, level: str | None = None, operand: str | None = None,
+                 kind: str | None = None):
+        """Sum of the counts matching the given level, operand and kind (None = all)."""
+        if level is not None:
+            check_choice("Traffic.accesses", "level", level, LEVELS)
+        if operand is not None:
+            check_choice("Traffic.accesses", "operand", operand, OPERANDS)
+        total = 0
+        for (lv, op, kd), value in self.counts:
+            if level in (None, lv) and operand in (None, op) and kind in (None, kd):
+                total += value
+        return _tidy(total)
+
+    def bytes(self, level: str | None = None, operand: str | None = None,
+              kind: str | None = None):
+        """:meth:`accesses` times the schedule's element size."""
+        return _tidy(self.accesses(level, operand, kind) * self.schedule.element_bytes)
+
+    @property
+    def dram_bytes(self):
+        """Bytes read from and written to DRAM."""
+        return self.bytes("dram")
+
+    @property
+    def compulsory_bytes(self):
+        """``element_bytes·(MK + KN + MN)``: read A and B once, write C once."""
+        s = self.schedule
+        return s.element_bytes * (s.size("A") + s.size("B") + s.size("C"))
+
+    def as_dict(self) -> dict[tuple[str, str, str], object]:
+        return dict(self.counts)
+
+    def table(self) -> str:
+        """A plain-text table: one row per level and kind, one column per operand."""
+        rows = [f"{'level':<9} {'kind':<6}" + "".join(f"{op:>14}" for op in OPERANDS)]
+        for level in LEVELS:
+            for kind in KINDS[level]:
+                cells = "".join(f"{self.get(level, op, kind)!s:>14}" for op in OPERANDS)
+                rows.append(f"{level:<9} {kind:<6}{cells}")
+        rows.append(f"{'mac':<9} {'op':<6}{self.macs!s:>14}")
+        return "\n".join(rows)
+
+
+def traffic(schedule: Schedule) -> Traffic:
+    """Exact accesses of ``schedule`` at every level, per operand, in closed form.
+
+    >>> t = traffic(Schedule("ws", (256, 64, 64), (64, 64, 32)))
+    >>> t.get("dram", "B", "read") == 64 * 64   # B crosses DRAM once under WS
+    True
+    """
+    if not isinstance(schedule, Schedule):
+        raise DataflowError(f"traffic: schedule must be a Schedule; got {type(schedule).__name__}")
+    counts = closed_form(schedule.dataflow, schedule.problem, schedule.tiles)
+    return Traffic.from_mapping(schedule, counts)
+
+
+def _tidy(value):
+    """Plain ints stay ints; SymPy integers become ints; expressions are kept."""
+    if isinstance(value, sympy.Integer):
+        return int(value)
+    return value

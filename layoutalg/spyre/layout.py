@@ -1,0 +1,258 @@
+"""``SpyreLayout``: where each element of a PyTorch tensor lives on Spyre.
+
+A Spyre layout pairs a PyTorch ``size`` with a ``device_size`` and a
+``dim_map`` of equal length (the device rank). The device layout is
+row-major over ``device_size``; its last dim is the stick dim (one 128-byte
+stick); ``dim_map[k]`` names the torch dim device dim ``k`` indexes (``-1``:
+the synthetic dim of a sparse layout). Repeated torch dims tile.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.spyre import mapping, rules
+from layoutalg.spyre.args import coordinate, int_tuple, listed, positive_ints
+from layoutalg.spyre.errors import SpyreError
+from layoutalg.spyre.sticks import dtype_name, elems_per_stick, itemsize
+from layoutalg.spyre.stride_maps import dim_map_to_stride_map, stride_map_to_dim_map
+from layoutalg.spyre.torch_layout import TorchLayout
+
+
+@dataclass(frozen=True, init=False)
+class SpyreLayout:
+    """A validated Spyre tensor layout.
+
+    Args:
+        size: the PyTorch size (positive ints; size-1 dims may be left out of
+            ``dim_map``).
+        dtype: "float16", "bfloat16", "float32", "int8", … (aliases such as
+            "fp16" accepted).
+        device_size: extents of the device dims; ``device_size[-1]`` must be
+            ``128 // itemsize``.
+        dim_map: one entry per device dim in ``range(-1, rank)``.
+        stride: the PyTorch strides (keyword-only; row-major contiguous by
+            default); they only matter to ``stride_map`` and host offsets.
+
+    Raises:
+        StickSizeError, DimMapError, CoverageError: the rule broken, named.
+
+    The seed's example: element ``(a, b, c, d)`` of the device tensor is
+    torch element ``(c, a, 64·b + d)``.
+
+    >>> s = SpyreLayout([128, 256, 512], "float16", [256, 8, 128, 64], [1, 2, 0, 2])
+    >>> s.device_to_host((3, 2, 5, 7))
+    (5, 3, 135)
+    >>> s.host_to_device((5, 3, 135))
+    (3, 2, 5, 7)
+    >>> s.device_bytes, s.stride_map
+    (33554432, (512, 64, 131072, 1))
+    """
+
+    size: tuple[int, ...]
+    dtype: str
+    device_size: tuple[int, ...]
+    dim_map: tuple[int, ...]
+    stride: tuple[int, ...]
+
+    def __init__(self, size, dtype, device_size, dim_map, *, stride=None) -> None:
+        _assign(self, size, dtype, device_size, dim_map, stride)
+        rules.check_all(self.size, self.dtype, self.device_size, self.dim_map)
+
+    @classmethod
+    def unchecked(cls, size, dtype, device_size, dim_map, *, stride=None) -> SpyreLayout:
+        """A layout that skips the layout rules (stick size, ``-1`` placement,
+        dims present, coverage) but not the argument types and lengths.
+
+        For known-bad designs: its maps let a check show *which* host element
+        a broken layout loses or doubles, instead of refusing it up front.
+        """
+        layout = object.__new__(cls)
+        _assign(layout, size, dtype, device_size, dim_map, stride)
+        rules.check_lengths(layout.device_size, layout.dim_map)
+        rules.check_entries_in_range(layout.dim_map, len(layout.size))
+        return layout
+
+    @classmethod
+    def from_stride_map(cls, size, dtype, device_size, stride_map, *, stride=None) -> SpyreLayout:
+        """The layout given in the newer ``stride_map`` form (host offset =
+        ``dot(device coordinate, stride_map)``, ``-1`` where none).
+
+        >>> SpyreLayout.from_stride_map([512, 256], "float16", [4, 512, 64], [64, 256, 1]).dim_map
+        (1, 0, 1)
+        """
+        torch = TorchLayout(size, stride)
+        sizes = positive_ints("device_size", device_size)
+        dims = stride_map_to_dim_map(torch.size, sizes, stride_map, torch.stride)
+        return cls(torch.size, dtype, sizes, dims, stride=torch.stride)
+
+    # -- derived facts --------------------------------------------------------------
+
+    @property
+    def rank(self) -> int:
+        return len(self.size)
+
+    @property
+    def device_rank(self) -> int:
+        return len(self.device_size)
+
+    @property
+    def itemsize(self) -> int:
+        return itemsize(self.dtype)
+
+    @property
+    def elems_per_stick(self) -> int:
+        return elems_per_stick(self.dtype)
+
+    @property
+    def is_sparse(self) -> bool:
+        """The stick dim is synthetic: one element per stick."""
+        return self.dim_map[-1] == mapping.SYNTHETIC
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.size)
+
+    @property
+    def device_bytes(self) -> int:
+        """128 bytes per stick: ``128 × prod(device_size[:-1])``."""
+        return mapping.device_bytes(self.device_size)
+
+    @property
+    def padding_slots(self) -> int:
+        """Device slots holding no element (every layout that passes the rules
+        is a bijection onto its valid slots — ``index_map()`` proves it)."""
+        return math.prod(self.device_size) - self.numel
+
+    @property
+    def torch_layout(self) -> TorchLayout:
+        return TorchLayout(self.size, self.stride)
+
+    @property
+    def stride_map(self) -> tuple[int, ...]:
+        """Per device dim, the host element stride of one step along it (from
+        the PyTorch strides); ``-1`` for the synthetic dim and size-1 dims."""
+        return dim_map_to_stride_map(self.size, self.device_size, self.dim_map, self.stride)
+
+    @property
+    def tile_strides(self) -> tuple[int, ...]:
+        """Per device dim, its step along its torch dim (mixed radix)."""
+        return mapping.tile_strides(self.device_size, self.dim_map)
+
+    # -- coordinates -------------------------------------------------------------------
+
+    def host_to_device(self, host_coord) -> tuple[int, ...]:
+        """The device coordinate of a host element."""
+        point = coordinate("host_coord", host_coord, self.size, "size")
+        strides = self.tile_strides
+        result, seen = [], set()
+        for k, d in enumerate(self.dim_map):
+            if d == mapping.SYNTHETIC:
+                result.append(0)
+                continue
+            value = point[d] // strides[k]
+            result.append(value % self.device_size[k] if d in seen else value)
+            seen.add(d)
+        return tuple(result)
+
+    def device_to_host(self, device_coord) -> tuple[int, ...] | None:
+        """The host element at a device slot, or None for a padding slot."""
+        point = coordinate("device_coord", device_coord, self.device_size, "device_size")
+        host = [0] * self.rank
+        for c, d, step in zip(point, self.dim_map, self.tile_strides):
+            if d == mapping.SYNTHETIC:
+                if c != 0:
+                    return None
+            else:
+                host[d] += c * step
+        if any(h >= n for h, n in zip(host, self.size)):
+            return None
+        return tuple(host)
+
+    def host_offset(self, device_coord) -> int | None:
+        """Host element offset of a device slot through ``stride_map`` (None for padding)."""
+        if self.device_to_host(device_coord) is None:
+            return None
+        return sum(c * s for c, s in zip(device_coord, self.stride_map) if s != -1)
+
+    # -- index maps ----------------------------------------------------------------------
+
+    def index_map(self) -> IndexMap:
+        """Host coordinate ``(h0, h1, …)`` ↦ device coordinate ``(dev0, …)``.
+
+        The domain is the host tensor; the inverse is the device-to-host
+        formula; ``valid`` marks the slots that hold an element. A layout
+        that passes the rules is a bijection onto its valid slots.
+        """
+        return mapping.host_to_device_map(self.size, self.device_size, self.dim_map,
+                                          name=self.label)
+
+    def device_to_host_map(self) -> IndexMap:
+        """Device coordinate ↦ host coordinate over the whole device grid
+        (padding slots land past the torch size): for comparing formulas."""
+        return mapping.device_to_host_map(self.size, self.device_size, self.dim_map,
+                                          name=f"{self.label} device→host")
+
+    def device_offset_map(self) -> IndexMap:
+        """Host coordinate ↦ byte offset in device memory (``[0, device_bytes)``)."""
+        return mapping.device_offset_map(self.size, self.device_size, self.dim_map,
+                                         self.itemsize, name=f"{self.label} bytes")
+
+    def host_offset_map(self, stride_map=None, *, in_bytes: bool = False) -> IndexMap:
+        """Host coordinate ↦ ``dot(device coordinate, stride_map)``: the host
+        offset the stride_map form computes (``self.stride_map`` by default),
+        in elements or, with ``in_bytes``, in bytes. Equal to
+        ``torch_layout.index_map()`` when the stride_map is right.
+
+        >>> s = SpyreLayout([512, 256], "float16", [4, 512, 64], [1, 0, 1])
+        >>> s.host_offset_map(in_bytes=True)(3, 130)
+        (1796,)
+        """
+        chosen = self.stride_map if stride_map is None else _stride_map_arg(stride_map, self)
+        scale = self.itemsize if in_bytes else 1
+        if scale != 1:
+            chosen = tuple(s if s == -1 else s * scale for s in chosen)
+        unit = " bytes" if in_bytes else ""
+        return mapping.stride_map_offset_map(
+            self.size, self.device_size, self.dim_map, chosen, self.torch_layout.extent() * scale,
+            name=f"{self.label} via stride_map {listed(chosen)}{unit}")
+
+    # -- text ------------------------------------------------------------------------------
+
+    @property
+    def label(self) -> str:
+        sparse = " sparse" if self.is_sparse else ""
+        return (f"spyre{listed(self.size)} {self.dtype}{sparse} → {listed(self.device_size)} "
+                f"by {listed(self.dim_map)}")
+
+    def __str__(self) -> str:
+        return self.label
+
+    def __repr__(self) -> str:
+        text = (f"SpyreLayout({list(self.size)}, {self.dtype!r}, {list(self.device_size)}, "
+                f"{list(self.dim_map)}")
+        if self.stride != TorchLayout(self.size).stride:
+            text += f", stride={list(self.stride)}"
+        return text + ")"
+
+
+def _assign(layout, size, dtype, device_size, dim_map, stride) -> None:
+    torch = TorchLayout(size, stride)
+    object.__setattr__(layout, "size", torch.size)
+    object.__setattr__(layout, "dtype", dtype_name(dtype))
+    object.__setattr__(layout, "device_size", positive_ints("device_size", device_size))
+    object.__setattr__(layout, "dim_map", int_tuple("dim_map", dim_map))
+    object.__setattr__(layout, "stride", torch.stride)
+
+
+def _stride_map_arg(stride_map, layout: SpyreLayout) -> tuple[int, ...]:
+    values = int_tuple("stride_map", stride_map)
+    if len(values) != layout.device_rank:
+        raise SpyreError(f"stride_map must have one entry per device dim ({layout.device_rank}); "
+                         f"got {listed(values)}")
+    return values
+
+
+__all__ = ["SpyreLayout"]

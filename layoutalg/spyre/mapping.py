@@ -1,0 +1,197 @@
+"""The Spyre mapping as SymPy expressions, for concrete or symbolic sizes.
+
+A device coordinate ``c`` (one entry per device dim) holds the host element
+whose coordinate along torch dim ``d`` is
+
+    h_d = Σ_{k : dim_map[k] = d} c_k · s_k,   s_k = Π_{j > k, dim_map[j] = d} device_size[j]
+
+— the device dims of one torch dim combine with strides growing right to
+left, like the row-major strides of the whole device layout. A slot is
+padding when some ``h_d ≥ size[d]`` or the synthetic dim (``-1``) has a
+coordinate other than 0. Read backwards, ``c_k = (h_d // s_k) mod
+device_size[k]``, without the ``mod`` for the outermost device dim of
+``d`` — so a host element that the device dims cannot hold lands out of
+bounds (and a check names it) instead of wrapping onto another element.
+
+These builders take the parts of a layout unvalidated: ``SpyreLayout``
+validates, the proofs pass symbolic sizes, and the known-bad specs pass
+broken parts on purpose.
+"""
+
+from __future__ import annotations
+
+import math
+
+import sympy
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
+from layoutalg.spyre.sticks import STICK_BYTES
+from layoutalg.spyre.torch_layout import host_space
+
+SYNTHETIC = -1
+
+
+def device_space(device_size) -> Space:
+    """The device coordinates ``dev0, dev1, …``; the last is the stick dim."""
+    return Space(*((f"dev{k}", extent) for k, extent in enumerate(device_size)))
+
+
+def tile_strides(device_size, dim_map) -> tuple:
+    """``s_k``: the step of device dim ``k`` along its torch dim (1 for ``-1``).
+
+    >>> tile_strides((256, 8, 128, 64), (1, 2, 0, 2))
+    (1, 64, 1, 1)
+    """
+    strides = []
+    for k, d in enumerate(dim_map):
+        step = 1
+        if d != SYNTHETIC:
+            for j in range(k + 1, len(dim_map)):
+                if dim_map[j] == d:
+                    step = step * device_size[j]
+        strides.append(step)
+    return tuple(strides)
+
+
+def coverage(device_size, dim_map, d):
+    """Coordinates the device dims of torch dim ``d`` can hold (their product)."""
+    product = 1
+    for extent, mapped in zip(device_size, dim_map):
+        if mapped == d:
+            product = product * extent
+    return product
+
+
+def to_device_exprs(host_symbols, device_size, dim_map) -> list:
+    """``c_k`` as expressions of the host coordinates."""
+    strides = tile_strides(device_size, dim_map)
+    exprs, seen = [], set()
+    for k, d in enumerate(dim_map):
+        if d == SYNTHETIC:
+            exprs.append(sympy.Integer(0))
+            continue
+        h = host_symbols[d]
+        part = h // strides[k] if strides[k] != 1 else h
+        if d in seen:  # an inner tile dim wraps; the outermost one never does
+            part = part % device_size[k]
+        seen.add(d)
+        exprs.append(part)
+    return exprs
+
+
+def to_host_exprs(device_symbols, rank, device_size, dim_map) -> list:
+    """``h_d`` as expressions of the device coordinates (0 for a torch dim that
+    no device dim holds: it has size 1)."""
+    strides = tile_strides(device_size, dim_map)
+    host = [sympy.Integer(0)] * rank
+    for c, d, step in zip(device_symbols, dim_map, strides):
+        if d != SYNTHETIC:
+            host[d] = host[d] + c * step
+    return host
+
+
+def valid_expr(device_symbols, size, device_size, dim_map):
+    """True where a device slot holds a host element."""
+    host = to_host_exprs(device_symbols, len(size), device_size, dim_map)
+    conditions = [sympy.Eq(c, 0) for c, d in zip(device_symbols, dim_map) if d == SYNTHETIC]
+    for d, extent in enumerate(size):
+        if _differ(coverage(device_size, dim_map, d), extent):
+            conditions.append(sympy.Lt(host[d], extent))
+    return sympy.And(*conditions)
+
+
+def host_to_device_map(size, device_size, dim_map, *, name: str) -> IndexMap:
+    """Host coordinate ↦ device coordinate, with its inverse and the padding
+    predicate: the map every check of a Spyre layout runs on."""
+    domain, codomain = host_space(size), device_space(device_size)
+    return IndexMap(
+        domain, codomain, to_device_exprs(domain.symbols, device_size, dim_map),
+        inverse=to_host_exprs(codomain.symbols, len(size), device_size, dim_map),
+        valid=valid_expr(codomain.symbols, size, device_size, dim_map), name=name,
+    )
+
+
+def device_to_host_map(size, device_size, dim_map, *, name: str) -> IndexMap:
+    """Device coordinate ↦ host coordinate over the whole device grid.
+
+    Padding slots map past the torch size, so the codomain extents are the
+    coverages; this direction exists to compare formulas (the seed's
+    ``(a, b, c, d) ↦ (c, a, 64·b + d)``), not to be bijective.
+    """
+    domain = device_space(device_size)
+    reach = [coverage(device_size, dim_map, d) for d in range(len(size))]
+    reach = [max(int(r), int(n)) if _concrete(r, n) else r for r, n in zip(reach, size)]
+    return IndexMap(domain, host_space(reach),
+                    to_host_exprs(domain.symbols, len(size), device_size, dim_map), name=name)
+
+
+def device_bytes(device_size) -> int:
+    """Bytes the layout occupies: one 128-byte stick per device coordinate of
+    all dims but the stick dim."""
+    return STICK_BYTES * math.prod(device_size[:-1])
+
+
+def device_offset_map(size, device_size, dim_map, element_bytes: int, *, name: str) -> IndexMap:
+    """Host coordinate ↦ byte offset in device memory.
+
+    Sticks are 128 bytes apart whatever ``device_size[-1]`` says (that is
+    the hardware), and inside a stick element ``c_last`` sits at
+    ``element_bytes · c_last``: a stick dim longer than one stick makes two
+    host elements share bytes, and the injectivity check names them.
+    """
+    domain = host_space(size)
+    coords = to_device_exprs(domain.symbols, device_size, dim_map)
+    outer = device_size[:-1]
+    stick = sum((c * s for c, s in zip(coords[:-1], _row_major(outer))), sympy.Integer(0))
+    exprs = [STICK_BYTES * stick + element_bytes * coords[-1]]
+    codomain = Space(byte=device_bytes(device_size))
+    (b,) = codomain.symbols
+    stick_index, within = b // STICK_BYTES, (b % STICK_BYTES) // element_bytes
+    unflat = [stick_index // s if k == 0 else (stick_index // s) % e
+              for k, (s, e) in enumerate(zip(_row_major(outer), outer))] + [within]
+    inverse = to_host_exprs(unflat, len(size), device_size, dim_map)
+    device = device_space(device_size)
+    slot_valid = valid_expr(device.symbols, size, device_size, dim_map)
+    valid = sympy.And(sympy.Eq(b % element_bytes, 0), sympy.Lt(within, device_size[-1]),
+                      slot_valid.xreplace(dict(zip(device.symbols, unflat))))
+    return IndexMap(domain, codomain, exprs, inverse=inverse, valid=valid, name=name)
+
+
+def stride_map_offset_map(size, device_size, dim_map, stride_map, span, *, name: str) -> IndexMap:
+    """Host coordinate ↦ ``dot(device coordinate, stride_map)`` (``-1`` entries
+    contribute nothing): the host offset the stride_map form computes.
+    ``span`` is the codomain extent (the host tensor's span of offsets)."""
+    domain = host_space(size)
+    coords = to_device_exprs(domain.symbols, device_size, dim_map)
+    flat = sum((c * s for c, s in zip(coords, stride_map) if not _is_none(s)), sympy.Integer(0))
+    return IndexMap(domain, Space(offset=span), [flat], name=name)
+
+
+def _row_major(extents) -> list:
+    strides, running = [], 1
+    for extent in reversed(list(extents)):
+        strides.append(running)
+        running = running * extent
+    return list(reversed(strides))
+
+
+def _is_none(stride) -> bool:
+    return isinstance(stride, int) and stride == -1
+
+
+def _concrete(*values) -> bool:
+    return all(isinstance(v, int) or (isinstance(v, sympy.Integer)) for v in values)
+
+
+def _differ(a, b) -> bool:
+    if _concrete(a, b):
+        return int(a) != int(b)
+    return sympy.simplify(sympy.sympify(a) - b) != 0
+
+
+__all__ = [
+    "SYNTHETIC", "coverage", "device_bytes", "device_offset_map", "device_space",
+    "device_to_host_map", "host_to_device_map", "stride_map_offset_map", "tile_strides",
+    "to_device_exprs", "to_host_exprs", "valid_expr",
+]

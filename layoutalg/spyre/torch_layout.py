@@ -1,0 +1,140 @@
+"""PyTorch layouts ``(size, stride)`` and their canonical form.
+
+A PyTorch tensor maps a coordinate to an element offset from its base by
+``offset = dot(coordinate, stride)``. Its *canonical form* drops every dim
+of size 1 (such a dim has only coordinate 0, so its stride never matters):
+Spyre reasons about canonical layouts only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import sympy
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
+from layoutalg.errors import describe
+from layoutalg.spyre.args import coordinate, int_tuple, is_int, listed, positive_ints
+from layoutalg.spyre.errors import SpyreError
+
+
+def contiguous_strides(size) -> tuple:
+    """Row-major strides of ``size`` (ints, or SymPy products for symbolic sizes).
+
+    >>> contiguous_strides((2, 3, 4))
+    (12, 4, 1)
+    """
+    strides, running = [], 1
+    for extent in reversed(tuple(size)):
+        strides.append(running)
+        running = running * extent
+    return tuple(reversed(strides))
+
+
+@dataclass(frozen=True, init=False)
+class TorchLayout:
+    """A PyTorch layout: ``size`` (positive ints) and ``stride`` (ints ≥ 0,
+    row-major contiguous when omitted).
+
+    >>> t = TorchLayout((512, 1, 256), (256, 256, 1))
+    >>> t.canonical()
+    TorchLayout(size=(512, 256), stride=(256, 1))
+    >>> t.offset((3, 0, 5))
+    773
+    """
+
+    size: tuple[int, ...]
+    stride: tuple[int, ...]
+
+    def __init__(self, size, stride=None) -> None:
+        checked = positive_ints("size", size)
+        if stride is None:
+            strides = contiguous_strides(checked)
+        else:
+            strides = int_tuple("stride", stride)
+            if len(strides) != len(checked):
+                raise SpyreError(f"stride must have one entry per dim of size {listed(checked)} "
+                                 f"({len(checked)}); got {describe(stride)}")
+            for k, value in enumerate(strides):
+                if value < 0:
+                    raise SpyreError(f"stride[{k}] must be a nonnegative int; got {value} in "
+                                     f"stride={listed(strides)}")
+        object.__setattr__(self, "size", checked)
+        object.__setattr__(self, "stride", tuple(strides))
+
+    @property
+    def rank(self) -> int:
+        return len(self.size)
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.size)
+
+    @property
+    def is_canonical(self) -> bool:
+        """No dim of size 1."""
+        return all(extent != 1 for extent in self.size)
+
+    @property
+    def is_contiguous(self) -> bool:
+        """Row-major without gaps, judged on the canonical form (size-1 dims
+        may carry any stride, as in PyTorch)."""
+        canonical = self.canonical()
+        return canonical.stride == contiguous_strides(canonical.size)
+
+    def canonical(self) -> TorchLayout:
+        """The same layout without its size-1 dims."""
+        keep = [k for k, extent in enumerate(self.size) if extent != 1]
+        return TorchLayout([self.size[k] for k in keep], [self.stride[k] for k in keep])
+
+    def kept_dims(self) -> tuple[int, ...]:
+        """The dims the canonical form keeps (those of size > 1), in order."""
+        return tuple(k for k, extent in enumerate(self.size) if extent != 1)
+
+    def offset(self, coord) -> int:
+        """Element offset of a coordinate from the tensor's base."""
+        point = coordinate("coord", coord, self.size, "size")
+        return sum(c * s for c, s in zip(point, self.stride))
+
+    def extent(self) -> int:
+        """Elements spanned: the largest offset plus one."""
+        return 1 + sum((n - 1) * s for n, s in zip(self.size, self.stride))
+
+    def index_map(self, *, element_bytes: int | None = None) -> IndexMap:
+        """Host coordinate ``(h0, h1, …)`` ↦ offset from the base, in elements,
+        or in bytes when ``element_bytes`` is given.
+
+        >>> TorchLayout((2, 3)).index_map()(1, 2)
+        (5,)
+        """
+        scale = 1
+        if element_bytes is not None:
+            if not is_int(element_bytes) or element_bytes < 1:
+                raise SpyreError(f"element_bytes must be a positive int; got "
+                                 f"{describe(element_bytes)}")
+            scale = int(element_bytes)
+        return offset_map(self.size, self.stride, scale=scale,
+                          name=f"torch{listed(self.size)}:{listed(self.stride)}")
+
+    def __str__(self) -> str:
+        return f"(size={listed(self.size)}, stride={listed(self.stride)})"
+
+
+def host_space(size) -> Space:
+    """The host coordinates ``h0, h1, …`` of a tensor (extents may be symbolic)."""
+    return Space(*((f"h{k}", extent) for k, extent in enumerate(size)))
+
+
+def offset_map(size, stride, *, scale: int = 1, name: str) -> IndexMap:
+    """``h ↦ scale · dot(h, stride)`` over ``host_space(size)``; works for
+    symbolic sizes and strides (the proofs use it)."""
+    domain = host_space(size)
+    flat = sum((h * s for h, s in zip(domain.symbols, stride)), sympy.Integer(0))
+    span = 1 + sum(((n - 1) * s for n, s in zip(size, stride)), sympy.Integer(0))
+    span = int(span) if isinstance(span, sympy.Integer) else span
+    return IndexMap(domain, Space(offset=span * scale), [flat * scale], name=name)
+
+
+__all__ = ["TorchLayout", "contiguous_strides", "host_space", "offset_map"]

@@ -1,0 +1,61 @@
+"""Tenstorrent (TT-Metal / TTNN) tensor layouts: tiles, pages, banks and shards.
+
+    >>> import layoutalg as la
+    >>> spec = la.tt.TensorSpec((64, 64), "bfloat16", layout="ROW_MAJOR")
+    >>> spec.num_pages
+    64
+    >>> la.tt.tile_offset(17, 18)
+    786
+
+See ``docs/tt.md`` for the model and where it follows TT-Metal rather than
+the seed document's prose.
+"""
+
+from __future__ import annotations
+
+from layoutalg.tt.checks import (
+    check_aligned,
+    check_fits_memory,
+    check_holds_pages,
+    check_page_count,
+    check_pages_bijective,
+)
+from layoutalg.tt.devices import BLACKHOLE, GRAYSKULL, PRESETS, WORMHOLE_B0, Device, get_device
+from layoutalg.tt.dtypes import DTYPES, DType
+from layoutalg.tt.errors import ShardSpecError, TTError
+from layoutalg.tt.sharded import (
+    CoreGrid,
+    NdShardSpec,
+    ShardSpec,
+    cores_in_order,
+    create_sharded_memory_config,
+)
+from layoutalg.tt.tensor import TensorSpec
+from layoutalg.tt.tiles import FACE_SHAPES, Tile, tile_offset
+
+__all__ = [
+    "BLACKHOLE",
+    "DTYPES",
+    "FACE_SHAPES",
+    "GRAYSKULL",
+    "PRESETS",
+    "WORMHOLE_B0",
+    "CoreGrid",
+    "DType",
+    "Device",
+    "NdShardSpec",
+    "ShardSpec",
+    "ShardSpecError",
+    "TTError",
+    "TensorSpec",
+    "Tile",
+    "check_aligned",
+    "check_fits_memory",
+    "check_holds_pages",
+    "check_page_count",
+    "check_pages_bijective",
+    "cores_in_order",
+    "create_sharded_memory_config",
+    "get_device",
+    "tile_offset",
+]

@@ -1,0 +1,59 @@
+"""Data types a TT-Metal tensor may hold, and their sizes.
+
+Dense types store one element in ``bits // 8`` bytes. The block-float types
+``bfloat8_b`` and ``bfloat4_b`` exist only in TILE layout: each face row
+shares one exponent byte, so a tile is its mantissas plus an exponent
+section (``Tile.tile_bytes``), and a bfloat4_b element is half a byte.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from layoutalg.errors import describe
+from layoutalg.tt.errors import TTError
+
+
+@dataclass(frozen=True)
+class DType:
+    """A TT data type: its name, bits per element, whether it is block-float."""
+
+    name: str
+    bits: int
+    block_float: bool = False
+
+    @property
+    def element_bytes(self) -> int | None:
+        """Bytes per element, or None when elements are smaller than a byte."""
+        return self.bits // 8 if self.bits % 8 == 0 else None
+
+
+DTYPES = {
+    d.name: d
+    for d in (
+        DType("bfloat16", 16),
+        DType("float32", 32),
+        DType("uint32", 32),
+        DType("int32", 32),
+        DType("uint16", 16),
+        DType("uint8", 8),
+        DType("bfloat8_b", 8, block_float=True),
+        DType("bfloat4_b", 4, block_float=True),
+    )
+}
+
+
+def get_dtype(dtype: str | DType) -> DType:
+    """A dtype by name (``"bfloat16"``), or the ``DType`` itself.
+
+    >>> get_dtype("float32").element_bytes
+    4
+    """
+    if isinstance(dtype, DType):
+        return dtype
+    if isinstance(dtype, str) and dtype.lower() in DTYPES:
+        return DTYPES[dtype.lower()]
+    raise TTError(f"dtype must be one of {sorted(DTYPES)}; got {describe(dtype)}")
+
+
+__all__ = ["DTYPES", "DType", "get_dtype"]

@@ -1,0 +1,226 @@
+"""Index maps of a ``TensorSpec``: pages → slots, elements → bytes, elements → pages.
+
+All three carry an inverse and a ``valid`` predicate, so every core check
+(injective, in bounds, bijective onto non-padding slots, fits) applies, and
+Z3 decides them quantifier-free. Expressions use only ``//`` and ``%`` by
+constants, which Z3's integer arithmetic handles exactly.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
+from layoutalg.tt.errors import TTError
+from layoutalg.tt.placement import digits, linear, unlinear
+
+
+def label(spec) -> str:
+    """``tt[3x40x50 bfloat16 TILE INTERLEAVED DRAM wormhole_b0]``."""
+    memory = spec.memory if isinstance(spec.memory, str) else (
+        f"{type(spec.memory).__name__}:{getattr(spec.memory, 'strategy', 'ND')}")
+    shape = "x".join(map(str, spec.shape))
+    return f"tt[{shape} {spec.dtype.name} {spec.layout} {memory} {spec.storage} {spec.device.name}]"
+
+
+def element_space(spec) -> Space:
+    return Space(*((f"d{k}", extent) for k, extent in enumerate(spec.shape)))
+
+
+def page_coords_of_element(spec, d, kind):
+    """Page coordinates (2D or N-d) of element ``d`` and its element offset
+    inside the page.
+
+    TILE coordinates are taken apart digit by digit (face, then tile, then
+    shard), each quotient built on the previous one: ``(dh // 16) // 2``
+    rather than ``dh // 32`` beside ``(dh % 32) // 16``. The values are the
+    same; Z3 sees one chain of quotients instead of unrelated ones and
+    proves large layouts in seconds instead of timing out.
+    """
+    if spec.rank >= 2:
+        lead, dh, dw = tuple(d[:-2]), d[-2], d[-1]
+    else:
+        lead, dh, dw = (), sympy.Integer(0), d[0]
+    if spec.layout == "TILE":
+        (th, tw), (fh, fw) = spec.tile.shape, spec.tile.face_shape
+        face_row, in_row = digits(dh, fh)
+        face_col, in_col = digits(dw, fw)
+        row, face_r = digits(face_row, th // fh)
+        col, face_c = digits(face_col, tw // fw)
+        face = face_r * spec.tile.faces_per_row + face_c
+        inside = face * (fh * fw) + in_row * fw + in_col
+    else:
+        row = dh
+        col, inside = digits(dw, spec.page_shape[1])
+    if kind == "nd":
+        coords = lead + ((row, col) if spec.rank >= 2 else (col,))
+        return coords, inside
+    ph = spec.page_shape[0]
+    return (linear(lead, spec.leading) * (spec.padded_height // ph) + row, col), inside
+
+
+def element_of_page_coords(spec, coords, i, j, kind):
+    """Element coordinates from page coordinates and in-page ``(i, j)``,
+    with the conditions that make it a real (non-padding) element."""
+    ph, pw = spec.page_shape
+    conditions = []
+    if kind == "nd":
+        lead = list(coords[:-2]) if spec.rank >= 2 else []
+        dh = coords[-2] * ph + i if spec.rank >= 2 else i
+    else:
+        block, row = digits(coords[0], spec.padded_height // ph)
+        dh = row * ph + i
+        if spec.leading:
+            lead = unlinear(block, spec.leading)
+            conditions.append(sympy.Lt(lead[0], spec.leading[0]))
+        else:
+            lead = []
+            conditions.append(sympy.Eq(block, 0))
+    dw = coords[-1] * pw + j
+    conditions += [sympy.Lt(dh, spec.height), sympy.Lt(dw, spec.width)]
+    element = lead + ([dh, dw] if spec.rank >= 2 else [dw])
+    return element, conditions
+
+
+def in_page_bytes(spec, inside):
+    """Byte offset of the element at element offset ``inside`` of its page."""
+    return spec.tile.exponent_bytes(spec.dtype) * (spec.layout == "TILE") + (
+        inside * _element_bytes(spec))
+
+
+def split_address(spec, address):
+    """Inverse of ``base + slot·A + in_page_bytes(inside)``: the slot, the
+    element offset inside the page, and the conditions that make ``address``
+    the first byte of a page element (not padding, not an alignment gap)."""
+    size, step = _element_bytes(spec), spec.aligned_page_bytes
+    relative = address - spec.base_address
+    start = spec.tile.exponent_bytes(spec.dtype) if spec.layout == "TILE" else 0
+    if start:
+        slot, byte = digits(relative, step)
+        inside, rest = digits(byte - start, size)
+        conditions = [sympy.Ge(byte, start)]
+    else:
+        unit, rest = digits(relative, size)
+        slot, inside = digits(unit, step // size)
+        conditions = []
+    ph, pw = spec.page_shape
+    conditions += [sympy.Ge(relative, 0), sympy.Eq(rest, 0), sympy.Lt(inside, ph * pw)]
+    return slot, inside, conditions
+
+
+def in_page_position(spec, inside):
+    """``(i, j)`` of the element at element offset ``inside`` of a page
+    (faces undone digit by digit, as :func:`page_coords_of_element` built them)."""
+    if spec.layout != "TILE":
+        return sympy.Integer(0), inside
+    (fh, fw), across = spec.tile.face_shape, spec.tile.faces_per_row
+    rows_of_faces, in_col = digits(inside, fw)
+    face, in_row = digits(rows_of_faces, fh)
+    face_r, face_c = digits(face, across)
+    return face_r * fh + in_row, face_c * fw + in_col
+
+
+def _element_bytes(spec) -> int:
+    size = spec.dtype.element_bytes
+    if size is None:
+        raise TTError(
+            f"index_map: {spec.dtype.name} packs two elements per byte, so elements have no "
+            "byte address of their own; use page_map() for where its pages live"
+        )
+    return size
+
+
+def _codomain(spec) -> Space:
+    placement = spec.placement
+    top = spec.base_address + placement.slots * spec.aligned_page_bytes
+    return Space(*placement.location, ("address", top))
+
+
+def _slot_of_address(spec, address):
+    relative = address - spec.base_address
+    step = spec.aligned_page_bytes
+    return relative, relative // step, relative % step
+
+
+def page_map(spec) -> IndexMap:
+    """Page id → (location, address); valid slots are exactly the real pages."""
+    placement = spec.placement
+    domain = Space(page=spec.num_pages)
+    (p,) = domain.symbols
+    sizes = spec.pages_2d if placement.kind == "2d" else spec.pages_nd
+    if hasattr(placement, "forward_id"):
+        location, slot = placement.forward_id(p)
+    else:
+        location, slot = placement.forward(unlinear(p, sizes), spec.pages_2d)
+    address = spec.base_address + slot * spec.aligned_page_bytes
+    codomain = _codomain(spec)
+    *where, a = codomain.symbols
+    relative, slot_back, rest = _slot_of_address(spec, a)
+    coords, valid = placement.inverse(tuple(where), slot_back, spec.pages_2d)
+    return IndexMap(
+        domain, codomain, [*location, address], inverse=[linear(coords, sizes)],
+        valid=sympy.And(valid, sympy.Ge(relative, 0), sympy.Eq(rest, 0)),
+        name=f"{label(spec)} pages",
+    )
+
+
+def element_map(spec) -> IndexMap:
+    """Element → (location, byte address), padding and alignment gaps invalid."""
+    placement = spec.placement
+    domain = element_space(spec)
+    coords, inside = page_coords_of_element(spec, domain.symbols, placement.kind)
+    location, slot = placement.forward(coords, spec.pages_2d)
+    address = spec.base_address + slot * spec.aligned_page_bytes + in_page_bytes(spec, inside)
+    codomain = _codomain(spec)
+    *where, a = codomain.symbols
+    slot_back, inside_back, byte_ok = split_address(spec, a)
+    back, page_valid = placement.inverse(tuple(where), slot_back, spec.pages_2d)
+    ii, jj = in_page_position(spec, inside_back)
+    element, real = element_of_page_coords(spec, back, ii, jj, placement.kind)
+    return IndexMap(
+        domain, codomain, [*location, address], inverse=element,
+        valid=sympy.And(page_valid, *byte_ok, *real),
+        name=label(spec),
+    )
+
+
+def element_page_map(spec, *, pages: int | None = None) -> IndexMap:
+    """Element → (page, element offset in the page); ``pages`` overrides the
+    page count of the codomain (to test a claimed count)."""
+    domain = element_space(spec)
+    coords, within = page_coords_of_element(spec, domain.symbols, "2d")
+    ph, pw = spec.page_shape
+    codomain = Space(page=pages or spec.num_pages, offset=ph * pw)
+    page, offset = codomain.symbols
+    ii, jj = in_page_position(spec, offset)
+    element, real = element_of_page_coords(spec, unlinear(page, spec.pages_2d), ii, jj, "2d")
+    return IndexMap(
+        domain, codomain, [linear(coords, spec.pages_2d), within], inverse=element,
+        valid=sympy.And(*real), name=f"{label(spec)} element→page",
+    )
+
+
+def page_of_element_map(spec, *, pages: int | None = None) -> IndexMap:
+    """Element → page id alone. Its inverse sends a page to the page's first
+    element (top-left of a tile, start of a row), which is a real element
+    exactly when the page exists, so ``surjective`` proves every page below
+    ``pages`` holds data and ``in_bounds`` that no element lies past it."""
+    domain = element_space(spec)
+    coords, _ = page_coords_of_element(spec, domain.symbols, "2d")
+    codomain = Space(page=pages or spec.num_pages)
+    (page,) = codomain.symbols
+    pr, pc = unlinear(page, spec.pages_2d)
+    ph, pw = spec.page_shape
+    row, col = pr * ph, pc * pw
+    if spec.rank == 1:
+        first = [col]
+    elif spec.leading:
+        first = unlinear(row // spec.padded_height, spec.leading) + [row % spec.padded_height, col]
+    else:
+        first = [row, col]
+    return IndexMap(domain, codomain, [linear(coords, spec.pages_2d)], inverse=first,
+                    name=f"{label(spec)} element→page")
+
+
+__all__ = ["element_map", "element_page_map", "label", "page_map", "page_of_element_map"]

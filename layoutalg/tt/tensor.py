@@ -1,0 +1,315 @@
+"""``TensorSpec``: a TT-Metal tensor's shape, pages and where each page lives.
+
+A tensor is viewed in 2D as ``[prod(shape[:-1]), shape[-1]]``. TILE tensors
+first pad the last two dims of the N-d shape to tile multiples
+(``[3, 40, 50]`` → ``[3, 64, 64]`` → 2D ``[192, 64]``); a rank-1 tensor is
+one row. ROW_MAJOR pages are rows (a shard's width when WIDTH or BLOCK
+sharded); TILE pages are tiles. Pages are numbered row-major over the 2D
+page grid and placed by the memory config (``placement``); every page
+occupies ``align_up(page_bytes, alignment)`` bytes of its bank or core.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.errors import describe
+from layoutalg.tt import maps
+from layoutalg.tt.devices import Device, get_device
+from layoutalg.tt.dtypes import DType, get_dtype
+from layoutalg.tt.errors import TTError
+from layoutalg.tt.placement import ceil_div
+from layoutalg.tt.rules import build_placement, page_width
+from layoutalg.tt.sharded import NdShardSpec, ShardSpec, check_choice, check_shape, cores_in_order
+from layoutalg.tt.tiles import Tile
+
+LAYOUTS = ("TILE", "ROW_MAJOR")
+STORAGES = ("DRAM", "L1")
+
+Location = int | tuple[int, int]
+
+
+@dataclass(frozen=True, init=False)
+class TensorSpec:
+    """A tensor on a TT device: shape, dtype, page layout, memory config.
+
+    Args:
+        shape: logical shape, positive ints.
+        dtype: "bfloat16", "float32", "uint32", "int32", "uint16", "uint8",
+            "bfloat8_b" or "bfloat4_b" (the last two TILE only).
+        layout: "TILE" (pages are tiles) or "ROW_MAJOR" (pages are rows).
+        tile: tile shape ``(height, width)``; see ``layoutalg.tt.tiles``.
+        memory: "INTERLEAVED", a ``ShardSpec`` or an ``NdShardSpec``.
+        storage: "DRAM" or "L1".
+        device: a preset name or a ``Device``.
+        base_address: the buffer's address in every bank or core (a
+            multiple of the alignment); addresses below it are not the tensor's.
+
+    >>> spec = TensorSpec((64, 64), "bfloat16", memory="INTERLEAVED", device="wormhole_b0")
+    >>> spec.num_pages, spec.page_bytes, spec.page_location(3)
+    (4, 2048, (3, 0))
+    """
+
+    shape: tuple[int, ...]
+    dtype: DType
+    layout: str
+    tile: Tile
+    memory: str | ShardSpec | NdShardSpec
+    storage: str
+    device: Device
+    base_address: int
+
+    def __init__(
+        self, shape: object, dtype: str | DType, *, layout: str = "TILE",
+        tile: object = (32, 32), memory: object = "INTERLEAVED", storage: str = "DRAM",
+        device: str | Device = "wormhole_b0", base_address: int = 0,
+    ) -> None:
+        fields = {
+            "shape": check_shape(shape, "shape"),
+            "dtype": get_dtype(dtype),
+            "layout": check_choice(layout, "layout", LAYOUTS),
+            "tile": Tile.of(tile),
+            "memory": _check_memory(memory),
+            "storage": check_choice(storage, "storage", STORAGES),
+            "device": get_device(device),
+            "base_address": base_address,
+        }
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+        self._validate()
+
+    def _validate(self) -> None:
+        if self.layout == "ROW_MAJOR" and self.dtype.block_float:
+            raise TTError(
+                f"dtype: BFLOAT4_B and BFLOAT8_B data types are not supported for ROW_MAJOR "
+                f"layout (block-float elements share exponents per tile face); got {self.dtype.name}"
+            )
+        base = self.base_address
+        if isinstance(base, bool) or not isinstance(base, int) or base < 0:
+            raise TTError(f"base_address must be a nonnegative int; got {describe(base)}")
+        if base % self.alignment:
+            raise TTError(
+                f"base_address must be a multiple of the {self.storage} alignment "
+                f"{self.alignment} B on {self.device.name}; got {base}"
+            )
+        _ = self.placement  # validates the memory config against the tensor
+
+    # -- shapes ------------------------------------------------------------------------
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def leading(self) -> tuple[int, ...]:
+        """The dims flattened into rows, above the last two."""
+        return self.shape[:-2]
+
+    @property
+    def height(self) -> int:
+        """The second-to-last dim (1 for a rank-1 tensor)."""
+        return self.shape[-2] if self.rank >= 2 else 1
+
+    @property
+    def width(self) -> int:
+        return self.shape[-1]
+
+    @property
+    def padded_height(self) -> int:
+        if self.layout == "TILE":
+            return ceil_div(self.height, self.tile.height) * self.tile.height
+        return self.height
+
+    @property
+    def padded_width(self) -> int:
+        if self.layout == "TILE":
+            return ceil_div(self.width, self.tile.width) * self.tile.width
+        return self.width
+
+    @property
+    def padded_shape(self) -> tuple[int, ...]:
+        """The N-d shape with the last two dims padded to tiles (TILE layout).
+
+        >>> TensorSpec((3, 40, 50), "bfloat16").padded_shape
+        (3, 64, 64)
+        """
+        if self.rank == 1:
+            return (self.padded_width,)
+        return self.leading + (self.padded_height, self.padded_width)
+
+    @property
+    def shape_2d(self) -> tuple[int, int]:
+        """The logical 2D view ``[prod(shape[:-1]), shape[-1]]``."""
+        return (math.prod(self.leading) * self.height, self.width)
+
+    @property
+    def physical_2d(self) -> tuple[int, int]:
+        """The padded shape flattened to 2D: what the buffer holds.
+
+        >>> TensorSpec((3, 40, 50), "bfloat16").physical_2d
+        (192, 64)
+        """
+        return (math.prod(self.leading) * self.padded_height, self.padded_width)
+
+    # -- pages -------------------------------------------------------------------------
+
+    @property
+    def page_shape(self) -> tuple[int, int]:
+        """Elements per page: a tile, or ``(1, width)`` of a ROW_MAJOR page."""
+        if self.layout == "TILE":
+            return self.tile.shape
+        return (1, page_width(self))
+
+    @property
+    def pages_2d(self) -> tuple[int, int]:
+        """Pages down and across the 2D view."""
+        ph, pw = self.page_shape
+        height, width = self.physical_2d
+        return (height // ph, ceil_div(width, pw))
+
+    @property
+    def pages_nd(self) -> tuple[int, ...]:
+        """Pages along each dim of the padded N-d shape (N-d sharding's view)."""
+        ph, pw = self.page_shape
+        across = ceil_div(self.padded_width, pw)
+        if self.rank == 1:
+            return (across,)
+        return self.leading + (self.padded_height // ph, across)
+
+    @property
+    def num_pages(self) -> int:
+        """Pages of the tensor.
+
+        >>> TensorSpec((64, 64), "bfloat16", layout="ROW_MAJOR").num_pages
+        64
+        """
+        return self.pages_2d[0] * self.pages_2d[1]
+
+    @property
+    def page_bytes(self) -> int:
+        if self.layout == "TILE":
+            return self.tile.tile_bytes(self.dtype)
+        return self.page_shape[1] * self.dtype.element_bytes
+
+    @property
+    def alignment(self) -> int:
+        return self.device.alignment(self.storage)
+
+    @property
+    def aligned_page_bytes(self) -> int:
+        """The bytes one page occupies: its size rounded up to the alignment."""
+        return ceil_div(self.page_bytes, self.alignment) * self.alignment
+
+    @cached_property
+    def placement(self):
+        return build_placement(self)
+
+    @property
+    def is_sharded(self) -> bool:
+        return self.memory != "INTERLEAVED"
+
+    @property
+    def slots_per_location(self) -> int:
+        """Page slots each bank (interleaved) or core (sharded) reserves."""
+        return self.placement.slots
+
+    @property
+    def bytes_per_location(self) -> int:
+        """Bytes each bank or core reserves: slots × aligned page bytes."""
+        return self.slots_per_location * self.aligned_page_bytes
+
+    @property
+    def capacity(self) -> int:
+        """Bytes of one bank or core's memory for this storage."""
+        return self.device.capacity(self.storage)
+
+    # -- where pages live --------------------------------------------------------------
+
+    def page_map(self) -> IndexMap:
+        """Page id → (bank | core_x, core_y, address): a bijection onto real page slots."""
+        return self._page_map
+
+    def index_map(self) -> IndexMap:
+        """Element → (bank | core_x, core_y, byte address), with inverse and padding."""
+        return self._element_map
+
+    @cached_property
+    def _page_map(self) -> IndexMap:
+        return maps.page_map(self)
+
+    @cached_property
+    def _element_map(self) -> IndexMap:
+        return maps.element_map(self)
+
+    def element_page_map(self, *, pages: int | None = None) -> IndexMap:
+        """Element → (page, element offset inside the page); ``pages`` sets the
+        codomain's page count (to test a claimed count)."""
+        return maps.element_page_map(self, pages=pages)
+
+    def page_location(self, page: int) -> tuple[Location, int]:
+        """``(bank, byte address)`` or ``((x, y), byte address)`` of one page."""
+        if isinstance(page, bool) or not isinstance(page, (int, np.integer)) or not (
+            0 <= page < self.num_pages
+        ):
+            raise TTError(f"page must be an int in [0, {self.num_pages}); got {describe(page)}")
+        image = self.page_map()(int(page))
+        if self.is_sharded:
+            return (image[0], image[1]), image[2]
+        return image[0], image[1]
+
+    def _slots_table(self) -> dict[Location, list[int | None]]:
+        pages = np.arange(self.num_pages, dtype=np.int64)
+        image = [np.asarray(v) for v in self.page_map().apply(pages)]
+        slots = (image[-1] - self.base_address) // self.aligned_page_bytes
+        if self.is_sharded:
+            table = {core: [None] * self.slots_per_location
+                     for core in cores_in_order(self.memory.grid, self.memory.orientation)}
+            keys = zip(image[0].tolist(), image[1].tolist())
+        else:
+            table = {bank: [None] * self.slots_per_location for bank in range(self.placement.banks)}
+            keys = image[0].tolist()
+        for page, key, slot in zip(pages.tolist(), keys, slots.tolist()):
+            table[key][slot] = page
+        return table
+
+    def pages_by_core(self) -> dict[tuple[int, int], list[int | None]]:
+        """Each core's page slots in address order; None where a slot is padding.
+
+        Cores appear in orientation order; every core of the grid reserves the
+        same number of slots.
+        """
+        if not self.is_sharded:
+            raise TTError(
+                "pages_by_core: an INTERLEAVED tensor's pages live in banks, not on "
+                "named cores; use pages_by_bank()"
+            )
+        return self._slots_table()
+
+    def pages_by_bank(self) -> dict[int, list[int | None]]:
+        """Each bank's page slots (INTERLEAVED); None past the last page.
+
+        >>> TensorSpec((64, 64), "bfloat16", device=Device("seed", 3, 4096, (2, 2))).pages_by_bank()
+        {0: [0, 3], 1: [1, None], 2: [2, None]}
+        """
+        if self.is_sharded:
+            raise TTError("pages_by_bank: a sharded tensor's pages live on cores; "
+                          "use pages_by_core()")
+        return self._slots_table()
+
+
+def _check_memory(memory: object):
+    if isinstance(memory, (ShardSpec, NdShardSpec)):
+        return memory
+    if isinstance(memory, str) and memory.upper() == "INTERLEAVED":
+        return "INTERLEAVED"
+    raise TTError(
+        f"memory must be 'INTERLEAVED', a ShardSpec or an NdShardSpec; got {describe(memory)}"
+    )
+
+
+__all__ = ["LAYOUTS", "STORAGES", "TensorSpec"]

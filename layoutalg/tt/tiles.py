@@ -1,0 +1,139 @@
+"""Tiles and faces: where an element sits inside one tile page.
+
+A tile is stored face by face. Faces are at most 16 wide and 16 tall; they
+follow each other in row-major face order, and elements inside a face are
+row-major. For the default 32×32 tile:
+``offset = (2·(i//16) + j//16)·256 + (i%16)·16 + j%16``.
+
+The tile shapes and their faces are TT-Metal's (``TILE_FACE_HW_CHOICES``):
+32×32, 16×32, 32×16 and 16×16 tiles have 16×16 faces; the short tiles
+8×32, 4×32, 2×32, 1×32 have faces as short as the tile (8×16 … 1×16), so
+they hold two faces side by side; 8×16 … 1×16 tiles are a single face.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from layoutalg.errors import describe
+from layoutalg.tt.dtypes import DType
+from layoutalg.tt.errors import TTError
+
+FACE_SHAPES: dict[tuple[int, int], tuple[int, int]] = {
+    (32, 32): (16, 16),
+    (16, 32): (16, 16),
+    (32, 16): (16, 16),
+    (16, 16): (16, 16),
+    (8, 32): (8, 16),
+    (4, 32): (4, 16),
+    (2, 32): (2, 16),
+    (1, 32): (1, 16),
+    (8, 16): (8, 16),
+    (4, 16): (4, 16),
+    (2, 16): (2, 16),
+    (1, 16): (1, 16),
+}
+
+EXPONENT_ALIGNMENT = 16  # the exponent section of a block-float tile is L1-aligned
+
+
+@dataclass(frozen=True)
+class Tile:
+    """A tile shape ``(height, width)`` and the faces it is stored as.
+
+    >>> t = Tile(16, 32)
+    >>> t.face_shape, t.num_faces, t.offset(3, 20)
+    ((16, 16), 2, 308)
+    """
+
+    height: int = 32
+    width: int = 32
+
+    def __post_init__(self) -> None:
+        shape = (self.height, self.width)
+        if shape not in FACE_SHAPES:
+            raise TTError(
+                f"tile: Tile size is not valid for TT hardware; the tile shapes are "
+                f"{sorted(FACE_SHAPES, reverse=True)}; got {describe(shape)}"
+            )
+
+    @classmethod
+    def of(cls, tile: object) -> Tile:
+        """A ``Tile`` from a ``(height, width)`` pair (or a ``Tile``)."""
+        if isinstance(tile, Tile):
+            return tile
+        if isinstance(tile, (tuple, list)) and len(tile) == 2 and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in tile
+        ):
+            return cls(int(tile[0]), int(tile[1]))
+        raise TTError(f"tile must be a (height, width) pair of ints; got {describe(tile)}")
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.height, self.width)
+
+    @property
+    def face_shape(self) -> tuple[int, int]:
+        return FACE_SHAPES[self.shape]
+
+    @property
+    def faces_per_row(self) -> int:
+        return self.width // self.face_shape[1]
+
+    @property
+    def num_faces(self) -> int:
+        return (self.height // self.face_shape[0]) * self.faces_per_row
+
+    @property
+    def hw(self) -> int:
+        """Elements per tile."""
+        return self.height * self.width
+
+    def offset(self, row, col):
+        """Element offset of ``(row, col)`` inside the tile (ints or SymPy)."""
+        fh, fw = self.face_shape
+        face = (row // fh) * self.faces_per_row + col // fw
+        return face * (fh * fw) + (row % fh) * fw + col % fw
+
+    def position(self, offset):
+        """Inverse of :meth:`offset`: ``(row, col)`` stored at ``offset``."""
+        fh, fw = self.face_shape
+        face, inside = offset // (fh * fw), offset % (fh * fw)
+        row = (face // self.faces_per_row) * fh + inside // fw
+        col = (face % self.faces_per_row) * fw + inside % fw
+        return row, col
+
+    def exponent_bytes(self, dtype: DType) -> int:
+        """Bytes of the shared-exponent section that leads a block-float tile (else 0)."""
+        if not dtype.block_float:
+            return 0
+        rows = self.face_shape[0] * self.num_faces
+        return -(-rows // EXPONENT_ALIGNMENT) * EXPONENT_ALIGNMENT
+
+    def tile_bytes(self, dtype: DType) -> int:
+        """Bytes of one tile page, as TT-Metal's ``Tile::get_tile_size``.
+
+        >>> from layoutalg.tt.dtypes import get_dtype
+        >>> Tile().tile_bytes(get_dtype("bfloat16")), Tile().tile_bytes(get_dtype("bfloat8_b"))
+        (2048, 1088)
+        """
+        return self.hw * dtype.bits // 8 + self.exponent_bytes(dtype)
+
+
+def tile_offset(row: int, col: int, tile: object = (32, 32)) -> int:
+    """Element offset of ``(row, col)`` inside a tile: face by face, row-major.
+
+    >>> tile_offset(0, 16), tile_offset(16, 0), tile_offset(17, 18)
+    (256, 512, 786)
+    """
+    shape = Tile.of(tile)
+    for name, value, extent in (("row", row, shape.height), ("col", col, shape.width)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < extent:
+            raise TTError(
+                f"{name} must be an int in [0, {extent}) for a {shape.height}x{shape.width} "
+                f"tile; got {describe(value)}"
+            )
+    return shape.offset(row, col)
+
+
+__all__ = ["FACE_SHAPES", "Tile", "tile_offset"]

@@ -1,0 +1,110 @@
+"""Theorems about Tenstorrent page placement, for every size at once.
+
+Each map below is the arithmetic ``layoutalg.tt`` uses (``placement.py``)
+with the sizes left symbolic; Z3 proves it a bijection onto the real slots
+for all page counts, bank counts, shard and grid sizes.
+"""
+
+import sympy
+
+import layoutalg as la
+import layoutalg.tt  # noqa: F401 - registers the family's claims
+
+N, B, P = la.extents("N B P")
+PH, PW, SH, SW = la.extents("PH PW SH SW")
+GX, C = la.extents("GX C")
+
+
+def interleaved():
+    """Page p → bank p mod B at slot p // B."""
+    domain = la.Space(page=N)
+    (p,) = domain.symbols
+    codomain = la.Space(bank=B, slot=sympy.ceiling(N / B))
+    bank, slot = codomain.symbols
+    return la.IndexMap(domain, codomain, [p % B, p // B], inverse=[slot * B + bank],
+                       valid=sympy.Lt(slot * B + bank, N), name="interleaved(N, B)")
+
+
+def interleaved_bytes(stride):
+    """Page p → (bank p mod B, address (p // B)·stride)."""
+    domain = la.Space(page=N)
+    (p,) = domain.symbols
+    codomain = la.Space(bank=B, address=sympy.ceiling(N / B) * stride)
+    return la.IndexMap(domain, codomain, [p % B, (p // B) * stride], name="interleaved bytes")
+
+
+@la.spec(claims=["bijective"])
+def interleaving_all_sizes():
+    """For all N pages and B banks: every page gets its own (bank, slot), and
+    the slots past the last page of each bank are the only padding."""
+    return interleaved()
+
+
+@la.spec(claims=[("aligned", 16), ("aligned", 32), ("aligned", 64)])
+def aligned_stride_keeps_every_page_aligned():
+    """With TT-Metal's stride align_up(P, 64) — a multiple of every alignment
+    in use (L1 16 B, DRAM 32 B or 64 B) — every page starts aligned, for all
+    page sizes P, page counts and bank counts."""
+    return interleaved_bytes(sympy.ceiling(P / 64) * 64)
+
+
+@la.spec(claims=[("aligned", 32)], expect="REFUTED")
+def packed_pages_break_alignment():
+    """Pages packed at their own size P (the seed's "stored consecutively"):
+    Z3 finds a page size and a page that start unaligned."""
+    return interleaved_bytes(P)
+
+
+def block(*, with_padding=True):
+    """BLOCK sharding of a PH × PW page grid into SH × SW shards on a grid of
+    ⌈PW/SW⌉ × ⌈PH/SH⌉ cores: page (r, c) → core (c // SW, r // SH), slot
+    (r mod SH)·SW + c mod SW."""
+    domain = la.Space(r=PH, c=PW)
+    r, c = domain.symbols
+    codomain = la.Space(core_x=sympy.ceiling(PW / SW), core_y=sympy.ceiling(PH / SH), slot=SH * SW)
+    x, y, s = codomain.symbols
+    row, col = y * SH + s // SW, x * SW + s % SW
+    valid = sympy.And(row < PH, col < PW) if with_padding else None
+    return la.IndexMap(domain, codomain, [c // SW, r // SH, (r % SH) * SW + c % SW],
+                       inverse=[row, col], valid=valid, name="block(PH, PW, SH, SW)")
+
+
+@la.spec(claims=["bijective"])
+def block_sharding_all_sizes():
+    """For every page grid and shard shape: a bijection onto the non-padding
+    slots (partial edge shards padded)."""
+    return block()
+
+
+@la.spec(claims=["bijective"], expect="REFUTED")
+def block_sharding_has_padding_when_uneven():
+    """Claiming every shard slot holds a page fails: Z3 picks sizes with a
+    partial edge shard."""
+    return block(with_padding=False)
+
+
+@la.spec(claims=["bijective"])
+def height_sharding_all_sizes():
+    """HEIGHT sharding of N pages in shards of SH pages over cores numbered
+    row-major on a GX-wide grid: shard k → core (k mod GX, k // GX)."""
+    domain = la.Space(page=N)
+    (p,) = domain.symbols
+    rows = sympy.ceiling(sympy.ceiling(N / SH) / GX)
+    codomain = la.Space(core_x=GX, core_y=rows, slot=SH)
+    x, y, s = codomain.symbols
+    page = (y * GX + x) * SH + s
+    shard = p // SH
+    return la.IndexMap(domain, codomain, [shard % GX, shard // GX, p % SH], inverse=[page],
+                       valid=sympy.Lt(page, N), name="height(N, SH, GX)")
+
+
+@la.spec(claims=["bijective"])
+def nd_round_robin_all_sizes():
+    """N-d sharding deals shards round-robin: shard s → core s mod C at shard
+    slot s // C, for every shard count N and core count C."""
+    domain = la.Space(shard=N)
+    (s,) = domain.symbols
+    codomain = la.Space(core=C, local=sympy.ceiling(N / C))
+    core, local = codomain.symbols
+    return la.IndexMap(domain, codomain, [s % C, s // C], inverse=[local * C + core],
+                       valid=sympy.Lt(local * C + core, N), name="round_robin(N, C)")
