@@ -57,24 +57,14 @@ def run_show(args, stream: TextIO) -> int:
 
 def terminal_picture(m: IndexMap) -> Text:
     """Elements as coloured cells (one colour per memory) with their offsets mod 100."""
-    from layoutalg.docgen.picture import colour
-    from layoutalg.verify.brute import image_table
+    from layoutalg.docgen.picture import colour, sampled_points
 
-    xs, ys = image_table(m)
-    if m.domain.rank == 1:
-        width = min(32, m.domain.extents[0])
-        rows, cols = xs[:, 0] // width, xs[:, 0] % width
-    else:
-        rows, cols = xs[:, 0], xs[:, 1]
-    step_r = -(-(int(rows.max()) + 1) // TERMINAL_SIDE)
-    step_c = -(-(int(cols.max()) + 1) // TERMINAL_SIDE)
+    rows, cols, ys, step_r, step_c = sampled_points(m, TERMINAL_SIDE)
     memory = ys[:, :-1] if ys.shape[1] > 1 else np.zeros((len(ys), 1), dtype=np.int64)
     _, memory_index = np.unique(memory, axis=0, return_inverse=True)
     memory_index = memory_index.ravel()
-    grid: dict[tuple[int, int], tuple[int, int]] = {}
-    keep = np.flatnonzero((rows % step_r == 0) & (cols % step_c == 0))
-    for k in keep:
-        grid[(int(rows[k]) // step_r, int(cols[k]) // step_c)] = (int(memory_index[k]), int(ys[k, -1]))
+    grid = {(int(r) // step_r, int(c) // step_c): (int(k), int(y[-1]))
+            for r, c, k, y in zip(rows, cols, memory_index, ys)}
     text = Text()
     n_rows = max(r for r, _ in grid) + 1
     n_cols = max(c for _, c in grid) + 1

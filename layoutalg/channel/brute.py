@@ -59,26 +59,38 @@ def channels_at(layout, matrix: str, grids: dict[str, np.ndarray], grain: str) -
     return np.asarray(layout.decoder.channel(address), dtype=np.int64)
 
 
-def _histograms(layout, matrix: str) -> np.ndarray:
-    """Beats per channel of every tile: shape ``(rows, cols, N)``."""
+def _histograms(layout, matrix: str, width: int) -> np.ndarray:
+    """Beats per channel of every tile: shape ``(rows, cols, width)``."""
     rows, cols = layout.tile_extents(matrix)
     counts = []
     for base in tile_addresses(layout, matrix):
         beats = base[:, None] + layout.interleave * np.arange(layout.beats, dtype=np.int64)
         channels = np.asarray(layout.decoder.channel(beats), dtype=np.int64)
-        onehot = np.zeros((len(base), layout.num_channels), dtype=np.int64)
-        for c in range(layout.num_channels):
+        onehot = np.zeros((len(base), width), dtype=np.int64)
+        for c in range(width):
             onehot[:, c] = np.count_nonzero(channels == c, axis=1)
         counts.append(onehot)
-    return np.concatenate(counts).reshape(rows, cols, layout.num_channels)
+    return np.concatenate(counts).reshape(rows, cols, width)
+
+
+def _channel_span(layout, matrices) -> int:
+    """Histogram width: N, or more when a layout that does not fit decodes
+    addresses past the memory to channel numbers >= N (as Z3 sees them too)."""
+    top = layout.num_channels - 1
+    for x in matrices:
+        for base in tile_addresses(layout, x):
+            last = base + layout.tile_bytes - layout.interleave
+            top = max(top, int(np.max(layout.decoder.channel(last))))
+    return top + 1
 
 
 def _footprint_counts(layout, matrices, grids) -> np.ndarray:
     """Conflicting (beat, beat, …) combinations at each iteration (inclusion–exclusion)."""
+    width = _channel_span(layout, matrices)
     hist = []
     for x in matrices:
         row, col = (grids[d] for d in TILE_DIMS[x])
-        hist.append(_histograms(layout, x)[row, col])  # (…iteration…, N)
+        hist.append(_histograms(layout, x, width)[row, col])  # (…iteration…, width)
     if len(hist) == 2:
         return (hist[0] * hist[1]).sum(axis=-1)
     # Three matrices: |E_AB ∪ E_AC ∪ E_BC| = Σ|E_xy| − 2·|all three equal|.

@@ -31,9 +31,9 @@ from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
 
 
 def solve(layout, bounds, constraints, assume, timeout_ms) -> solver.Outcome:
-    """One Z3 query with the layout's parameters (≥ 1) and assumptions in force."""
+    """One Z3 query with the layout's parameters (each ≥ 1) and ``assume`` in force."""
     return solver.solve(bounds, constraints, parameters=sorted(layout.parameters, key=str),
-                        assumptions=list(assume) + list(layout.assumptions),
+                        assumptions=list(assume),
                         timeout_ms=timeout_ms)
 
 

@@ -44,11 +44,17 @@ def check_conflict_free(
     """In no iteration do two concurrently streamed tiles use one channel.
 
     Args:
-        layout: the channel layout.
+        layout: the channel layout (concrete or symbolic sizes).
         dataflow: ``"os"`` (A and B together), ``"ws"`` (A and C), ``"is"``
             (B and C), or a tuple of matrix names.
         grain: ``"tile"`` (base addresses), ``"beat"`` (granules in
             lockstep) or ``"footprint"`` (any granule against any granule).
+        assume: conditions on the symbolic sizes.
+
+    REFUTED carries ``ti, tj, tk`` (plus ``beat`` or ``beat_A``… at the finer
+    grains, and the sizes Z3 chose for a symbolic layout). A range-decoded
+    layout with a symbolic capacity is first proved to fit its channels, so
+    that designed channels can stand for decoded ones (see capacity.py).
 
     >>> from layoutalg.channel import ChannelLayout
     >>> rr = ChannelLayout("round_robin", num_channels=4, m_tiles=16, n_tiles=16,
@@ -75,11 +81,11 @@ def check_conflict_free(
                     for x in matrices}
         resource, note = layout.decoder.channel_map(layout.memory_bytes), ""
     verdict = generic_conflict_free(space, accesses, resource, subject=subject,
-                                    assume=list(assume) + list(layout.assumptions),
-                                    timeout_ms=timeout_ms)
+                                    assume=assume, timeout_ms=timeout_ms)
     prefix = f"{describe_dataflow(dataflow)}, {grain} grain: "
-    if fit is not None and fit.refuted and verdict.status is Status.UNKNOWN:
-        note = f"; tiles do not fit their channels ({fit.reason})"
+    if fit is not None and not fit.proved and verdict.status is Status.UNKNOWN:
+        note = (f"; with a symbolic capacity Z3 needs the tiles proved to fit their "
+                f"channels first, and that is {fit.status}: {fit.reason}")
     return CheckResult(verdict.status, "channel_conflict_free", subject, verdict.counterexample,
                        prefix + verdict.reason + note, time.perf_counter() - start)
 
@@ -112,8 +118,7 @@ def check_single_channel(
         each = IndexMap(space, channels, [dec.channel(base + layout.interleave * beat)],
                         name=f"{matrix} beat channel")
         first = IndexMap(space, channels, [dec.channel(base)], name=f"{matrix} base channel")
-        verdict = check_equivalent(each, first, assume=list(assume) + list(layout.assumptions),
-                                   timeout_ms=timeout_ms)
+        verdict = check_equivalent(each, first, assume=assume, timeout_ms=timeout_ms)
         if verdict.status is Status.UNKNOWN:
             return q.result(Status.UNKNOWN, "single_channel", layout.label, start,
                             reason=verdict.reason)

@@ -143,12 +143,6 @@ class ChannelLayout:
     def is_concrete(self) -> bool:
         return not self.parameters
 
-    @property
-    def assumptions(self) -> tuple[sympy.Basic, ...]:
-        """Conditions on the parameters the option needs (none yet: every option's
-        rules are enforced on construction)."""
-        return ()
-
     def tile_extents(self, matrix: str) -> tuple[Extent, Extent]:
         """``(rows, cols)`` of a matrix's tile grid: A ``(m, k)``, B ``(k, n)``, C ``(m, n)``."""
         return opt.grid(self, _matrix(matrix))

@@ -22,8 +22,35 @@ def colour(index: int, count: int) -> str:
     return f"#{int(red * 255):02x}{int(green * 255):02x}{int(blue * 255):02x}"
 
 
+SHARES_LIMIT = 1 << 20  # elements enumerated to count elements per memory
+
+
 def drawable(m: IndexMap) -> bool:
-    return m.is_concrete and m.domain.rank in (1, 2) and math.prod(m.domain.extents) <= (1 << 22)
+    return m.is_concrete and m.domain.rank in (1, 2)
+
+
+def sampled_points(m: IndexMap, side: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """(rows, cols, images) of an evenly sampled grid of at most ``side``² elements
+    (rank 1 is drawn as rows of 32), with the sampling steps. Only the sampled
+    elements are evaluated, so huge layouts draw as fast as small ones."""
+    if m.domain.rank == 1:
+        size = int(m.domain.extents[0])
+        width = min(32, size)
+        n_rows, n_cols = -(-size // width), width
+    else:
+        n_rows, n_cols = (int(e) for e in m.domain.extents)
+    step_r, step_c = -(-n_rows // side), -(-n_cols // side)
+    rr, cc = np.meshgrid(np.arange(0, n_rows, step_r), np.arange(0, n_cols, step_c), indexing="ij")
+    rows, cols = rr.ravel(), cc.ravel()
+    if m.domain.rank == 1:
+        index = rows * n_cols + cols
+        keep = index < int(m.domain.extents[0])
+        rows, cols = rows[keep], cols[keep]
+        coords = (index[keep],)
+    else:
+        coords = (rows, cols)
+    image = np.stack([np.broadcast_to(v, rows.shape) for v in m.apply(*coords)], axis=1)
+    return rows, cols, image.astype(np.int64), step_r, step_c
 
 
 def layout_svg(m: IndexMap, *, title: str | None = None) -> str:
@@ -32,16 +59,9 @@ def layout_svg(m: IndexMap, *, title: str | None = None) -> str:
     its offset (the last codomain dim)."""
     if not drawable(m):
         raise ValueError(f"layout_svg draws concrete rank-1 or rank-2 layouts; got {m.domain}")
-    xs, ys = image_table(m)
-    if m.domain.rank == 1:
-        width = min(32, m.domain.extents[0])
-        rows, cols = xs[:, 0] // width, xs[:, 0] % width
-    else:
-        rows, cols = xs[:, 0], xs[:, 1]
-    step_r = -(-(int(rows.max()) + 1) // MAX_SIDE)
-    step_c = -(-(int(cols.max()) + 1) // MAX_SIDE)
+    rows, cols, ys, step_r, step_c = sampled_points(m, MAX_SIDE)
     sampled = step_r > 1 or step_c > 1
-    keep = (rows % step_r == 0) & (cols % step_c == 0)
+    keep = np.ones(len(rows), dtype=bool)
     memory = ys[:, :-1] if ys.shape[1] > 1 else np.zeros((len(ys), 0), dtype=np.int64)
     keys, memory_index = (np.unique(memory, axis=0, return_inverse=True) if memory.shape[1]
                           else (np.zeros((1, 0)), np.zeros(len(ys), dtype=np.int64)))
@@ -73,9 +93,13 @@ def layout_svg(m: IndexMap, *, title: str | None = None) -> str:
 def memory_shares(m: IndexMap) -> dict[str, float] | None:
     """Elements per memory (min / max / mean / memories used), or None if
     the layout has no memory dims or cannot be enumerated."""
-    if not m.is_concrete or m.codomain.rank < 2 or math.prod(m.domain.extents) > (1 << 22):
+    if not m.is_concrete or m.codomain.rank < 2 or math.prod(m.domain.extents) > SHARES_LIMIT:
         return None
     _, ys = image_table(m)
-    _, counts = np.unique(ys[:, :-1], axis=0, return_counts=True)
+    memory_extents = tuple(int(e) for e in m.codomain.extents[:-1])
+    inside = np.all((ys[:, :-1] >= 0) & (ys[:, :-1] < np.asarray(memory_extents)), axis=1)
+    flat = np.ravel_multi_index(tuple(ys[inside, :-1].T), memory_extents)
+    counts = np.bincount(flat, minlength=int(np.prod(memory_extents)))
+    counts = counts[counts > 0]
     return {"memories used": int(len(counts)), "min": int(counts.min()),
             "max": int(counts.max()), "mean": float(counts.mean())}

@@ -2,6 +2,7 @@
 
 from layoutalg.execute.errors import CapacityError, MachineError
 from layoutalg.execute.machine import Machine
-from layoutalg.execute.placement import fetch, place, required_bytes
+from layoutalg.execute.placement import Placement, fetch, place, required_bytes, slots_of
 
-__all__ = ["CapacityError", "Machine", "MachineError", "fetch", "place", "required_bytes"]
+__all__ = ["CapacityError", "Machine", "MachineError", "Placement", "fetch", "place",
+           "required_bytes", "slots_of"]

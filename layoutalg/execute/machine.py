@@ -11,6 +11,19 @@ from layoutalg.errors import describe
 from layoutalg.execute.errors import MachineError
 
 WSE_SRAM_BYTES = 48 * 1024
+#: Storage grows in steps of this many bytes per memory (never past the capacity).
+GRANULE = 64
+
+
+class _Store:
+    """The bytes a machine has touched so far: ``(memories, allocated)`` uint8.
+
+    Memories are allocated lazily up to the highest byte any placement
+    needs, so a preset with GiB-sized DRAM banks costs only what is used.
+    """
+
+    def __init__(self, memories: int) -> None:
+        self.array = np.zeros((memories, 0), dtype=np.uint8)
 
 
 @dataclass(frozen=True)
@@ -19,26 +32,32 @@ class Machine:
 
     Args:
         dims: the placement coordinates that pick a memory, in order, e.g.
-            ``(("pe_row", 16), ("pe_col", 16))`` or ``(("bank", 12),)``.
+            ``(("pe_row", 16), ("pe_col", 16))`` or ``(("bank", 12),)``;
+            ``()`` is a machine with one memory.
         capacity: bytes per memory.
         name: what one memory is called in messages ("PE", "bank", "core").
 
-    The contents live in one ``uint8`` array of shape ``(memories, capacity)``
-    so that placing and fetching are single vectorized NumPy operations.
+    A layout placed on the machine names the memory with its first
+    ``rank`` codomain coordinates; the remaining coordinates address inside
+    the memory, row-major. The contents live in one ``uint8`` array of shape
+    ``(memories, allocated)`` — allocated lazily up to the highest byte in
+    use, at most ``capacity`` — so that placing and fetching are single
+    vectorized NumPy operations.
 
     >>> m = Machine.wse(2, 2)
-    >>> m.memories, m.capacity
-    (4, 49152)
+    >>> m.memories, m.capacity, m.memory_label(3)
+    (4, 49152, 'PE (1, 1)')
     """
 
     dims: tuple[tuple[str, int], ...]
     capacity: int
     name: str = "memory"
-    storage: np.ndarray = field(default=None, compare=False, repr=False)
+    _store: _Store = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        if not self.dims:
-            raise MachineError("Machine: dims must name at least one placement coordinate; got ()")
+        if not isinstance(self.dims, tuple):
+            raise MachineError(f"Machine: dims must be a tuple of (name, positive int) pairs; "
+                               f"got {describe(self.dims)}")
         for dim in self.dims:
             if not (isinstance(dim, tuple) and len(dim) == 2 and isinstance(dim[0], str)
                     and isinstance(dim[1], int) and not isinstance(dim[1], bool) and dim[1] >= 1):
@@ -47,9 +66,12 @@ class Machine:
         if isinstance(self.capacity, bool) or not isinstance(self.capacity, int) or self.capacity < 1:
             raise MachineError(f"Machine: capacity must be a positive int of bytes; "
                                f"got {describe(self.capacity)}")
-        if self.storage is None:
-            object.__setattr__(self, "storage",
-                               np.zeros((self.memories, self.capacity), dtype=np.uint8))
+        if not isinstance(self.name, str) or not self.name:
+            raise MachineError(f"Machine: name must be a non-empty string; got {describe(self.name)}")
+        if self._store is None:
+            object.__setattr__(self, "_store", _Store(self.memories))
+
+    # -- presets ---------------------------------------------------------------------
 
     @classmethod
     def wse(cls, rows: int, cols: int, *, sram_bytes: int = WSE_SRAM_BYTES) -> Machine:
@@ -66,6 +88,60 @@ class Machine:
         """A Tenstorrent worker grid: cores (x, y) with ``l1_bytes`` of L1 each."""
         return cls((("x", x), ("y", y)), l1_bytes, name="core")
 
+    @classmethod
+    def single(cls, capacity: int, *, name: str = "memory") -> Machine:
+        """One memory of ``capacity`` bytes (a CuTe offset space, a Spyre device).
+
+        >>> Machine.single(1024).memories
+        1
+        """
+        return cls((), capacity, name=name)
+
+    @classmethod
+    def tenstorrent(cls, device: str = "wormhole_b0", storage: str = "DRAM") -> Machine:
+        """A Tenstorrent device: its DRAM banks, or its worker cores' L1.
+
+        >>> Machine.tenstorrent("wormhole_b0", "L1").shape
+        (8, 10)
+        >>> Machine.tenstorrent("blackhole", "DRAM").shape
+        (8,)
+        """
+        from layoutalg.tt.devices import get_device
+
+        chip = get_device(device)
+        if storage == "DRAM":
+            return cls.banks(chip.dram_banks, chip.dram_bank_bytes, name="DRAM bank")
+        if storage == "L1":
+            x, y = chip.worker_grid
+            return cls.cores(x, y, chip.l1_bytes)
+        raise MachineError(f"Machine.tenstorrent: storage must be 'DRAM' or 'L1'; "
+                           f"got {describe(storage)}")
+
+    @classmethod
+    def for_layout(cls, layout, *, capacity: int, memory_dims: int | None = None,
+                   name: str = "memory") -> Machine:
+        """A machine whose memories are the layout's first ``memory_dims``
+        codomain dims (default: all but the last), ``capacity`` bytes each.
+
+        >>> import layoutalg as la
+        >>> grid = la.split(la.Space(i=8), "i", 4, names=("pe", "offset"))
+        >>> Machine.for_layout(grid, capacity=16, name="PE").dims
+        (('pe', 2),)
+        """
+        rank = layout.codomain.rank
+        count = rank - 1 if memory_dims is None else memory_dims
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count < rank:
+            raise MachineError(f"Machine.for_layout: memory_dims must be an int in [0, {rank}) "
+                               f"(at least one codomain dim addresses inside a memory); "
+                               f"got {describe(memory_dims)}")
+        extents = layout.codomain.extents[:count]
+        if not all(isinstance(e, int) for e in extents):
+            raise MachineError(f"Machine.for_layout: layout {layout.label} has symbolic memory "
+                               f"dims {layout.codomain}; bind them first")
+        return cls(tuple(zip(layout.codomain.names[:count], extents)), capacity, name=name)
+
+    # -- shape -----------------------------------------------------------------------
+
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(n for n, _ in self.dims)
@@ -75,13 +151,61 @@ class Machine:
         return tuple(e for _, e in self.dims)
 
     @property
+    def rank(self) -> int:
+        return len(self.dims)
+
+    @property
     def memories(self) -> int:
         return math.prod(self.shape)
 
     def memory_label(self, flat: int) -> str:
+        """``PE (3, 7)``, ``bank 5`` or ``memory`` for the memory at a flat index."""
+        if not self.dims:
+            return self.name
         coord = np.unravel_index(int(flat), self.shape)
         text = ", ".join(str(int(c)) for c in coord)
         return f"{self.name} ({text})" if len(coord) > 1 else f"{self.name} {text}"
 
+    # -- contents --------------------------------------------------------------------
+
+    @property
+    def storage(self) -> np.ndarray:
+        """The bytes in use: ``(memories, allocated)`` uint8, allocated ≤ capacity."""
+        return self._store.array
+
+    def reserve(self, nbytes: int) -> np.ndarray:
+        """Grow every memory's storage to at least ``nbytes`` (≤ capacity); returns it.
+
+        New bytes are zero; bytes already written are kept.
+        """
+        if nbytes > self.capacity:
+            raise MachineError(f"reserve: {nbytes} bytes exceed the capacity {self.capacity}")
+        old = self._store.array
+        if nbytes <= old.shape[1]:
+            return old
+        size = min(self.capacity, -(-nbytes // GRANULE) * GRANULE)
+        new = np.zeros((self.memories, size), dtype=np.uint8)
+        new[:, :old.shape[1]] = old
+        self._store.array = new
+        return new
+
+    def read(self, memory: int | tuple[int, ...], start: int, nbytes: int) -> bytes:
+        """Raw bytes ``[start, start + nbytes)`` of one memory (unwritten bytes are 0)."""
+        flat = self._flat(memory)
+        data = self.storage[flat, start:start + nbytes].tobytes()
+        return data + bytes(max(0, nbytes - len(data)))
+
+    def _flat(self, memory) -> int:
+        coord = (memory,) if isinstance(memory, (int, np.integer)) else tuple(memory)
+        if len(coord) != self.rank or any(not 0 <= c < e for c, e in zip(coord, self.shape)):
+            raise MachineError(f"memory must be a coordinate inside {dict(self.dims)}; "
+                               f"got {describe(memory)}")
+        return int(np.ravel_multi_index(coord, self.shape)) if coord else 0
+
     def clear(self) -> None:
+        """Zero every byte in use."""
         self.storage[...] = 0
+
+    def __str__(self) -> str:
+        shape = "×".join(map(str, self.shape)) or "1"
+        return f"{shape} {self.name}s of {self.capacity} B"

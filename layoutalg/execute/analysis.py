@@ -1,0 +1,277 @@
+"""Where a layout's elements land on a machine, worked out once per layout.
+
+A layout placed on a machine names the memory with its first ``rank``
+codomain coordinates (``machine.rank``) and addresses inside the memory with
+the rest, row-major. :func:`analyse` checks every coordinate against the
+codomain's extents and measures each memory's high-water mark, before
+anything is written.
+
+When every codomain expression is a sum of per-dimension terms (grids,
+tiles, block-cyclic deals, Spyre sticks, CuTe strides), the analysis keeps
+one small table per domain dimension instead of an array per element: the
+checks read table extremes, and the placement plans (:mod:`.plan`) copy by
+strided views or broadcast sums. Otherwise the map is evaluated on blocks of
+elements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import sympy
+
+from layoutalg.core.evaluate import evaluate
+from layoutalg.core.index_map import IndexMap
+from layoutalg.errors import describe
+from layoutalg.execute.errors import CapacityError, MachineError
+from layoutalg.execute.machine import Machine
+from layoutalg.verify.result import point_text
+
+BLOCK_ELEMENTS = 1 << 20
+
+Terms = tuple[int, dict[int, np.ndarray]]  # constant, {domain axis: table}
+
+
+@dataclass(frozen=True, eq=False)
+class Analysis:
+    """A checked layout on a machine shape.
+
+    ``memory`` and ``inner`` are per-axis tables of the flat memory index
+    and of the in-memory offset (elements, or bytes when ``in_bytes``), or
+    None when the map is not separable (then ``evaluate`` is used).
+    """
+
+    layout: IndexMap
+    shape: tuple[int, ...]
+    extents: tuple[int, ...]
+    itemsize: int
+    in_bytes: bool
+    memory: Terms | None
+    inner: Terms | None
+    high_water: int  # bytes the fullest memory needs
+
+    @property
+    def separable(self) -> bool:
+        return self.memory is not None
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.extents, dtype=np.int64))
+
+    def blocks(self) -> Iterator[tuple[slice, np.ndarray, np.ndarray]]:
+        """(flat element slice, memory index, in-memory offset) for blocks of rows."""
+        yield from _blocks(self.layout, self.shape, self.extents)
+
+
+def analyse(layout: IndexMap, machine: Machine, itemsize: int, in_bytes: bool) -> Analysis:
+    """Check ``layout`` against ``machine`` and measure it (cached per layout).
+
+    Raises MachineError for a layout that does not suit the machine or puts
+    an element outside its codomain, CapacityError (naming the memory and
+    the bytes) when some memory would overflow.
+    """
+    check_pairing(layout, machine)
+    if 64 % itemsize:
+        raise MachineError(f"element size must divide 64 bytes (1, 2, 4, 8, 16 …); got {itemsize}")
+    found = _analyse(layout, machine.shape, itemsize, bool(in_bytes))
+    if found.high_water > machine.capacity:
+        need = memory_bytes(found)
+        worst = int(np.argmax(need))
+        raise CapacityError(f"{machine.memory_label(worst)} exceeds memory: "
+                            f"{int(need[worst])} > {machine.capacity} bytes")
+    return found
+
+
+def check_pairing(layout: IndexMap, machine: Machine) -> None:
+    if not isinstance(layout, IndexMap):
+        raise MachineError(f"layout must be an IndexMap; got {describe(layout)}")
+    if not isinstance(machine, Machine):
+        raise MachineError(f"machine must be a Machine; got {describe(machine)}")
+    if not layout.is_concrete:
+        raise MachineError(f"layout {layout.label} has symbolic extents; bind them first "
+                           f"with .bind(...)")
+    if layout.codomain.rank <= machine.rank:
+        raise MachineError(
+            f"layout {layout.label} places onto {layout.codomain} but the machine's memories are "
+            f"picked by {machine.rank} dims {dict(machine.dims)}: the layout needs at least one "
+            f"more dim to address inside a memory")
+    if tuple(layout.codomain.extents[:machine.rank]) != machine.shape:
+        raise MachineError(
+            f"layout {layout.label} places onto {layout.codomain} but the machine has memories "
+            f"{dict(machine.dims)} (the layout's first {machine.rank} dims must match them)")
+
+
+def memory_bytes(found: Analysis) -> np.ndarray:
+    """Bytes each memory needs: the end of its last element (0 if it holds none)."""
+    memories = int(np.prod(found.shape, dtype=np.int64))
+    need = np.zeros(memories, dtype=np.int64)
+    scale = 1 if found.in_bytes else found.itemsize
+    for _, memory, offset in found.blocks():
+        np.maximum.at(need, memory, offset * scale + found.itemsize)
+    return need
+
+
+def memory_counts(found: Analysis) -> np.ndarray:
+    """Elements each memory receives (counting every element, collisions included)."""
+    memories = int(np.prod(found.shape, dtype=np.int64))
+    if found.separable:
+        # The flat memory index is a sum of independent per-axis terms, so its
+        # histogram over the whole domain is the convolution of theirs.
+        constant, tables = found.memory
+        hist = np.zeros(1, dtype=np.int64)
+        hist[0] = 1
+        low = constant
+        for axis in range(len(found.extents)):
+            table = tables.get(axis)
+            if table is None:
+                hist = hist * found.extents[axis]
+                continue
+            low += int(table.min())
+            part = np.bincount(table - table.min())
+            hist = np.convolve(hist, part)
+        counts = np.zeros(memories, dtype=np.int64)
+        counts[low:low + len(hist)] = hist[:memories - low]
+        return counts
+    counts = np.zeros(memories, dtype=np.int64)
+    for _, memory, _ in found.blocks():
+        counts += np.bincount(memory, minlength=memories)
+    return counts
+
+
+@lru_cache(maxsize=128)
+def _analyse(layout: IndexMap, shape: tuple[int, ...], itemsize: int, in_bytes: bool) -> Analysis:
+    extents = tuple(int(e) for e in layout.domain.extents)
+    separable = _separable(layout, shape, extents)
+    scale = 1 if in_bytes else itemsize
+    if separable is not None:
+        memory, inner = separable
+        top = inner[0] + sum(int(t.max()) for t in inner[1].values())
+        return Analysis(layout, shape, extents, itemsize, in_bytes, memory, inner,
+                        top * scale + itemsize)
+    top = -1
+    for _, _, offset in _blocks(layout, shape, extents):
+        if offset.size:
+            top = max(top, int(offset.max()))
+    return Analysis(layout, shape, extents, itemsize, in_bytes, None, None,
+                    top * scale + itemsize if top >= 0 else 0)
+
+
+def _separable(layout: IndexMap, shape, extents):
+    """Per-axis tables of the memory index and the offset, or None.
+
+    Every codomain coordinate must be separable; its table extremes are then
+    its exact extremes, so the range check is exact too.
+    """
+    if not extents:
+        return None
+    codomain = tuple(int(e) for e in layout.codomain.extents)
+    per_coordinate = []
+    for k, expr in enumerate(layout.exprs):
+        terms = _tables(expr, layout.domain)
+        if terms is None:
+            return None
+        low, high = _extremes(terms)
+        if low < 0 or high >= codomain[k]:
+            value, axis_values = (low, "min") if low < 0 else (high, "max")
+            point = _extreme_point(terms, extents, axis_values)
+            _outside(layout, k, value, point)
+        per_coordinate.append(terms)
+    rank = len(shape)
+    memory = _weighted(per_coordinate[:rank], _row_major(codomain[:rank]))
+    inner = _weighted(per_coordinate[rank:], _row_major(codomain[rank:]))
+    return memory, inner
+
+
+def _row_major(extents) -> list[int]:
+    strides, running = [], 1
+    for extent in reversed(extents):
+        strides.append(running)
+        running *= extent
+    return strides[::-1]
+
+
+def _weighted(terms_list, weights) -> Terms:
+    constant, tables = 0, {}
+    for (c, parts), w in zip(terms_list, weights):
+        constant += c * w
+        for axis, table in parts.items():
+            tables[axis] = tables.get(axis, 0) + table * w
+    return constant, tables
+
+
+def _extremes(terms: Terms) -> tuple[int, int]:
+    constant, tables = terms
+    return (constant + sum(int(t.min()) for t in tables.values()),
+            constant + sum(int(t.max()) for t in tables.values()))
+
+
+def _extreme_point(terms: Terms, extents, which: str) -> tuple[int, ...]:
+    pick = np.argmin if which == "min" else np.argmax
+    tables = terms[1]
+    return tuple(int(pick(tables[a])) if a in tables else 0 for a in range(len(extents)))
+
+
+def _outside(layout: IndexMap, k: int, value: int, point) -> None:
+    name, extent = layout.codomain.names[k], layout.codomain.extents[k]
+    raise MachineError(
+        f"layout {layout.label} places element {point_text(layout.domain.names, point)} at "
+        f"{name}={value}, outside the codomain's {name} range [0, {extent})")
+
+
+@lru_cache(maxsize=1024)
+def _tables(expr, domain) -> Terms | None:
+    """(constant, {axis: table}) when every term of ``expr`` uses ≤ 1 dimension."""
+    symbols = domain.symbols
+    constant = 0
+    groups: dict[int, sympy.Expr] = {}
+    for term in sympy.Add.make_args(sympy.expand(expr)):
+        used = [k for k, s in enumerate(symbols) if s in term.free_symbols]
+        if len(used) > 1:
+            return None
+        if not used:
+            if not term.is_Integer:
+                return None
+            constant += int(term)
+        else:
+            groups[used[0]] = groups.get(used[0], 0) + term
+    tables = {}
+    for axis, part in groups.items():
+        values = np.arange(int(domain.extents[axis]), dtype=np.int64)
+        table = np.broadcast_to(evaluate(part, {symbols[axis]: values}), values.shape)
+        tables[axis] = np.ascontiguousarray(table, dtype=np.int64)
+    return constant, tables
+
+
+def _row_blocks(extents) -> Iterator[tuple[int, int]]:
+    inner = int(np.prod(extents[1:], dtype=np.int64)) if len(extents) > 1 else 1
+    step = max(1, BLOCK_ELEMENTS // max(1, inner))
+    for first in range(0, extents[0], step):
+        yield first, min(extents[0], first + step)
+
+
+def _blocks(layout: IndexMap, shape, extents) -> Iterator:
+    """(flat element slice, flat memory index, in-memory offset) by evaluation, checked."""
+    codomain = tuple(int(e) for e in layout.codomain.extents)
+    rank = len(shape)
+    inner_size = int(np.prod(extents[1:], dtype=np.int64)) if extents else 1
+    if not extents:
+        return
+    for first, last in _row_blocks(extents):
+        grid = np.indices((last - first,) + extents[1:], dtype=np.int64).reshape(len(extents), -1)
+        grid[0] += first
+        image = [np.asarray(v, dtype=np.int64) for v in layout.apply(*grid)]
+        for k, values in enumerate(image):
+            bad = np.flatnonzero((values < 0) | (values >= codomain[k]))
+            if bad.size:
+                point = tuple(int(g[bad[0]]) for g in grid)
+                _outside(layout, k, int(values[bad[0]]), point)
+        memory = np.zeros(grid.shape[1], dtype=np.int64)
+        for values, extent in zip(image[:rank], codomain[:rank]):
+            memory = memory * extent + values
+        offset = np.zeros(grid.shape[1], dtype=np.int64)
+        for values, extent in zip(image[rank:], codomain[rank:]):
+            offset = offset * extent + values
+        yield slice(first * inner_size, last * inner_size), memory, offset
