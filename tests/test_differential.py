@@ -256,14 +256,13 @@ def test_unknown_is_not_agreement():
 @given(layouts(bijective=True))
 def test_combinator_chains_are_bijections(m):
     """A chain of combinators over a space (or a compact CuTe layout) is a
-    bijection onto its valid slots, by Z3 and by enumeration alike, and its
-    inverse sends every image back to its element."""
-    proved = la.check_bijective(m, timeout_ms=TIMEOUT_MS)
-    agree(proved, brute.check_bijective(m))
-    assert proved.proved, f"{m}: {proved.reason}"
+    bijection onto its valid slots, and its inverse sends every image back to
+    its element. (Enumeration only: test_bijective already holds Z3 to the
+    same verdict on such chains.)"""
+    verdict = brute.check_bijective(m)
+    assert verdict.proved, f"{m}: {verdict.reason}"
     xs, ys = brute.image_table(m)
-    back = m.inverse
-    assert back is not None, f"{m.label} lost its inverse"
+    assert m.inverse is not None, f"{m.label} lost its inverse"
     env = dict(zip(m.codomain.symbols, ys.T))
-    recovered = np.stack([np.broadcast_to(ev.evaluate(e, env), (len(xs),)) for e in back], axis=1)
-    assert np.array_equal(recovered, xs), f"the inverse of {m.label} is wrong"
+    back = [np.broadcast_to(ev.evaluate(e, env), (len(xs),)) for e in m.inverse]
+    assert np.array_equal(np.stack(back, axis=1), xs), f"the inverse of {m.label} is wrong"

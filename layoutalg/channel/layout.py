@@ -124,12 +124,7 @@ class ChannelLayout:
     @property
     def memory_bytes(self) -> Extent:
         """N · channel_bytes: the address space the decoder covers."""
-        total = _tidy(self.num_channels * self.channel_bytes)
-        if isinstance(total, sympy.Basic) and not total.is_positive:
-            # Always >= 1, but SymPy cannot see it through the Mod terms of the
-            # hardware walk; Max(1, ·) is the same number and a valid extent.
-            return sympy.Max(1, total)
-        return total
+        return _as_extent(self.num_channels * self.channel_bytes)
 
     @property
     def parameters(self) -> frozenset[sympy.Symbol]:
@@ -189,7 +184,7 @@ class ChannelLayout:
             pieces.append((address, sympy.true if end is None else sympy.Lt(g, end)))
         address = sympy.Piecewise(*pieces)
         dec = self.decoder
-        codomain = Space(channel=self.num_channels, offset=self.channel_bytes)
+        codomain = Space(channel=self.num_channels, offset=_as_extent(self.channel_bytes))
         return IndexMap(space, codomain, [dec.channel(address), dec.offset(address)],
                         name=self.label)
 
@@ -256,6 +251,16 @@ def _matrix(matrix: object) -> str:
     if matrix not in opt.MATRICES:
         raise ChannelError(f"matrix must be one of {opt.MATRICES}; got {describe(matrix)}")
     return matrix
+
+
+def _as_extent(value):
+    """A size as a Space extent. The hardware walk's capacity is always >= 1, but
+    SymPy cannot see it through the walk's Mod terms; Max(1, ·) is the same
+    number in a form it accepts."""
+    value = _tidy(value)
+    if isinstance(value, sympy.Basic) and not value.is_positive:
+        return sympy.Max(1, value)
+    return value
 
 
 def _tidy(value):

@@ -62,8 +62,9 @@ def place(array: np.ndarray, layout: IndexMap, machine: Machine, *, fill=0,
           offsets_in_bytes: bool = False) -> Placement:
     """Write every element of ``array`` at its slot; padding slots get ``fill``.
 
-    Every slot of the layout's codomain is set to ``fill`` first, then each
-    element is written where the layout sends it. Checked before anything is
+    Every slot of the layout's codomain is set to ``fill`` first (``None``
+    leaves the slots as they are), then each element is written where the
+    layout sends it. Checked before anything is
     written: the array's shape, the layout's memory dims against the
     machine's, every coordinate inside the codomain, and each memory's bytes
     against its capacity (CapacityError names the memory and the bytes).
@@ -78,7 +79,8 @@ def place(array: np.ndarray, layout: IndexMap, machine: Machine, *, fill=0,
     array = np.asarray(array)
     found = _prepare(array.shape, array.dtype, layout, machine, offsets_in_bytes)
     cells = _cells(machine, array.dtype, found)
-    _fill_padding(layout, machine, cells, fill, found)
+    if fill is not None:
+        _fill_padding(layout, machine, cells, fill, found)
     source = np.ascontiguousarray(array).reshape(-1)
     plan = plan_for(found, cells.size // machine.memories)
     plan.scatter(cells, source)

@@ -1,0 +1,168 @@
+"""What an execution counted: accesses per level, bytes per channel, messages.
+
+``Tally`` is the mutable accumulator the executor writes into while it runs;
+``Counters`` is the frozen record it hands back. Accesses are in elements,
+keyed ``(level, operand, kind)`` like :class:`layoutalg.dataflow.Traffic`
+(levels "dram", "l2", "array", "register" on the KPU hierarchy; "sram" on a
+PE mesh), so a run and the model compare key by key.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from layoutalg.execute.errors import MachineError
+
+WAVELET_BYTES = 4
+
+
+@dataclass(frozen=True)
+class Messages:
+    """Messages between PEs: how many, bytes, 32-bit wavelets, hops.
+
+    ``hops`` sums each message's Manhattan distance; ``byte_hops`` sums bytes
+    × distance (the mesh cost model: bytes × Manhattan hops).
+
+    >>> Messages.of(bytes_=10, hops=3)
+    Messages(count=1, bytes=10, wavelets=3, hops=3, byte_hops=30)
+    """
+
+    count: int = 0
+    bytes: int = 0
+    wavelets: int = 0
+    hops: int = 0
+    byte_hops: int = 0
+
+    @classmethod
+    def of(cls, bytes_: int, hops: int) -> Messages:
+        """One message of ``bytes_`` bytes over ``hops`` links."""
+        return cls(1, bytes_, -(-bytes_ // WAVELET_BYTES), hops, bytes_ * hops)
+
+    def __add__(self, other: Messages) -> Messages:
+        return Messages(*(a + b for a, b in zip(self.astuple(), other.astuple())))
+
+    def astuple(self) -> tuple[int, int, int, int, int]:
+        return (self.count, self.bytes, self.wavelets, self.hops, self.byte_hops)
+
+
+class Tally:
+    """Mutable counters an execution adds to (see :class:`Counters`)."""
+
+    def __init__(self, element_bytes: int, channels: int = 0) -> None:
+        self.element_bytes = element_bytes
+        self.channels = channels
+        self.accesses: Counter = Counter()
+        self.channel_bytes: dict[tuple[str, str], np.ndarray] = {}
+        self.messages: dict[str, Messages] = {}
+        self.macs = 0
+
+    def add(self, level: str, operand: str, kind: str, elements: int) -> None:
+        self.accesses[level, operand, kind] += int(elements)
+
+    def add_channels(self, operand: str, kind: str, per_channel: np.ndarray) -> None:
+        """Add bytes per channel (an int array, one entry per channel)."""
+        key = (operand, kind)
+        if key in self.channel_bytes:
+            self.channel_bytes[key] += per_channel
+        else:
+            self.channel_bytes[key] = np.array(per_channel, dtype=np.int64)
+
+    def send(self, operand: str, messages: Messages) -> None:
+        self.messages[operand] = self.messages.get(operand, Messages()) + messages
+
+    def freeze(self, **extra) -> Counters:
+        return Counters(
+            element_bytes=self.element_bytes,
+            channels=self.channels,
+            accesses=tuple(sorted(self.accesses.items())),
+            channel_bytes=tuple(sorted(
+                ((channel, operand, kind), int(n))
+                for (operand, kind), totals in self.channel_bytes.items()
+                for channel, n in enumerate(totals) if n)),
+            messages=tuple(sorted(self.messages.items())),
+            macs=self.macs,
+            **extra,
+        )
+
+
+@dataclass(frozen=True)
+class Counters:
+    """Counts of one execution.
+
+    Attributes:
+        element_bytes: bytes per element.
+        channels: DRAM channels (0 when the machine has none).
+        accesses: ``((level, operand, kind), elements)`` pairs.
+        channel_bytes: ``((channel, operand, kind), bytes)`` pairs (DRAM).
+        messages: ``(operand, Messages)`` pairs (PE mesh).
+        macs: multiply-accumulates performed.
+        steps: loop steps run (tile steps, or SUMMA steps).
+        schedule: the :class:`layoutalg.dataflow.Schedule` run (KPU), else None.
+        notes: one line each about the machine the run used.
+    """
+
+    element_bytes: int
+    channels: int = 0
+    accesses: tuple = ()
+    channel_bytes: tuple = ()
+    messages: tuple = ()
+    macs: int = 0
+    steps: int = 0
+    schedule: object = field(default=None, compare=False)
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def get(self, level: str, operand: str, kind: str) -> int:
+        """Elements accessed at one level by one operand, e.g. ``get("dram", "A", "read")``."""
+        return dict(self.accesses).get((level, operand, kind), 0)
+
+    def elements(self, level: str | None = None, operand: str | None = None,
+                 kind: str | None = None) -> int:
+        """Sum of the accesses matching level, operand and kind (None = any)."""
+        return sum(n for (lv, op, kd), n in self.accesses
+                   if level in (None, lv) and operand in (None, op) and kind in (None, kd))
+
+    def bytes(self, level: str | None = None, operand: str | None = None,
+              kind: str | None = None) -> int:
+        """:meth:`elements` times the element size."""
+        return self.elements(level, operand, kind) * self.element_bytes
+
+    def per_channel(self, operand: str | None = None, kind: str | None = None) -> tuple[int, ...]:
+        """DRAM bytes on each channel, for one operand / kind or all."""
+        totals = [0] * self.channels
+        for (channel, op, kd), n in self.channel_bytes:
+            if operand in (None, op) and kind in (None, kd):
+                totals[channel] += n
+        return tuple(totals)
+
+    def message(self, operand: str | None = None) -> Messages:
+        """Messages of one operand (or all)."""
+        total = Messages()
+        for op, m in self.messages:
+            if operand in (None, op):
+                total = total + m
+        return total
+
+    def traffic(self, schedule=None):
+        """These counts as a :class:`layoutalg.dataflow.Traffic` of ``schedule``
+        (default: the schedule run): equal (``==``) to
+        ``la.dataflow.traffic(schedule)`` when the run and the model agree."""
+        from layoutalg.dataflow.traffic import Traffic
+
+        schedule = self.schedule if schedule is None else schedule
+        if schedule is None:
+            raise MachineError("traffic: these counters come from no schedule; pass one")
+
+        counts = dict(self.accesses)
+        counts["mac", "-", "op"] = self.macs
+        unknown = [k for k in counts if k[0] not in ("dram", "l2", "array", "register", "mac")]
+        if unknown:
+            raise MachineError(f"traffic: these counters are not a KPU hierarchy's "
+                               f"(levels {sorted({k[0] for k in unknown})})")
+        return Traffic.from_mapping(schedule, counts)
+
+    def rows(self) -> list[tuple[str, str, str, int]]:
+        """``(level, operand, kind, elements)`` for every nonzero access count."""
+        return [(lv, op, kd, n) for (lv, op, kd), n in self.accesses if n]

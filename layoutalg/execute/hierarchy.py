@@ -1,0 +1,226 @@
+"""The KPU-style hierarchy: DRAM channels → L2 → PE array registers.
+
+``Hierarchy`` describes the machine; :class:`Levels` is one run's memories.
+DRAM is one byte-addressed memory whose addresses decode to channels (a
+:class:`layoutalg.channel.ChannelLayout` puts every tile of A, B and C at
+an address); L2 and the registers hold one tile slot per resident operand,
+as the dataflow model says (``Schedule.residency``). Every read and write
+through :class:`Levels` is counted per level and operand, and DRAM bytes per
+channel as well.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
+from layoutalg.errors import describe
+from layoutalg.execute.counters import Tally
+from layoutalg.execute.errors import CapacityError, MachineError
+from layoutalg.execute.machine import Machine
+from layoutalg.execute.placement import fetch, place
+
+OPTIONS = ("matrix", "round_robin", "iteration_aware", "hardware")
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    """DRAM with ``channels`` channels → an L2 buffer → a PE array's registers.
+
+    Args:
+        channels: DRAM channels.
+        channel_option: how tiles are assigned to channels — an option of
+            :class:`layoutalg.channel.ChannelLayout` ("hardware" address
+            interleave by default).
+        interleave: bytes per channel granule.
+        l2_bytes: L2 buffer bytes.
+        register_bytes: bytes of the whole PE array's registers.
+        array: ``(rows, cols)`` of PEs (for reports; the counts are the model's).
+
+    The defaults are :meth:`kpu`: 4 channels, 256 KiB of L2 and 16×16 PEs ×
+    256 B of registers — the capacities ``la.dataflow`` assumes.
+
+    >>> Hierarchy.kpu().l2_bytes, Hierarchy(channels=8).channels
+    (262144, 8)
+    """
+
+    channels: int = 4
+    channel_option: str = "hardware"
+    interleave: int = 64
+    l2_bytes: int = 256 * 1024
+    register_bytes: int = 16 * 16 * 256
+    array: tuple[int, int] = (16, 16)
+
+    def __post_init__(self) -> None:
+        for name in ("channels", "interleave", "l2_bytes", "register_bytes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise MachineError(f"Hierarchy: {name} must be a positive int; got {describe(value)}")
+        if self.channel_option not in OPTIONS:
+            raise MachineError(f"Hierarchy: channel_option must be one of {OPTIONS}; "
+                               f"got {describe(self.channel_option)}")
+        if not (isinstance(self.array, tuple) and len(self.array) == 2
+                and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1
+                        for v in self.array)):
+            raise MachineError(f"Hierarchy: array must be (rows, cols) of positive ints; "
+                               f"got {describe(self.array)}")
+
+    @classmethod
+    def kpu(cls, **changes) -> Hierarchy:
+        """The default KPU: 4 channels (address interleave, 64 B), 256 KiB L2,
+        16×16 PEs with 256 B of registers each."""
+        return cls(**changes)
+
+    def capacities(self):
+        """The matching :class:`layoutalg.dataflow.Capacities`."""
+        from layoutalg.dataflow.tiling import Capacities
+
+        return Capacities(self.l2_bytes, self.register_bytes)
+
+    def channel_layout(self, schedule):
+        """The :class:`~layoutalg.channel.ChannelLayout` of a schedule's tiles."""
+        from layoutalg.channel.layout import ChannelLayout
+
+        e = schedule.element_bytes
+        biggest = max(schedule.tile_elements(x) for x in "ABC") * e
+        tile_bytes = -(-biggest // self.interleave) * self.interleave
+        m, n, k = schedule.trips
+        return ChannelLayout(self.channel_option, num_channels=self.channels, m_tiles=m,
+                             n_tiles=n, k_tiles=k, tile_bytes=tile_bytes,
+                             interleave=self.interleave)
+
+    def __str__(self) -> str:
+        rows, cols = self.array
+        return (f"KPU: {self.channels} DRAM channels ({self.channel_option}, {self.interleave} B), "
+                f"L2 {self.l2_bytes} B, {rows}×{cols} PEs with {self.register_bytes} B of "
+                f"registers")
+
+
+class Levels:
+    """One run's memories: DRAM (channels), L2 and registers, with counters."""
+
+    def __init__(self, hierarchy: Hierarchy, schedule, dtype: np.dtype) -> None:
+        self.schedule = schedule
+        self.dtype = np.dtype(dtype)
+        self.channels = hierarchy.channel_layout(schedule)
+        self.decoder = self.channels.decoder
+        self.tally = Tally(self.dtype.itemsize, hierarchy.channels)
+        self.dram = Machine.single(int(self.channels.memory_bytes), name="DRAM")
+        self.dram.reserve(int(self.channels.memory_bytes))
+        self.slots: dict[tuple[str, str], int] = {}
+        self.buffers: dict[str, Machine] = {}
+        for level, capacity, label in (("l2", hierarchy.l2_bytes, "L2"),
+                                       ("register", hierarchy.register_bytes,
+                                        "PE array registers")):
+            self.buffers[level] = self._allocate(level, capacity, label)
+        self._channel_cache: dict[tuple[str, tuple[int, int]], np.ndarray] = {}
+        self._views: dict[tuple[str, str, tuple[int, int]], np.ndarray] = {}
+
+    def _allocate(self, level: str, capacity: int, label: str) -> Machine:
+        """One full-tile slot per operand resident at ``level``, in A, B, C order."""
+        offset, parts = 0, []
+        for operand in self.schedule.resident_in(level):
+            self.slots[level, operand] = offset
+            size = self.schedule.tile_elements(operand) * self.dtype.itemsize
+            parts.append(f"{operand} {'×'.join(map(str, self.tile_shape(operand)))}")
+            offset += size
+        if offset > capacity:
+            raise CapacityError(f"{label} exceeds memory: {offset} > {capacity} bytes "
+                                f"(one tile each of {', '.join(parts)}, "
+                                f"{self.dtype.itemsize} B per element)")
+        machine = Machine.single(capacity, name=label)
+        machine.reserve(max(offset, 1))
+        return machine
+
+    # -- shapes and addresses --------------------------------------------------------
+
+    def tile_shape(self, operand: str) -> tuple[int, int]:
+        from layoutalg.dataflow.schedule import INDEXED_BY
+
+        rows, cols = INDEXED_BY[operand]
+        return self.schedule.tile(rows), self.schedule.tile(cols)
+
+    def bounds(self, operand: str, tile: tuple[int, int]):
+        from layoutalg.dataflow.reuse import tile_bounds
+
+        return tile_bounds(self.schedule, operand, tile)
+
+    def dram_map(self, operand: str) -> IndexMap:
+        """Element ``(r, c)`` of a matrix → its DRAM byte address: the tile's
+        base address from the channel layout, row-major inside a full tile."""
+        from layoutalg.dataflow.schedule import INDEXED_BY
+
+        rows, cols = INDEXED_BY[operand]
+        extent_r, extent_c = self.schedule.dim(rows), self.schedule.dim(cols)
+        tr, tc = self.tile_shape(operand)
+        domain = Space(r=extent_r, c=extent_c)
+        r, c = domain.symbols
+        base = self.channels.address_of(operand, r // tr, c // tc)
+        address = base + ((r % tr) * tc + c % tc) * self.dtype.itemsize
+        return IndexMap(domain, Space(addr=int(self.channels.memory_bytes)),
+                        [sympy.sympify(address)], name=f"{operand} in DRAM")
+
+    # -- data movement -----------------------------------------------------------------
+
+    def load_inputs(self, a: np.ndarray, b: np.ndarray) -> None:
+        """Place A and B in DRAM (not counted: they are there before the run)."""
+        for operand, matrix in (("A", a), ("B", b)):
+            place(matrix, self.dram_map(operand), self.dram, fill=None, offsets_in_bytes=True)
+
+    def result(self) -> np.ndarray:
+        return fetch(self.dram_map("C"), self.dram, self.dtype, offsets_in_bytes=True)
+
+    def view(self, level: str, operand: str, tile: tuple[int, int]) -> np.ndarray:
+        """The tile's elements at a level (a view, trimmed to the tile's bounds)."""
+        key = (level, operand, tile)
+        found = self._views.get(key)
+        if found is None:
+            found = self._views[key] = self._view(level, operand, tile)
+        return found
+
+    def _view(self, level: str, operand: str, tile: tuple[int, int]) -> np.ndarray:
+        (r0, r1), (c0, c1) = self.bounds(operand, tile)
+        tr, tc = self.tile_shape(operand)
+        if level == "dram":
+            start = int(self.channels.address_of(operand, *tile))
+            cells = self.dram.storage.reshape(-1)[start:start + tr * tc * self.dtype.itemsize]
+        else:
+            start = self.slots[level, operand]
+            cells = self.buffers[level].storage.reshape(-1)[start:start + tr * tc * self.dtype.itemsize]
+        return cells.view(self.dtype).reshape(tr, tc)[:r1 - r0, :c1 - c0]
+
+    def move(self, operand: str, tile, source: str, target: str) -> None:
+        """Copy a tile from ``source`` to ``target``, counting what moved."""
+        data = self.view(source, operand, tile)
+        self.view(target, operand, tile)[...] = data
+        self.count(source, operand, "read", tile, data.size)
+        self.count(target, operand, "write", tile, data.size)
+        if "register" in (source, target):
+            self.tally.add("array", operand, "hop", data.size)
+
+    def zero(self, operand: str, tile, level: str) -> None:
+        self.view(level, operand, tile)[...] = 0
+
+    def count(self, level: str, operand: str, kind: str, tile, elements: int) -> None:
+        self.tally.add(level, operand, kind, elements)
+        if level == "dram":
+            self.tally.add_channels(operand, kind, self.channel_bytes(operand, tile))
+
+    def channel_bytes(self, operand: str, tile) -> np.ndarray:
+        """Bytes of the tile's elements on each channel (decoded per element)."""
+        key = (operand, tuple(tile))
+        if key not in self._channel_cache:
+            (r0, r1), (c0, c1) = self.bounds(operand, tile)
+            _, tc = self.tile_shape(operand)
+            e = self.dtype.itemsize
+            base = int(self.channels.address_of(operand, *tile))
+            rows = np.arange(r1 - r0, dtype=np.int64)[:, None]
+            cols = np.arange(c1 - c0, dtype=np.int64)[None, :]
+            addresses = base + (rows * tc + cols) * e
+            channel = np.asarray(self.decoder.channel(addresses), dtype=np.int64).reshape(-1)
+            self._channel_cache[key] = np.bincount(channel, minlength=self.tally.channels) * e
+        return self._channel_cache[key]

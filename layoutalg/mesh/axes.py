@@ -1,0 +1,77 @@
+"""How one dimension of a tensor's 2-D view is dealt over one PE axis.
+
+Every built-in layout but ``custom`` is *separable*: the PE row depends on
+one view dimension and the PE column on the other. Each dimension is dealt
+in blocks of ``block`` indices round-robin over ``parts`` PEs, which covers
+both families of the seed: a ceil-division tile is the block-cyclic deal
+whose block is ``ceil(extent / parts)`` (one round), a block-cyclic layout
+deals many rounds. Index ``x`` goes to part ``(x // block) % parts`` at local
+index ``(x // (block·parts))·block + x % block``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One view dimension's deal.
+
+    Attributes:
+        extent: indices in the dimension.
+        block: indices per block.
+        parts: PEs along the PE axis that receives the blocks.
+        pe_axis: 0 when the blocks go down PE rows, 1 across PE columns.
+        cyclic: built with the ``cyclic`` combinator (block-cyclic layouts)
+            rather than ``split`` (ceil-division tiles); same arithmetic.
+
+    >>> a = Axis(extent=10, block=4, parts=3, pe_axis=0)
+    >>> a.counts().tolist(), a.local_extent
+    ([4, 4, 2], 4)
+    """
+
+    extent: int
+    block: int
+    parts: int
+    pe_axis: int
+    cyclic: bool = False
+
+    @property
+    def blocks(self) -> int:
+        """Number of (possibly partial) blocks."""
+        return ceil_div(self.extent, self.block)
+
+    @property
+    def local_extent(self) -> int:
+        """Local indices every part reserves: whole blocks, enough for the busiest part."""
+        return ceil_div(self.blocks, self.parts) * self.block
+
+    def part(self, x: np.ndarray) -> np.ndarray:
+        return (x // self.block) % self.parts
+
+    def local(self, x: np.ndarray) -> np.ndarray:
+        return (x // (self.block * self.parts)) * self.block + x % self.block
+
+    def counts(self) -> np.ndarray:
+        """Indices held by each part (trailing parts may hold fewer, or none)."""
+        rounds = self.block * self.parts
+        full, rest = divmod(self.extent, rounds)
+        parts = np.arange(self.parts, dtype=np.int64)
+        return full * self.block + np.clip(rest - parts * self.block, 0, self.block)
+
+
+def tile_axis(extent: int, parts: int, pe_axis: int) -> Axis:
+    """Ceil-division tiles: ``ceil(extent / parts)`` indices per part, in one round."""
+    return Axis(extent, ceil_div(extent, parts), parts, pe_axis)
+
+
+def whole_axis(extent: int, pe_axis: int) -> Axis:
+    """The whole dimension on one part (replicated copies, single PE)."""
+    return Axis(extent, extent, 1, pe_axis)

@@ -1,0 +1,53 @@
+"""Mesh checks on a placed tensor: fits each PE's budget, stays on the wafer."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import layoutalg as la
+from layoutalg.errors import describe
+from layoutalg.mesh.errors import MeshError
+from layoutalg.mesh.layout import WSE2
+from layoutalg.mesh.placed import PlacedTensor
+from layoutalg.verify.result import CheckResult
+from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+
+#: 48 KB SRAM − 8 KB code − 4 KB stack, the seed's ``AVAILABLE_FOR_DATA``.
+DEFAULT_DATA_BYTES = 48 * 1024 - 8 * 1024 - 4 * 1024
+
+
+def _placed(subject: object) -> PlacedTensor:
+    if not isinstance(subject, PlacedTensor):
+        raise MeshError(f"subject: must be a PlacedTensor (layout.on(shape, dtype)); "
+                        f"got {describe(subject)}")
+    return subject
+
+
+def check_fits_pe(subject: PlacedTensor, budget: int = DEFAULT_DATA_BYTES, *, assume=(),
+                  timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+    """Every PE's slots end within ``budget`` bytes (Z3); REFUTED names the PE and bytes.
+
+    >>> from layoutalg.mesh.layout import MeshLayout
+    >>> print(check_fits_pe(MeshLayout.single_pe().on((1024, 1024))).reason)
+    PE (0, 0) exceeds memory: 4194304 > 36864 bytes (element (i=1023, j=1023))
+    """
+    placed = _placed(subject)
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise MeshError(f"fits_pe: budget must be a positive int of bytes; got {describe(budget)}")
+    return la.check_fits(placed.index_map(), budget, per=("pe_row", "pe_col"),
+                         element_bytes=placed.element_size, offsets_in_bytes=True,
+                         memory_name="PE", assume=assume, timeout_ms=timeout_ms)
+
+
+def check_on_wafer(subject: PlacedTensor, rows: int = WSE2.rows, cols: int = WSE2.cols, *,
+                   assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+    """Every element lands on a PE inside a ``rows``-tall, ``cols``-wide rectangle."""
+    placed = _placed(subject)
+    for argument, value in (("rows", rows), ("cols", cols)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise MeshError(f"on_wafer: {argument} must be a positive int; got {describe(value)}")
+    m = placed.index_map()
+    probe = la.IndexMap(m.domain, la.Space(pe_row=rows, pe_col=cols), m.exprs[:2],
+                        name=f"{placed} on {cols} wide × {rows} tall PEs")
+    verdict = la.check_in_bounds(probe, assume=assume, timeout_ms=timeout_ms)
+    return dataclasses.replace(verdict, check="on_wafer")

@@ -1,0 +1,342 @@
+"""``MeshLayout``: how a tensor is spread over the PEs of a Cerebras wafer.
+
+The seed's ``MeshLayout`` (PyFlame §3.1) with its factories. Tiles are
+ceil-division tiles: the first PEs get ``ceil(extent / parts)`` indices and
+trailing PEs smaller or empty tiles. Tensors of rank ≠ 2 are placed through
+their view ``[shape[0], prod(shape[1:])]`` (see ``shapes.view``).
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.errors import describe
+from layoutalg.mesh import maps
+from layoutalg.mesh.axes import Axis, tile_axis, whole_axis
+from layoutalg.mesh.dtypes import check_element_size
+from layoutalg.mesh.errors import MeshError
+from layoutalg.mesh.shapes import check_index, check_pe, check_shape, view, view_index
+
+ENUMERATION_LIMIT = 1 << 22
+
+
+@dataclass(frozen=True)
+class Wafer:
+    """The usable PE rectangle of a wafer: ``cols`` wide, ``rows`` tall."""
+
+    name: str
+    rows: int
+    cols: int
+
+    def __str__(self) -> str:
+        return f"the {self.name} usable program rectangle is {self.cols} PEs wide × {self.rows} tall"
+
+
+#: WSE-2: 750 PEs wide × 994 tall (the seed's constraints swap the two).
+WSE2 = Wafer("WSE-2", rows=994, cols=750)
+
+
+class LayoutKind(enum.Enum):
+    """The seed's ``LayoutType`` plus ``REPLICATED`` (every PE holds a copy)."""
+
+    SINGLE_PE = "SinglePE"
+    ROW_PARTITION = "RowPartition"
+    COL_PARTITION = "ColPartition"
+    GRID = "Grid"
+    BLOCK_CYCLIC = "BlockCyclic"
+    REPLICATED = "Replicated"
+    CUSTOM = "Custom"
+
+
+def _count(value: object, factory: str, argument: str, limit: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise MeshError(f"{factory}: {argument} must be a positive int; got {describe(value)}")
+    if limit is not None and value > limit:
+        raise MeshError(f"{factory}: {argument} must be at most {limit} ({WSE2}); got {value}")
+    return int(value)
+
+
+def _dim_to_pe(value: object, factory: str) -> tuple[int, int]:
+    if not isinstance(value, (tuple, list)) or tuple(value) not in ((0, 1), (1, 0)):
+        raise MeshError(f"{factory}: dim_to_pe must be (0, 1) (tensor rows down PE rows) or "
+                        f"(1, 0) (tensor rows across PE columns); got {describe(value)}")
+    return (int(value[0]), int(value[1]))
+
+
+@dataclass(frozen=True)
+class MeshLayout:
+    """A tensor's distribution over a ``pe_rows × pe_cols`` block of PEs.
+
+    Build with the factories (``single_pe``, ``row_partition``,
+    ``col_partition``, ``grid``, ``block_cyclic``, ``replicated``,
+    ``custom``). ``dim_to_pe[d]`` names the PE axis (0 rows, 1 columns) that
+    deals view dimension ``d``; ``(1, 0)`` is the transposed mapping.
+
+    >>> layout = MeshLayout.grid(3, 3)
+    >>> layout.tile_shape((2, 2), (10, 10)), layout.pe_for_element((9, 3), (10, 10))
+    ((2, 2), (2, 0))
+    """
+
+    kind: LayoutKind
+    pe_rows: int
+    pe_cols: int
+    block_rows: int = 0
+    block_cols: int = 0
+    dim_to_pe: tuple[int, int] = (0, 1)
+    mapping: IndexMap | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, LayoutKind):
+            raise MeshError(f"MeshLayout: kind must be a LayoutKind; got {describe(self.kind)}")
+        _count(self.pe_rows, "MeshLayout", "pe_rows", WSE2.rows)
+        _count(self.pe_cols, "MeshLayout", "pe_cols", WSE2.cols)
+        object.__setattr__(self, "dim_to_pe", _dim_to_pe(self.dim_to_pe, "MeshLayout"))
+        if self.kind is LayoutKind.BLOCK_CYCLIC:
+            _count(self.block_rows, "MeshLayout", "block_rows")
+            _count(self.block_cols, "MeshLayout", "block_cols")
+        if (self.kind is LayoutKind.CUSTOM) != (self.mapping is not None):
+            raise MeshError("MeshLayout: mapping must be given exactly for CUSTOM layouts; "
+                            f"got kind {self.kind.name} with mapping {describe(self.mapping)}")
+
+    # -- factories -----------------------------------------------------------
+
+    @classmethod
+    def single_pe(cls) -> MeshLayout:
+        """All data on PE (0, 0)."""
+        return cls(LayoutKind.SINGLE_PE, 1, 1)
+
+    @classmethod
+    def row_partition(cls, num_pes: int, *, dim_to_pe=(0, 1)) -> MeshLayout:
+        """Tensor rows split over ``num_pes`` PEs down one PE column."""
+        n = _count(num_pes, "row_partition", "num_pes", WSE2.rows)
+        return cls(LayoutKind.ROW_PARTITION, n, 1, dim_to_pe=_dim_to_pe(dim_to_pe, "row_partition"))
+
+    @classmethod
+    def col_partition(cls, num_pes: int, *, dim_to_pe=(0, 1)) -> MeshLayout:
+        """Tensor columns split over ``num_pes`` PEs along one PE row."""
+        n = _count(num_pes, "col_partition", "num_pes", WSE2.cols)
+        return cls(LayoutKind.COL_PARTITION, 1, n, dim_to_pe=_dim_to_pe(dim_to_pe, "col_partition"))
+
+    @classmethod
+    def grid(cls, rows: int, cols: int, *, dim_to_pe=(0, 1)) -> MeshLayout:
+        """2-D ceil-division tiles over a ``rows × cols`` PE grid."""
+        return cls(LayoutKind.GRID, _count(rows, "grid", "rows", WSE2.rows),
+                   _count(cols, "grid", "cols", WSE2.cols), dim_to_pe=_dim_to_pe(dim_to_pe, "grid"))
+
+    @classmethod
+    def block_cyclic(cls, rows: int, cols: int, block_rows: int, block_cols: int, *,
+                     dim_to_pe=(0, 1)) -> MeshLayout:
+        """Blocks of ``block_rows × block_cols`` elements dealt round-robin over the grid."""
+        return cls(LayoutKind.BLOCK_CYCLIC, _count(rows, "block_cyclic", "rows", WSE2.rows),
+                   _count(cols, "block_cyclic", "cols", WSE2.cols),
+                   _count(block_rows, "block_cyclic", "block_rows"),
+                   _count(block_cols, "block_cyclic", "block_cols"),
+                   dim_to_pe=_dim_to_pe(dim_to_pe, "block_cyclic"))
+
+    @classmethod
+    def replicated(cls, rows: int, cols: int) -> MeshLayout:
+        """A full copy of the tensor on every PE of a ``rows × cols`` grid."""
+        return cls(LayoutKind.REPLICATED, _count(rows, "replicated", "rows", WSE2.rows),
+                   _count(cols, "replicated", "cols", WSE2.cols))
+
+    @classmethod
+    def custom(cls, index_map: IndexMap) -> MeshLayout:
+        """A user map ``element → (pe_row, pe_col, element offset)`` for one shape."""
+        if not isinstance(index_map, IndexMap):
+            raise MeshError(f"custom: index_map must be an IndexMap; got {describe(index_map)}")
+        if not index_map.is_concrete or index_map.parameters:
+            raise MeshError(f"custom: index_map must have concrete extents; got {index_map.label}")
+        if index_map.codomain.rank != 3:
+            raise MeshError("custom: index_map must map to (pe_row, pe_col, offset); got codomain "
+                            f"{index_map.codomain}")
+        rows, cols, _ = index_map.codomain.extents
+        return cls(LayoutKind.CUSTOM, _count(rows, "custom", "pe_row extent", WSE2.rows),
+                   _count(cols, "custom", "pe_col extent", WSE2.cols), mapping=index_map)
+
+    # -- structure -----------------------------------------------------------
+
+    @property
+    def total_pes(self) -> int:
+        return self.pe_rows * self.pe_cols
+
+    @property
+    def is_replicated(self) -> bool:
+        return self.kind is LayoutKind.REPLICATED
+
+    @property
+    def is_separable(self) -> bool:
+        return self.kind is not LayoutKind.CUSTOM
+
+    def axes(self, shape: tuple[int, ...]) -> tuple[Axis, Axis] | None:
+        """The deal of each view dimension, or None for a custom layout."""
+        if self.kind is LayoutKind.CUSTOM:
+            return None
+        rows, cols = view(check_shape(shape))
+        if self.kind is LayoutKind.REPLICATED:
+            return whole_axis(rows, 0), whole_axis(cols, 1)
+        parts = (self.pe_rows, self.pe_cols)
+        a, b = self.dim_to_pe
+        if self.kind is LayoutKind.BLOCK_CYCLIC:
+            return (Axis(rows, self.block_rows, parts[a], a, cyclic=True),
+                    Axis(cols, self.block_cols, parts[b], b, cyclic=True))
+        return tile_axis(rows, parts[a], a), tile_axis(cols, parts[b], b)
+
+    def transposed(self) -> MeshLayout:
+        """The same PE grid dealing the other view dimension down the PE rows."""
+        if self.kind in (LayoutKind.CUSTOM, LayoutKind.REPLICATED):
+            raise MeshError(f"transposed: {self} has no dimension mapping to swap")
+        a, b = self.dim_to_pe
+        return MeshLayout(self.kind, self.pe_rows, self.pe_cols, self.block_rows,
+                          self.block_cols, (b, a))
+
+    # -- the seed's API ------------------------------------------------------
+
+    def pe_for_element(self, index, shape) -> tuple[int, int]:
+        """The ``(row, col)`` of the PE holding element ``index``."""
+        shape = check_shape(shape)
+        index = check_index(index, shape)
+        if self.is_replicated:
+            raise MeshError(f"pe_for_element: {self} keeps every element on all "
+                            f"{self.pe_rows}×{self.pe_cols} PEs; use pes_for_element")
+        return self._placement(index, shape)[0]
+
+    def pes_for_element(self, index, shape) -> tuple[tuple[int, int], ...]:
+        """Every PE holding element ``index`` (one, or all of a replicated layout)."""
+        shape = check_shape(shape)
+        index = check_index(index, shape)
+        if self.is_replicated:
+            return tuple((r, c) for r in range(self.pe_rows) for c in range(self.pe_cols))
+        return (self._placement(index, shape)[0],)
+
+    def local_indices(self, index, shape) -> tuple[int, ...]:
+        """Where element ``index`` sits in its PE's tile: view rank (rank 1 → one index);
+        a custom layout gives its element offset."""
+        shape = check_shape(shape)
+        return self._placement(check_index(index, shape), shape)[1]
+
+    def _placement(self, index, shape):
+        if self.mapping is not None:
+            row, col, offset = self._mapping_for(shape)(*index)
+            return (row, col), (offset,)
+        i, j = view_index(index, shape)
+        axes = self.axes(shape)
+        pe = [0, 0]
+        for axis, x in zip(axes, (i, j)):
+            pe[axis.pe_axis] = int(axis.part(x))
+        local = (int(axes[0].local(i)), int(axes[1].local(j)))
+        return (pe[0], pe[1]), local[:1] if len(shape) == 1 else local
+
+    def tile_elements(self, shape) -> np.ndarray:
+        """Elements held by each PE, as a ``pe_rows × pe_cols`` array."""
+        shape = check_shape(shape)
+        if self.is_replicated:
+            return np.full((self.pe_rows, self.pe_cols), math.prod(shape), dtype=np.int64)
+        if self.mapping is not None:
+            rows, cols, _ = _enumerate(self._mapping_for(shape))
+            flat = np.bincount(rows * self.pe_cols + cols, minlength=self.total_pes)
+            return flat.reshape(self.pe_rows, self.pe_cols).astype(np.int64)
+        first, second = self.axes(shape)
+        table = np.multiply.outer(first.counts(), second.counts())
+        return table if first.pe_axis == 0 else table.T
+
+    def tile_shape(self, pe, shape) -> tuple[int, ...]:
+        """Shape of PE ``pe``'s tile: view rank (rank 1 → one extent), zeros for an
+        empty tile; a custom layout gives ``(element count,)``."""
+        shape = check_shape(shape)
+        row, col = check_pe(pe, self.pe_rows, self.pe_cols)
+        if self.mapping is not None:
+            return (int(self.tile_elements(shape)[row, col]),)
+        if self.is_replicated:
+            return view(shape)[:1] if len(shape) == 1 else view(shape)
+        extents = tuple(int(a.counts()[(row, col)[a.pe_axis]]) for a in self.axes(shape))
+        return (extents[0] * extents[1],) if len(shape) == 1 else extents
+
+    def memory_per_pe(self, shape, element_size: int) -> int:
+        """Bytes of the largest tile.
+
+        >>> MeshLayout.grid(32, 32).memory_per_pe((1024, 1024), 4)
+        4096
+        """
+        size = check_element_size(element_size)
+        return int(self.tile_elements(shape).max()) * size
+
+    def reserved_bytes(self, shape, element_size: int) -> int:
+        """Bytes every occupied PE reserves: the slot block of the index map (equal to
+        the largest tile for ceil-division tiles, whole blocks for block-cyclic)."""
+        size = check_element_size(element_size)
+        return int(self.index_map(shape, element_size=size).codomain.extents[-1])
+
+    def reservations(self, shape, element_size: int) -> np.ndarray:
+        """``pe_rows × pe_cols`` bytes reserved: the slot block where a PE holds data."""
+        occupied = self.tile_elements(shape) > 0
+        return np.where(occupied, self.reserved_bytes(shape, element_size), 0).astype(np.int64)
+
+    def index_map(self, shape, *, element_size: int = 4) -> IndexMap:
+        """Element → ``(pe_row, pe_col, byte offset)``, with inverse and padding."""
+        return _index_map(self, check_shape(shape), check_element_size(element_size))
+
+    def _mapping_for(self, shape) -> IndexMap:
+        if tuple(self.mapping.domain.extents) != tuple(shape):
+            raise MeshError(f"shape: {self} is defined for shape "
+                            f"{tuple(self.mapping.domain.extents)}; got {tuple(shape)}")
+        return self.mapping
+
+    def on(self, shape, dtype: str = "float32"):
+        """This layout holding a tensor of ``shape`` and ``dtype`` (a spec subject)."""
+        from layoutalg.mesh.placed import PlacedTensor
+
+        return PlacedTensor(self, check_shape(shape), dtype)
+
+    def compatible_with(self, other: MeshLayout, shape):
+        """Does every element live on the same PEs under both layouts? A Z3 proof
+        (``CheckResult``), REFUTED with an element on different PEs."""
+        from layoutalg.mesh.compat import check_compatible
+
+        return check_compatible(self, other, shape)
+
+    # -- text ----------------------------------------------------------------
+
+    def __str__(self) -> str:
+        k = self.kind
+        if k is LayoutKind.SINGLE_PE:
+            text = "SinglePE"
+        elif k is LayoutKind.ROW_PARTITION:
+            text = f"RowPartition({self.pe_rows})"
+        elif k is LayoutKind.COL_PARTITION:
+            text = f"ColPartition({self.pe_cols})"
+        elif k is LayoutKind.BLOCK_CYCLIC:
+            text = (f"BlockCyclic({self.pe_rows}, {self.pe_cols}, {self.block_rows}, "
+                    f"{self.block_cols})")
+        elif k is LayoutKind.CUSTOM:
+            return f"Custom({self.mapping.label})"
+        else:
+            text = f"{k.value}({self.pe_rows}, {self.pe_cols})"
+        return text if self.dim_to_pe == (0, 1) else text + "ᵀ"
+
+
+def _enumerate(mapping: IndexMap) -> tuple[np.ndarray, ...]:
+    size = math.prod(mapping.domain.extents)
+    if size > ENUMERATION_LIMIT:
+        raise MeshError(f"custom layout {mapping.label} has {size} elements; at most "
+                        f"{ENUMERATION_LIMIT} can be enumerated")
+    points = np.indices(mapping.domain.extents, dtype=np.int64).reshape(mapping.domain.rank, -1)
+    return tuple(np.broadcast_to(v, points.shape[1:]) for v in mapping.apply(*points))
+
+
+@lru_cache(maxsize=512)
+def _index_map(layout: MeshLayout, shape: tuple[int, ...], element_size: int) -> IndexMap:
+    name = f"{layout} of {list(shape)}"
+    if layout.mapping is not None:
+        return maps.custom_map(layout._mapping_for(shape), element_size, name)
+    if layout.is_replicated:
+        placed = maps.replicated_map(view(shape), (layout.pe_rows, layout.pe_cols),
+                                     element_size, name)
+        return maps.on_tensor(placed, shape, leading=2)
+    return maps.on_tensor(maps.separable_map(view(shape), layout.axes(shape), element_size, name),
+                          shape)
