@@ -205,7 +205,7 @@ class _Translator:
         # A quotient of extents (a tile size such as ceil(M/PR)) becomes a
         # variable of its own with a defining equation: Z3's nonlinear
         # reasoning handles TR*q far better than ((M+PR-1)/PR)*q.
-        var = z3.Int(f"_{len(self.definitions)}", self.ctx)
+        var = z3.Int(f"extent#{len(self.definitions)}", self.ctx)
         self.definitions.append(var == self._term(expr))
         return var
 
@@ -250,7 +250,8 @@ class _Translator:
             # Translate first: nested divisions register theirs, so k is fresh.
             top, bottom = self.term(num), self.term(den)
             k = len(self.divisions)
-            q, r = z3.Int(f"q!{k}", self.ctx), z3.Int(f"r!{k}", self.ctx)
+            # "#" never occurs in a dimension name, so these cannot alias a coordinate.
+            q, r = z3.Int(f"quot#{k}", self.ctx), z3.Int(f"rem#{k}", self.ctx)
             self.definitions += [top == bottom * q + r, r >= 0, r < bottom]
             self.divisions[key] = (q, r)
         return self.divisions[key]
