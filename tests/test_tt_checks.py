@@ -190,7 +190,7 @@ def test_derived_shard_shapes():
 
 
 def test_the_family_registers_its_claims():
-    assert {"holds_pages", "page_count", "aligned", "fits_memory",
+    assert {"holds_pages", "page_count", "pages_aligned", "fits_device",
             "pages_bijective"} <= set(known_claims())
 
 
@@ -198,10 +198,10 @@ def test_the_family_registers_its_claims():
     (Claim("holds_pages", ((1, 0), [2, 3, 6, 7])), "PROVED"),
     (Claim("holds_pages", ((0, 1), [2, 3, 7, 8]), "REFUTED"), "REFUTED"),
     (Claim("page_count", (16,)), "PROVED"),
-    (Claim("aligned", ()), "PROVED"),
-    (Claim("aligned", (4096,)), "REFUTED"),
-    (Claim("fits_memory", ()), "PROVED"),
-    (Claim("fits_memory", (8000,)), "REFUTED"),
+    (Claim("pages_aligned", ()), "PROVED"),
+    (Claim("pages_aligned", (4096,)), "REFUTED"),
+    (Claim("fits_device", ()), "PROVED"),
+    (Claim("fits_device", (8000,)), "REFUTED"),
     (Claim("pages_bijective", ()), "PROVED"),
     (Claim("bijective", ()), "PROVED"),
 ])

@@ -26,7 +26,7 @@ import sympy
 from layoutalg.core.evaluate import evaluate
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
-from layoutalg.execute.errors import CapacityError, MachineError
+from layoutalg.execute.errors import CapacityError, MachineError, PlacementError
 from layoutalg.execute.machine import Machine
 from layoutalg.verify.result import point_text
 
@@ -75,13 +75,13 @@ def analyse(layout: IndexMap, machine: Machine, itemsize: int, in_bytes: bool) -
     """
     check_pairing(layout, machine)
     if 64 % itemsize:
-        raise MachineError(f"element size must divide 64 bytes (1, 2, 4, 8, 16 …); got {itemsize}")
+        raise MachineError(f"element size must divide 64 bytes (1, 2, 4, 8, 16 …); "
+                           f"got {itemsize}")
     found = _analyse(layout, machine.shape, itemsize, bool(in_bytes))
     if found.high_water > machine.capacity:
         need = memory_bytes(found)
         worst = int(np.argmax(need))
-        raise CapacityError(f"{machine.memory_label(worst)} exceeds memory: "
-                            f"{int(need[worst])} > {machine.capacity} bytes")
+        raise CapacityError(machine.overflow(worst, int(need[worst])))
     return found
 
 
@@ -216,7 +216,7 @@ def _extreme_point(terms: Terms, extents, which: str) -> tuple[int, ...]:
 
 def _outside(layout: IndexMap, k: int, value: int, point) -> None:
     name, extent = layout.codomain.names[k], layout.codomain.extents[k]
-    raise MachineError(
+    raise PlacementError(
         f"layout {layout.label} places element {point_text(layout.domain.names, point)} at "
         f"{name}={value}, outside the codomain's {name} range [0, {extent})")
 
@@ -256,13 +256,18 @@ def _blocks(layout: IndexMap, shape, extents) -> Iterator:
     """(flat element slice, flat memory index, in-memory offset) by evaluation, checked."""
     codomain = tuple(int(e) for e in layout.codomain.extents)
     rank = len(shape)
+    if not extents:   # a rank-0 tensor: one element
+        ranges, grid = [(0, 1)], np.zeros((0, 1), dtype=np.int64)
+    else:
+        ranges = list(_row_blocks(extents))
     inner_size = int(np.prod(extents[1:], dtype=np.int64)) if extents else 1
-    if not extents:
-        return
-    for first, last in _row_blocks(extents):
-        grid = np.indices((last - first,) + extents[1:], dtype=np.int64).reshape(len(extents), -1)
-        grid[0] += first
-        image = [np.asarray(v, dtype=np.int64) for v in layout.apply(*grid)]
+    for first, last in ranges:
+        if extents:
+            grid = np.indices((last - first,) + extents[1:], dtype=np.int64).reshape(
+                len(extents), -1)
+            grid[0] += first
+        image = [np.asarray(v, dtype=np.int64).reshape(-1) for v in layout.apply(*grid)]
+        image = [np.broadcast_to(v, (grid.shape[1],)) for v in image]
         for k, values in enumerate(image):
             bad = np.flatnonzero((values < 0) | (values >= codomain[k]))
             if bad.size:

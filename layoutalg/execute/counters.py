@@ -23,11 +23,12 @@ WAVELET_BYTES = 4
 class Messages:
     """Messages between PEs: how many, bytes, 32-bit wavelets, hops.
 
-    ``hops`` sums each message's Manhattan distance; ``byte_hops`` sums bytes
-    × distance (the mesh cost model: bytes × Manhattan hops).
+    ``hops`` sums each message's Manhattan distance; ``byte_hops`` and
+    ``wavelet_hops`` sum bytes (wavelets) × distance — the mesh cost model,
+    bytes × Manhattan hops.
 
     >>> Messages.of(bytes_=10, hops=3)
-    Messages(count=1, bytes=10, wavelets=3, hops=3, byte_hops=30)
+    Messages(count=1, bytes=10, wavelets=3, hops=3, byte_hops=30, wavelet_hops=9)
     """
 
     count: int = 0
@@ -35,17 +36,20 @@ class Messages:
     wavelets: int = 0
     hops: int = 0
     byte_hops: int = 0
+    wavelet_hops: int = 0
 
     @classmethod
     def of(cls, bytes_: int, hops: int) -> Messages:
         """One message of ``bytes_`` bytes over ``hops`` links."""
-        return cls(1, bytes_, -(-bytes_ // WAVELET_BYTES), hops, bytes_ * hops)
+        wavelets = -(-bytes_ // WAVELET_BYTES)
+        return cls(1, bytes_, wavelets, hops, bytes_ * hops, wavelets * hops)
 
     def __add__(self, other: Messages) -> Messages:
         return Messages(*(a + b for a, b in zip(self.astuple(), other.astuple())))
 
-    def astuple(self) -> tuple[int, int, int, int, int]:
-        return (self.count, self.bytes, self.wavelets, self.hops, self.byte_hops)
+    def astuple(self) -> tuple[int, ...]:
+        return (self.count, self.bytes, self.wavelets, self.hops, self.byte_hops,
+                self.wavelet_hops)
 
 
 class Tally:

@@ -18,3 +18,11 @@ class CapacityError(MachineError):
     The message names the memory and the bytes, e.g.
     ``PE (0, 0) exceeds memory: 4194304 > 49152 bytes``.
     """
+
+
+class PlacementError(MachineError):
+    """A layout sends an element outside its own codomain (an in_bounds failure).
+
+    The message names the element, the coordinate and its range. Fix the
+    layout (``la.check_in_bounds`` shows the same element).
+    """

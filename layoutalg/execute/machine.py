@@ -63,11 +63,13 @@ class Machine:
                     and isinstance(dim[1], int) and not isinstance(dim[1], bool) and dim[1] >= 1):
                 raise MachineError(
                     f"Machine: each dim must be (name, positive int); got {describe(dim)}")
-        if isinstance(self.capacity, bool) or not isinstance(self.capacity, int) or self.capacity < 1:
+        capacity = self.capacity
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
             raise MachineError(f"Machine: capacity must be a positive int of bytes; "
                                f"got {describe(self.capacity)}")
         if not isinstance(self.name, str) or not self.name:
-            raise MachineError(f"Machine: name must be a non-empty string; got {describe(self.name)}")
+            raise MachineError(f"Machine: name must be a non-empty string; "
+                               f"got {describe(self.name)}")
         if self._store is None:
             object.__setattr__(self, "_store", _Store(self.memories))
 
@@ -155,11 +157,19 @@ class Machine:
         return len(self.dims)
 
     @property
+    def plural(self) -> str:
+        """The name of several memories: "PEs", "banks", "memories"."""
+        name = self.name
+        if name.endswith("y") and name[-2:-1] not in tuple("aeiou"):
+            return name[:-1] + "ies"
+        return name + "s"
+
+    @property
     def memories(self) -> int:
         return math.prod(self.shape)
 
     def memory_label(self, flat: int) -> str:
-        """``PE (3, 7)``, ``bank 5`` or ``memory`` for the memory at a flat index."""
+        """``PE (3, 7)``, ``bank 5``, or the name of a machine's only memory."""
         if not self.dims:
             return self.name
         coord = np.unravel_index(int(flat), self.shape)
@@ -195,7 +205,16 @@ class Machine:
         data = self.storage[flat, start:start + nbytes].tobytes()
         return data + bytes(max(0, nbytes - len(data)))
 
+    def overflow(self, flat: int, need: int) -> str:
+        """``PE (0, 0) exceeds memory: 4194304 > 49152 bytes`` (the text of a
+        CapacityError; "the layout" when the machine has one memory, as
+        ``check_fits`` says it)."""
+        owner = self.memory_label(flat) if self.dims else "the layout"
+        return f"{owner} exceeds memory: {need} > {self.capacity} bytes"
+
     def _flat(self, memory) -> int:
+        if not self.dims and memory in (0, ()):
+            return 0
         coord = (memory,) if isinstance(memory, (int, np.integer)) else tuple(memory)
         if len(coord) != self.rank or any(not 0 <= c < e for c, e in zip(coord, self.shape)):
             raise MachineError(f"memory must be a coordinate inside {dict(self.dims)}; "
@@ -207,5 +226,7 @@ class Machine:
         self.storage[...] = 0
 
     def __str__(self) -> str:
-        shape = "×".join(map(str, self.shape)) or "1"
-        return f"{shape} {self.name}s of {self.capacity} B"
+        if not self.dims:
+            return f"one {self.name} of {self.capacity} B"
+        shape = "×".join(map(str, self.shape))
+        return f"{shape} {self.plural} of {self.capacity} B each"

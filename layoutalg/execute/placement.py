@@ -31,9 +31,13 @@ class Placement:
 
     layout: IndexMap
     machine: Machine
-    itemsize: int
+    dtype: np.dtype
     method: str
     _found: Analysis
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
 
     @property
     def elements(self) -> int:
@@ -41,13 +45,25 @@ class Placement:
 
     @property
     def slots(self) -> int:
-        """Slots of the layout's codomain (memories × in-memory extents)."""
-        return int(np.prod([int(e) for e in self.layout.codomain.extents], dtype=np.int64))
+        """Element slots of the layout's codomain: memories × in-memory span
+        (the span counts bytes ÷ element size when offsets are bytes)."""
+        return self.machine.memories * (_span_bytes(self._found) // self.itemsize)
 
     @property
     def padding(self) -> int:
-        """Slots that hold no element (when the layout is injective)."""
+        """Slots that hold no element, if the layout is injective (slots − elements)."""
         return self.slots - self.elements
+
+    def slots_holding(self, value) -> int:
+        """Slots of the layout's codomain whose content equals ``value`` now
+        (NaN matches NaN): after ``place(..., fill=value)`` with data that
+        never equals it, the slots no element reached — the real padding."""
+        span = min(_span_bytes(self._found), self.machine.capacity) // self.itemsize
+        rows = self.machine.storage.reshape(self.machine.memories, -1).view(self.dtype)
+        region = rows[:, :span]
+        if isinstance(value, float) and np.isnan(value):
+            return int(np.count_nonzero(np.isnan(region)))
+        return int(np.count_nonzero(region == value))
 
     def bytes_per_memory(self) -> np.ndarray:
         """Data bytes each memory holds (elements × element size), in memory order."""
@@ -84,10 +100,11 @@ def place(array: np.ndarray, layout: IndexMap, machine: Machine, *, fill=0,
     source = np.ascontiguousarray(array).reshape(-1)
     plan = plan_for(found, cells.size // machine.memories)
     plan.scatter(cells, source)
-    return Placement(layout, machine, array.dtype.itemsize, plan.kind, found)
+    return Placement(layout, machine, array.dtype, plan.kind, found)
 
 
-def fetch(layout: IndexMap, machine: Machine, dtype, *, offsets_in_bytes: bool = False) -> np.ndarray:
+def fetch(layout: IndexMap, machine: Machine, dtype, *,
+          offsets_in_bytes: bool = False) -> np.ndarray:
     """Read back the array the layout describes (the inverse of :func:`place`).
 
     >>> import layoutalg as la

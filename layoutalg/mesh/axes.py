@@ -14,10 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy
 
 
-def ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
+def ceil_div(a, b):
+    """``ceil(a / b)`` for ints, or a SymPy ``ceiling`` for symbolic sizes."""
+    if isinstance(a, int) and isinstance(b, int):
+        return -(-a // b)
+    return sympy.ceiling(sympy.sympify(a) / b)
 
 
 @dataclass(frozen=True)

@@ -266,6 +266,17 @@ class MeshLayout:
         size = check_element_size(element_size)
         return int(self.tile_elements(shape).max()) * size
 
+    def memory_usage(self, shape, dtype: str = "float32"):
+        """Min/max/average/total tile bytes over every PE of the grid (empty PEs count 0),
+        as the seed's ``memory_usage_per_pe``.
+
+        >>> MeshLayout.row_partition(4).memory_usage((10, 4)).min
+        16
+        """
+        from layoutalg.mesh.placed import memory_usage
+
+        return memory_usage(self, shape, dtype)
+
     def reserved_bytes(self, shape, element_size: int) -> int:
         """Bytes every occupied PE reserves: the slot block of the index map (equal to
         the largest tile for ceil-division tiles, whole blocks for block-cyclic)."""

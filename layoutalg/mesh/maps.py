@@ -25,8 +25,12 @@ COPY_NAMES = ("copy_row", "copy_col")
 
 
 def separable_map(view: tuple[int, int], axes: Sequence[Axis], element_size: int,
-                  name: str) -> IndexMap:
-    """Element ``(i, j)`` of the view → ``(pe_row, pe_col, byte offset)``."""
+                  name: str, *, tile_coordinates: bool = False) -> IndexMap:
+    """Element ``(i, j)`` of the view → ``(pe_row, pe_col, byte offset)``.
+
+    Extents may be SymPy symbols (``proofs/mesh.py`` builds parametric
+    layouts through this same function); ``tile_coordinates`` stops before
+    linearizing, giving ``(pe_row, pe_col, row, col)``."""
     placed: la.Space | IndexMap = la.Space(i=view[0], j=view[1])
     for dim, local, axis in zip(VIEW_NAMES, ("row", "col"), axes):
         pe = PE_NAMES[axis.pe_axis]
@@ -34,9 +38,11 @@ def separable_map(view: tuple[int, int], axes: Sequence[Axis], element_size: int
             placed = la.cyclic(placed, dim, axis.parts, block=axis.block, names=(pe, local))
         else:
             placed = la.split(placed, dim, axis.block, names=(pe, local))
-            if axis.blocks < axis.parts:  # trailing PEs get empty tiles
+            if sympy.simplify(axis.parts - axis.blocks) != 0:  # trailing PEs get empty tiles
                 placed = la.pad(placed, pe, to=axis.parts)
     placed = la.permute(placed, [*PE_NAMES, "row", "col"])
+    if tile_coordinates:  # stop before the offset: (pe_row, pe_col, row, col)
+        return placed.renamed(name)
     placed = la.linearize(placed, ["row", "col"], name="offset")
     return la.scale(placed, "offset", element_size).renamed(name)
 

@@ -33,7 +33,6 @@ import layoutalg as la
 from layoutalg.core.index_map import IndexMap
 from layoutalg.mesh.axes import Axis
 from layoutalg.mesh.layout import MeshLayout
-from layoutalg.mesh.maps import COPY_NAMES
 from layoutalg.mesh.shapes import view
 from layoutalg.verify.result import CheckResult, Status
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
@@ -55,25 +54,43 @@ class PatternModel:
     source: IndexMap
     destination: IndexMap
 
+    def index_map(self) -> IndexMap:
+        """The writes map: element → destination slot as delivered."""
+        return self.writes
+
+    def prove(self, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+        return prove_exactly_once(self, assume=assume, timeout_ms=timeout_ms)
+
+
+def obligations(model: PatternModel) -> list[tuple[str, str, tuple[IndexMap, ...]]]:
+    """What exactly-once delivery needs, in order: (what fails if refuted, check, maps)."""
+    m = model.messages
+    return [
+        ("an element belongs to no message (it is lost)", "in_bounds", (m,)),
+        ("two elements share one message position", "injective", (m,)),
+        ("an element lies past the bytes its message sends (it is lost)", "images_valid", (m,)),
+        ("a message position carries no element (padding or garbage is sent)", "surjective", (m,)),
+        ("a message reads outside the source PEs", "in_bounds", (model.reads,)),
+        ("a message reads a slot not holding its element", "equivalent",
+         (model.reads, model.source)),
+        ("an element is written where the destination layout does not put it", "equivalent",
+         (model.writes, model.destination)),
+        ("the destination layout is not a bijection onto its slots", "bijective",
+         (model.destination,)),
+    ]
+
 
 def prove_exactly_once(model: PatternModel, *, assume=(),
                        timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """Z3: every element reaches its destination slot exactly once.
 
-    REFUTED names the failing part (``messages``, ``reads``, ``writes``,
-    ``destination``) with its counterexample.
+    REFUTED says which obligation fails (see ``obligations``) with its
+    counterexample.
     """
     start = time.perf_counter()
     options = {"assume": assume, "timeout_ms": timeout_ms}
-    parts = (
-        ("messages", lambda: la.check_bijective(model.messages, **options)),
-        ("reads", lambda: la.check_in_bounds(model.reads, **options)),
-        ("reads", lambda: la.check_equivalent(model.reads, model.source, **options)),
-        ("writes", lambda: la.check_equivalent(model.writes, model.destination, **options)),
-        ("destination", lambda: la.check_bijective(model.destination, **options)),
-    )
-    for part, run in parts:
-        verdict = run()
+    for part, check, maps in obligations(model):
+        verdict = getattr(la, f"check_{check}")(*maps, **options)
         if not verdict.proved:
             return CheckResult(verdict.status, "exactly_once", model.label,
                                verdict.counterexample, f"{part}: {verdict.reason}",
@@ -100,19 +117,12 @@ class DimMessages:
     source: Axis
     target: Axis
 
-    def start(self):
-        """First index of the overlap of the two blocks."""
-        return sympy.Max(self.source.block * self.source_block,
-                         self.target.block * self.target_block)
-
-    def stop(self):
-        return sympy.Min(self.source.block * (self.source_block + 1),
-                         self.target.block * (self.target_block + 1), self.source.extent)
-
     def index(self):
+        """The view index a message position carries."""
         return self.source.block * self.source_block + self.position
 
     def valid(self):
+        """The position lies in both blocks and in the tensor: the overlap is sent."""
         x, t = self.index(), self.target
         return sympy.And(t.block * self.target_block <= x, x < t.block * (self.target_block + 1),
                          x < t.extent)
@@ -141,7 +151,8 @@ class SeparablePattern:
     write_slot: tuple[sympy.Expr, ...]
 
 
-def _slot(layout: MeshLayout, dims, side: str, element_size: int, pe=None):
+def _slot(dims, side: str, element_size: int, pe=None) -> tuple[sympy.Expr, ...]:
+    """``(pe_row, pe_col, byte offset)`` of a message position on one side."""
     axes = [d.source if side == "source" else d.target for d in dims]
     where = [0, 0]
     for axis, dim in zip(axes, dims):
@@ -152,13 +163,16 @@ def _slot(layout: MeshLayout, dims, side: str, element_size: int, pe=None):
     return tuple(sympy.sympify(e) for e in (*where, offset))
 
 
-def separable_pattern(source: MeshLayout, target: MeshLayout, shape, element_size: int,
-                      label: str) -> SeparablePattern:
-    """Messages = overlaps of source and destination blocks, per view dimension."""
-    rows, cols = view(shape)
-    src_axes, dst_axes = source.axes(shape), target.axes(shape)
-    dst_map = target.index_map((rows, cols), element_size=element_size)
-    src_map = source.index_map((rows, cols), element_size=element_size)
+def pattern_from_axes(src_axes, dst_axes, src_map: IndexMap, dst_map: IndexMap,
+                      element_size: int, label: str, *, source_copies=None,
+                      target_replicated: bool = False) -> SeparablePattern:
+    """Messages = overlaps of source and destination blocks, per view dimension.
+
+    ``src_map``/``dst_map`` are the layouts' maps of the 2-D view; extents may be
+    symbols (the theorems of ``proofs/mesh.py``). ``source_copies`` is the
+    ``(rows, cols)`` grid of a replicated source; a replicated target's copies
+    are the leading dims of ``dst_map``'s domain.
+    """
     domain = dst_map.domain
     lead = domain.rank - 2
     i, j = domain.symbols[lead:]
@@ -182,30 +196,41 @@ def separable_pattern(source: MeshLayout, target: MeshLayout, shape, element_siz
     messages = IndexMap(domain, codomain, [forward[s] for s in sym],
                         inverse=[*copies, dims[0].index(), dims[1].index()],
                         valid=sympy.And(dims[0].valid(), dims[1].valid()), name=f"messages of {label}")
-    write_slot = _slot(target, dims, "target", element_size,
-                       pe=copies if target.is_replicated else None)
+    write_slot = _slot(dims, "target", element_size, pe=copies if target_replicated else None)
     read_pe = None
-    if source.is_replicated:  # read the nearest copy: the one on the writer's PE if it exists
-        read_pe = (sympy.Min(write_slot[0], source.pe_rows - 1),
-                   sympy.Min(write_slot[1], source.pe_cols - 1))
-    read_slot = _slot(source, dims, "source", element_size, pe=read_pe)
+    if source_copies is not None:  # read the nearest copy: the one on the writer's PE if any
+        read_pe = (sympy.Min(write_slot[0], source_copies[0] - 1),
+                   sympy.Min(write_slot[1], source_copies[1] - 1))
+    read_slot = _slot(dims, "source", element_size, pe=read_pe)
     reads = IndexMap(domain, src_map.codomain, [e.xreplace(forward) for e in read_slot],
                      name=f"reads of {label}")
     writes = IndexMap(domain, dst_map.codomain, [e.xreplace(forward) for e in write_slot],
                       name=f"writes of {label}")
     model = PatternModel(label, messages, reads, writes,
-                         expected_source(src_map, reads, source, domain), dst_map)
+                         expected_source(src_map, reads, source_copies is not None, domain),
+                         dst_map)
     return SeparablePattern(model, dims, copies, read_slot, write_slot)
 
 
-def expected_source(src_map: IndexMap, reads: IndexMap, source: MeshLayout, domain) -> IndexMap:
+def separable_pattern(source: MeshLayout, target: MeshLayout, shape, element_size: int,
+                      label: str) -> SeparablePattern:
+    """The pattern between two separable layouts of a tensor (through its view)."""
+    v = view(shape)
+    copies = (source.pe_rows, source.pe_cols) if source.is_replicated else None
+    return pattern_from_axes(source.axes(shape), target.axes(shape),
+                             source.index_map(v, element_size=element_size),
+                             target.index_map(v, element_size=element_size), element_size,
+                             label, source_copies=copies, target_replicated=target.is_replicated)
+
+
+def expected_source(src_map: IndexMap, reads: IndexMap, replicated: bool, domain) -> IndexMap:
     """The source layout's slot of each element, of the copy ``reads`` picks."""
-    rank = src_map.domain.rank - (2 if source.is_replicated else 0)
+    rank = src_map.domain.rank - (2 if replicated else 0)
     subs = dict(zip(src_map.domain.symbols[-rank:], domain.symbols[-rank:]))
-    if source.is_replicated:
+    if replicated:
         subs.update(zip(src_map.domain.symbols[:2], reads.exprs[:2]))
     return IndexMap(domain, src_map.codomain, [e.xreplace(subs) for e in src_map.exprs],
-                    name=f"{source} holds")
+                    name=f"{src_map.label} holds")
 
 
 # -- any layouts (custom ones): messages are index lists ------------------------------
@@ -249,4 +274,4 @@ def generic_pattern(source: MeshLayout, target: MeshLayout, shape, element_size:
     reads = IndexMap(domain, src_map.codomain, [*from_pe, from_offset], name=f"reads of {label}")
     writes = IndexMap(domain, dst_map.codomain, dst_map.exprs, name=f"writes of {label}")
     return PatternModel(label, messages, reads, writes,
-                        expected_source(src_map, reads, source, domain), dst_map)
+                        expected_source(src_map, reads, source.is_replicated, domain), dst_map)

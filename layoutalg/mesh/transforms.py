@@ -23,7 +23,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.mesh.dtypes import WAVELET_BYTES, element_size
 from layoutalg.mesh.errors import TransformError
-from layoutalg.mesh.layout import ENUMERATION_LIMIT, LayoutKind, MeshLayout
+from layoutalg.mesh.layout import ENUMERATION_LIMIT, MeshLayout
 from layoutalg.mesh.pattern_maps import (
     PatternModel, SeparablePattern, generic_pattern, prove_exactly_once, separable_pattern,
 )
@@ -52,7 +52,12 @@ BLOCK_FIELDS = ("src_row", "src_col", "dst_row", "dst_col", "row_start", "rows",
 class BlockTable:
     """One row per block: ``rows × cols`` view elements from the source PE's slots
     ``src_offset + r·src_stride + c·element_size`` to the destination PE's slots
-    ``dst_offset + r·dst_stride + c·element_size`` (offsets and strides in bytes)."""
+    ``dst_offset + r·dst_stride + c·element_size`` (offsets and strides in bytes).
+
+    A custom layout's blocks are runs (``rows`` = 1) contiguous in both PE
+    memories; ``row_start``/``col_start`` give the view coordinates of their
+    first element only.
+    """
 
     element_size: int
     src_row: np.ndarray
@@ -281,12 +286,10 @@ def create_transform(source: MeshLayout, target: MeshLayout, shape, dtype: str =
         pattern = separable_pattern(source, target, shape, size, label)
         copies = (target.pe_rows, target.pe_cols) if target.is_replicated else (1, 1)
         model, blocks = pattern.model, separable_blocks(pattern, copies, size)
-    else:
-        for argument, layout in (("source", source), ("target", target)):
-            if layout.kind is LayoutKind.CUSTOM and (
-                    argument == "source" and layout.mapping.inverse is None):
-                raise TransformError(f"create_transform: {argument} {layout} needs an inverse "
-                                     "(give the custom IndexMap inverse=...)")
+    else:  # a custom layout: messages are index lists, found through the source's inverse
+        if source.mapping is not None and source.mapping.inverse is None:
+            raise TransformError(f"create_transform: source {source} needs an inverse to be "
+                                 "read from (build its IndexMap with inverse=...)")
         model = generic_pattern(source, target, shape, size, label)
         blocks = generic_blocks(model, shape, size)
     return LayoutTransform(classify(source, target, shape, blocks), source, target, shape,

@@ -255,8 +255,8 @@ def _register() -> None:
     register_claim("pages_bijective", check_pages_bijective, index_map=False)
     register_claim("holds_pages", check_holds_pages, index_map=False, arguments=(2, 2))
     register_claim("page_count", check_page_count, index_map=False, arguments=(1, 1))
-    register_claim("aligned", check_aligned, index_map=False, arguments=(0, 1))
-    register_claim("fits_memory", check_fits_memory, index_map=False, arguments=(0, 1))
+    register_claim("pages_aligned", check_aligned, index_map=False, arguments=(0, 1))
+    register_claim("fits_device", check_fits_memory, index_map=False, arguments=(0, 1))
 
 
 _register()

@@ -43,16 +43,21 @@ DTYPES = {
 }
 
 
+ALIASES = {"bf16": "bfloat16", "fp32": "float32", "bfp8": "bfloat8_b", "bfp4": "bfloat4_b"}
+
+
 def get_dtype(dtype: str | DType) -> DType:
-    """A dtype by name (``"bfloat16"``), or the ``DType`` itself.
+    """A dtype by name (``"bfloat16"``, or ``"bf16"``), or the ``DType`` itself.
 
     >>> get_dtype("float32").element_bytes
     4
     """
     if isinstance(dtype, DType):
         return dtype
-    if isinstance(dtype, str) and dtype.lower() in DTYPES:
-        return DTYPES[dtype.lower()]
+    if isinstance(dtype, str):
+        name = ALIASES.get(dtype.lower(), dtype.lower())
+        if name in DTYPES:
+            return DTYPES[name]
     raise TTError(f"dtype must be one of {sorted(DTYPES)}; got {describe(dtype)}")
 
 

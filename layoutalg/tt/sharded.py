@@ -9,6 +9,7 @@ inner; COL_MAJOR walks x outer, y inner.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 from layoutalg.errors import describe
@@ -43,9 +44,16 @@ def check_grid(grid: object, name: str = "grid") -> tuple[int, int]:
     )
 
 
+ALIASES = {"COLUMN_MAJOR": "COL_MAJOR", "COLUMN-MAJOR": "COL_MAJOR", "ROW-MAJOR": "ROW_MAJOR"}
+
+
 def check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
-    if isinstance(value, str) and value.upper() in choices:
-        return value.upper()
+    """``value`` upper-cased if it names one of ``choices`` (the seed's
+    "COLUMN-MAJOR" spelling included)."""
+    if isinstance(value, str):
+        key = ALIASES.get(value.upper(), value.upper())
+        if key in choices:
+            return key
     raise TTError(f"{name} must be one of {choices}; got {describe(value)}")
 
 
@@ -180,7 +188,7 @@ def _divides(total, parts, what, by, dims, kind, order) -> None:
 
 
 def _is_positive(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1
 
 
 __all__ = [

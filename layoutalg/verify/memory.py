@@ -104,7 +104,8 @@ def check_fits(
             point = tuple(worst[1][s] for s in x)
     bound = q.concrete(m, params)
     slot = bound(*point)
-    bytes_needed = int(need.xreplace(dict(zip(x, point))).subs(params))
+    # subs, not xreplace: a bare-symbol need (xreplace → a Python int) must work too.
+    bytes_needed = int(need.subs({**dict(zip(x, point)), **params}))
     where = tuple(slot[k] for k in memory)
     label = where[0] if len(where) == 1 else where
     owner = f"{memory_name} {label}" if where else "the layout"

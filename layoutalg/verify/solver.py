@@ -9,6 +9,7 @@ becomes ``unknown`` too: never a crash and never a pass.
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from layoutalg.core.expr import Unsupported, integer_terms, quotient
 
 DEFAULT_TIMEOUT_MS = 20_000
 SEED = 7
+RACE_AFTER_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -65,20 +67,47 @@ def solve(
     if isinstance(built, Outcome):
         return built
     solver, translator = built
-    retry = translator.constant_divisions > 0
-    first = _check(solver, translator, unknowns, parameters,
-                   timeout_ms // 2 if retry else timeout_ms, start)
-    if first.answer != "unknown" or not retry:
-        return first
-    # Z3's own div/mod gave up; quotient variables (num = den*q + r) keep the
-    # query linear, which some queries need and others suffer from.
-    solver, translator = _build(*query, quotients=True)
+    if not translator.constant_divisions:
+        return _check(solver, translator, unknowns, parameters, timeout_ms, start)
+    # Z3's own div/mod and quotient variables (num = den*q + r, linear) each
+    # beat the other by 10x or more on some queries. Z3's own runs first;
+    # if it has not answered after RACE_AFTER_S, both run, first answer wins.
+    answers: queue.Queue = queue.Queue()
+    contexts = [_start("native", built, unknowns, parameters, timeout_ms, start, answers)]
+    try:
+        outcomes = [answers.get(timeout=RACE_AFTER_S)]
+    except queue.Empty:
+        outcomes = []
+    if outcomes and outcomes[0][1].answer != "unknown":
+        return outcomes[0][1]
     remaining = max(1, timeout_ms - int(_since(start) * 1000))
-    second = _check(solver, translator, unknowns, parameters, remaining, start)
-    if second.answer != "unknown":
-        return second
-    return Outcome("unknown", reason=f"{first.reason}; with quotient variables, "
-                   f"{second.reason}", seconds=second.seconds)
+    linear = _build(*query, quotients=True)
+    contexts.append(_start("quotient variables", linear, unknowns, parameters, remaining,
+                           start, answers))
+    while len(outcomes) < len(contexts):
+        outcomes.append(answers.get())
+        if outcomes[-1][1].answer != "unknown":
+            for ctx in contexts:
+                ctx.interrupt()  # the other attempt: its answer is no longer needed
+            return outcomes[-1][1]
+    reason = "; ".join(f"{label}: {outcome.reason}" for label, outcome in outcomes)
+    return Outcome("unknown", reason=reason, seconds=_since(start))
+
+
+def _start(label, built, unknowns, parameters, timeout_ms, start, answers) -> z3.Context:
+    """Check ``built`` in a thread (Z3 releases the GIL), putting ``(label,
+    Outcome)`` on ``answers``; an exception becomes an unknown naming it."""
+    solver, translator = built
+
+    def run() -> None:
+        try:
+            outcome = _check(solver, translator, unknowns, parameters, timeout_ms, start)
+        except Exception as exc:  # never leave solve() waiting forever
+            outcome = Outcome("unknown", reason=f"error: {exc!r}", seconds=_since(start))
+        answers.put((label, outcome))
+
+    threading.Thread(target=run, name=f"z3 {label}", daemon=True).start()
+    return translator.ctx
 
 
 def _build(unknowns, constraints, parameters, assumptions, forall, *, quotients: bool):
@@ -236,9 +265,10 @@ class _Translator:
 
         With ``num = den·q + r, 0 <= r < den`` the query stays linear and a
         floor and a mod of one numerator share ``q`` and ``r``: Z3's own
-        div/mod takes ~25 s to prove ``(8,4,1,5):(12,1,192,192)`` split by
-        209 injective, this 0.3 s; but an XOR swizzle composed with itself
-        goes the other way (5 s against a timeout), so ``solve`` tries both.
+        div/mod needs 70x the work (rlimit) of this to prove
+        ``(8,4,1,5):(12,1,192,192)`` split by 209 injective; but an XOR
+        swizzle composed with itself goes the other way (3x), so ``solve``
+        races both.
         """
         if not den.is_Integer or num.free_symbols & self.bound:
             return None

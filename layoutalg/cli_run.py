@@ -1,0 +1,193 @@
+"""``layoutalg run SPEC``: execute a spec's layout on the emulated machine.
+
+A layout spec: place a random array by the layout on the family's machine,
+fetch it back, check the round trip, print bytes per memory and padding.
+A dataflow spec (a ``Schedule``): run the tiled matmul on the KPU hierarchy
+and print the executor's counts beside the model's.
+Exit 0 when the run is right (round trip exact; counts equal the model and
+C equals numpy.matmul), 1 when it is not (what went wrong is printed).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TextIO
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+
+def run_run(args, stream: TextIO) -> int:
+    """Run ``args.spec``; options ``seed``, ``capacity``, ``element_bytes``,
+    ``offsets_in_bytes`` are read when present (argparse namespace)."""
+    from layoutalg.cli_show import find_spec
+
+    found = find_spec(args.spec)
+    subject = found.spec.build()
+    console = Console(file=stream, highlight=False, width=None if stream.isatty() else 132)
+    rng = np.random.default_rng(getattr(args, "seed", 0) or 0)
+    console.print(f"[bold]{found.ident}[/bold]", markup=True)
+    schedule = _schedule_of(subject)
+    if schedule is not None:
+        return _run_schedule(schedule, rng, console)
+    return _run_layout(subject, rng, console, args, _fits_claim(found.spec))
+
+
+def _fits_claim(spec) -> dict:
+    """Capacity and element options of the spec's ``("fits", bytes, options)`` claim."""
+    for claim in spec.claims:
+        if claim.name == "fits" and claim.args and isinstance(claim.args[0], int):
+            options = dict(claim.args[1]) if len(claim.args) > 1 and isinstance(
+                claim.args[1], dict) else {}
+            return {"capacity": claim.args[0],
+                    "element_bytes": options.get("element_bytes"),
+                    "offsets_in_bytes": options.get("offsets_in_bytes")}
+    return {}
+
+
+def _schedule_of(subject):
+    kind = type(subject).__name__
+    if kind == "Schedule":
+        return subject
+    if kind == "SeedReuse":
+        return subject.schedule
+    return None
+
+
+def _run_layout(subject, rng, console: Console, args, claimed: dict) -> int:
+    from layoutalg.execute import CapacityError, fetch, place
+    from layoutalg.execute.errors import PlacementError
+    from layoutalg.execute.targets import target_for
+
+    options = {"capacity": claimed.get("capacity"), "element_bytes": claimed.get("element_bytes"),
+               "offsets_in_bytes": claimed.get("offsets_in_bytes"),
+               "source": "the spec's fits claim"}
+    given = {"capacity": getattr(args, "capacity", None),
+             "element_bytes": getattr(args, "element_bytes", None),
+             "offsets_in_bytes": getattr(args, "offsets_in_bytes", None) or None}
+    if given["capacity"] is not None:
+        options["source"] = "--capacity"
+    options.update({k: v for k, v in given.items() if v is not None})
+    try:
+        target = target_for(subject, **options)
+    except (PlacementError, CapacityError) as exc:
+        console.print(f"[red]placement failed[/red]: {exc}", markup=True)
+        return 1
+    m, machine = target.index_map, target.machine
+    console.print(str(m), markup=False)
+    console.print(f"machine: {machine} ({target.preset}); {target.itemsize} B elements, "
+                  f"offsets in {'bytes' if target.offsets_in_bytes else 'elements'}",
+                  markup=False)
+    data = _random(tuple(int(e) for e in m.domain.extents), target.dtype, rng)
+    fill = _fill_value(target.dtype)
+    start = time.perf_counter()
+    try:
+        placed = place(data, m, machine, fill=fill, offsets_in_bytes=target.offsets_in_bytes)
+    except (PlacementError, CapacityError) as exc:
+        console.print(f"[red]placement failed[/red]: {exc}", markup=True)
+        return 1
+    placed_s = time.perf_counter() - start
+    start = time.perf_counter()
+    back = fetch(m, machine, target.dtype, offsets_in_bytes=target.offsets_in_bytes)
+    fetched_s = time.perf_counter() - start
+    wrong = np.flatnonzero((back != data).reshape(-1))
+    console.print(_layout_table(placed, target, placed_s, fetched_s, fill))
+    if wrong.size:
+        first = np.unravel_index(wrong[0], data.shape)
+        point = ", ".join(f"{n}={int(v)}" for n, v in zip(m.domain.names, first))
+        console.print(f"[red]round trip FAILED[/red]: {wrong.size} of {data.size} elements read "
+                      f"back another value, e.g. ({point}) wrote {data[first]} and read "
+                      f"{back[first]} — some element overwrote it (not injective)", markup=True)
+        return 1
+    console.print(f"round trip exact: fetch returned all {data.size} elements", markup=False)
+    return 0
+
+
+def _layout_table(placed, target, placed_s: float, fetched_s: float, fill) -> Table:
+    per_memory = placed.bytes_per_memory()
+    high = placed.high_water()
+    table = Table(title="placement", show_header=True, header_style="bold")
+    table.add_column("counter")
+    table.add_column("value", justify="right")
+    memories = len(per_memory)
+    name, names = target.machine.name, target.machine.plural
+    table.add_row("elements placed", f"{placed.elements:,}")
+    table.add_row(f"data bytes per {name} (min / max)",
+                  f"{int(per_memory.min()):,} / {int(per_memory.max()):,}")
+    table.add_row(f"{names} holding data", f"{int(np.count_nonzero(per_memory)):,} of {memories:,}")
+    table.add_row(f"high-water mark (max over {names})",
+                  f"{int(high.max()):,} of {target.machine.capacity:,} B")
+    padding = placed.slots_holding(fill)
+    pct = 100.0 * padding / placed.slots if placed.slots else 0.0
+    table.add_row(f"padding slots (still holding the fill {fill})",
+                  f"{padding:,} of {placed.slots:,} ({pct:.1f}%)")
+    table.add_row("plan", placed.method)
+    table.add_row("place / fetch time", f"{placed_s * 1e3:.1f} ms / {fetched_s * 1e3:.1f} ms")
+    return table
+
+
+def _run_schedule(schedule, rng, console: Console) -> int:
+    from layoutalg.dataflow import traffic
+    from layoutalg.dataflow.traffic import KEYS
+    from layoutalg.execute import CapacityError, MachineError, matmul
+
+    if not schedule.is_concrete:
+        raise MachineError(f"run: schedule {schedule.label} has symbolic sizes; a run needs "
+                           f"numbers (bind them in the spec)")
+    M, N, K = schedule.problem
+    dtype = np.dtype({2: "float16", 4: "float32", 8: "float64"}.get(schedule.element_bytes,
+                                                                      "float32"))
+    console.print(f"{schedule.label}; {schedule.element_bytes} B elements", markup=False)
+    a = rng.standard_normal((M, K)).astype(dtype)
+    b = rng.standard_normal((K, N)).astype(dtype)
+    start = time.perf_counter()
+    try:
+        c, counters = matmul(a, b, dataflow=schedule.dataflow, tiles=schedule.tiles)
+    except CapacityError as exc:
+        console.print(f"[red]the schedule does not fit the KPU[/red]: {exc}", markup=True)
+        return 1
+    seconds = time.perf_counter() - start
+    for note in counters.notes:
+        console.print(note, markup=False)
+    model = traffic(schedule)
+    table = Table(title="accesses (elements): executor vs model", header_style="bold")
+    for column in ("level", "kind", "operand", "executor", "model", ""):
+        table.add_column(column, justify="right" if column in ("executor", "model") else "left")
+    run = counters.traffic(schedule)
+    mismatches = 0
+    for key in KEYS:
+        mine, theirs = run.get(*key), model.get(*key)
+        if mine == 0 and theirs == 0:
+            continue
+        same = mine == theirs
+        mismatches += not same
+        table.add_row(key[0], key[2], key[1], f"{mine:,}", f"{theirs:,}",
+                      "✓" if same else "[red]✗[/red]")
+    table.add_row("mac", "op", "-", f"{counters.macs:,}", f"{model.macs:,}",
+                  "✓" if counters.macs == model.macs else "[red]✗[/red]")
+    mismatches += counters.macs != model.macs
+    console.print(table)
+    channels = counters.per_channel()
+    console.print("DRAM bytes per channel: " + ", ".join(f"{b:,}" for b in channels)
+                  + f" (total {sum(channels):,} = {counters.bytes('dram'):,} DRAM bytes)",
+                  markup=False)
+    tolerance = 1e-2 if dtype.itemsize < 4 else 1e-3
+    right = np.allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=tolerance,
+                        atol=tolerance * np.sqrt(K))
+    console.print(f"C {'equals' if right else '[red]differs from[/red]'} numpy.matmul; "
+                  f"{counters.steps} steps in {seconds * 1e3:.1f} ms", markup=True)
+    if mismatches:
+        console.print(f"[red]{mismatches} count(s) differ from the model[/red]", markup=True)
+    return 0 if right and not mismatches else 1
+
+
+def _random(shape, dtype: np.dtype, rng) -> np.ndarray:
+    if dtype.kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    return rng.integers(0, np.iinfo(dtype).max, size=shape, dtype=dtype)
+
+
+def _fill_value(dtype: np.dtype):
+    """A fill that random data never equals exactly: NaN, or the largest int."""
+    return np.nan if dtype.kind == "f" else int(np.iinfo(dtype).max)

@@ -1,0 +1,326 @@
+"""Replay a refuted check's counterexample on the emulated machine.
+
+A REFUTED verdict names a witness; a replay runs the real thing and shows
+what the witness does on the machine:
+
+- ``injective`` — place the whole array, read it back: both elements of the
+  witness read the value of whichever was written last; the other's value
+  is gone (and every other element that collides is counted);
+- ``in_bounds`` — placing stops: the element's slot is not on the machine;
+- ``images_valid`` — the element's value sits in a slot the layout calls
+  padding;
+- ``surjective`` — after placing every element, the valid slot still holds
+  the fill value;
+- ``fits`` — placing stops with the memory and the bytes it lacks;
+- ``conflict_free`` (a :class:`layoutalg.channel.ChannelLayout`) — the step's
+  concurrent tiles stream beat by beat onto the channels: the requests that
+  meet on one channel in one cycle, and the cycles the step takes.
+
+``bijective`` replays whichever of its parts was refuted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.errors import describe
+from layoutalg.execute.errors import CapacityError, MachineError
+from layoutalg.execute.machine import Machine
+from layoutalg.execute.placement import fetch, place, required_bytes
+from layoutalg.verify.result import CheckResult, Status, point_text
+
+FILL = -1
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What a counterexample did on the machine.
+
+    ``happened`` is True when the machine showed the failure (a lost value,
+    a refused placement, a channel conflict); ``summary`` says it in one
+    sentence; ``lines`` give the steps; ``values`` the numbers involved.
+    """
+
+    check: str
+    subject: str
+    happened: bool
+    summary: str
+    lines: tuple[str, ...] = ()
+    values: dict = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return "\n".join((self.summary, *("  " + line for line in self.lines)))
+
+
+def replay(result: CheckResult, subject, *, dataflow: str = "os", element_bytes: int = 4,
+           offsets_in_bytes: bool = False, memory_dims: int | None = None,
+           capacity: int | None = None) -> Replay:
+    """Run ``result``'s counterexample on a machine built for ``subject``.
+
+    Args:
+        result: a REFUTED CheckResult of a core check (on ``subject``'s
+            index map) or of ``la.channel.check_conflict_free`` (on a
+            ChannelLayout ``subject``, with its ``dataflow``).
+        subject: the IndexMap (or family object with ``.index_map()``) or
+            ChannelLayout the check was asked about.
+        element_bytes, offsets_in_bytes: how elements sit in memory (as for
+            ``check_fits``); memory_dims: codomain dims that pick a memory
+            (default all but the last).
+        capacity: bytes per memory for ``fits`` (default: read from the
+            result's reason).
+
+    >>> import layoutalg as la
+    >>> bad = la.strided((16, 8), (1, 8))          # rows overlap
+    >>> r = replay(la.check_injective(bad), bad)
+    >>> r.happened, r.values["lost"] > 0
+    (True, True)
+    """
+    if not isinstance(result, CheckResult) or result.status is not Status.REFUTED:
+        given = result.status if isinstance(result, CheckResult) else describe(result)
+        raise MachineError(f"replay: result must be a REFUTED CheckResult; got {given}")
+    if result.check in ("conflict_free", "channel_conflict_free"):
+        return replay_channel_conflict(result, subject, dataflow=dataflow)
+    layout = subject if isinstance(subject, IndexMap) else _index_map(subject)
+    kind = _part(result, layout)
+    options = dict(element_bytes=element_bytes, offsets_in_bytes=offsets_in_bytes,
+                   memory_dims=memory_dims)
+    point = _point(result.counterexample, layout)
+    if kind == "injective":
+        return _collision(result, layout, point, **options)
+    if kind == "in_bounds":
+        return _out_of_bounds(result, layout, point, **options)
+    if kind == "images_valid":
+        return _on_padding(result, layout, point, **options)
+    if kind == "surjective":
+        return _hole(result, layout, **options)
+    if kind == "fits":
+        return _overflow(result, layout, capacity, **options)
+    raise MachineError(f"replay: no replay for check {result.check!r}; replays exist for "
+                       "injective, in_bounds, images_valid, surjective, bijective, fits and "
+                       "conflict_free")
+
+
+def _index_map(subject) -> IndexMap:
+    if hasattr(subject, "index_map"):
+        built = subject.index_map()
+        if isinstance(built, IndexMap):
+            return built
+    raise MachineError(f"replay: subject must be an IndexMap or have .index_map(); "
+                       f"got {describe(subject)}")
+
+
+def _part(result: CheckResult, layout: IndexMap) -> str:
+    if result.check != "bijective":
+        return result.check
+    keys = set(result.counterexample or {})
+    if any(k.endswith("'") for k in keys):
+        return "injective"
+    if result.reason.startswith("out of bounds"):
+        return "in_bounds"
+    if result.reason.startswith("element"):
+        return "images_valid"
+    return "surjective"
+
+
+def _point(example, layout: IndexMap) -> dict[str, int]:
+    return {k: int(v) for k, v in (example or {}).items()}
+
+
+def _machine(layout, element_bytes, offsets_in_bytes, memory_dims, capacity=None) -> Machine:
+    rank = layout.codomain.rank
+    count = rank - 1 if memory_dims is None else memory_dims
+    if capacity is None:
+        probe = Machine.for_layout(layout, capacity=1 << 62, memory_dims=count)
+        try:
+            need = int(required_bytes(layout, probe, element_bytes, offsets_in_bytes).max())
+        except MachineError:
+            need = 1
+        capacity = max(64, -(-need // 64) * 64)
+    return Machine.for_layout(layout, capacity=capacity, memory_dims=count)
+
+
+def _dtype(element_bytes: int) -> np.dtype:
+    return np.dtype(f"int{8 * element_bytes}") if element_bytes in (1, 2, 4, 8) else np.dtype(
+        f"V{element_bytes}")
+
+
+def _values(layout: IndexMap, element_bytes: int) -> np.ndarray:
+    """Element values 1, 2, … in row-major order (0 and −1 stay free for fills)."""
+    dtype = _dtype(element_bytes)
+    size = int(np.prod(layout.domain.extents))
+    return (np.arange(1, size + 1) % np.iinfo(dtype).max).astype(dtype).reshape(
+        layout.domain.extents)
+
+
+def _names(layout, point, suffix=""):
+    return tuple(point[n + suffix] for n in layout.domain.names)
+
+
+def _collision(result, layout, point, *, element_bytes, offsets_in_bytes, memory_dims) -> Replay:
+    x, y = _names(layout, point), _names(layout, point, "'")
+    machine = _machine(layout, element_bytes, offsets_in_bytes, memory_dims)
+    values = _values(layout, element_bytes)
+    place(values, layout, machine, fill=FILL, offsets_in_bytes=offsets_in_bytes)
+    back = fetch(layout, machine, values.dtype, offsets_in_bytes=offsets_in_bytes)
+    slot = layout(*x)
+    vx, vy, bx, by = (int(v) for v in (values[x], values[y], back[x], back[y]))
+    lost = int(np.count_nonzero(back != values))
+    names = layout.domain.names
+    px, py = point_text(names, x), point_text(names, y)
+    if bx == vy:
+        winner, loser, lost_value = py, px, vx
+    else:
+        winner, loser, lost_value = px, py, vy
+    summary = (f"collision on {machine}: {px} and {py} both write slot "
+               f"{point_text(layout.codomain.names, slot)}; it holds {bx}, the value of {winner}, "
+               f"so {loser} reads back {bx} instead of {lost_value} — its value was overwritten")
+    lines = (f"placed {values.size} elements with values 1…{values.size} (value = row-major "
+             f"position + 1)",
+             f"{px} = {vx} and {py} = {vy} land on the same slot; read back: {bx} and {by}",
+             f"{lost} of {values.size} elements read back a value that is not theirs")
+    return Replay("injective", layout.label, bx != vx or by != vy, summary, lines,
+                  {"slot": slot, "written": (vx, vy), "read": (bx, by), "lost": lost})
+
+
+def _out_of_bounds(result, layout, point, *, element_bytes, offsets_in_bytes, memory_dims):
+    x = _names(layout, point)
+    image = layout(*x)
+    bad = [f"{n}={v} not in [0, {e})" for n, v, e in
+           zip(layout.codomain.names, image, layout.codomain.extents) if not 0 <= v < e]
+    machine = Machine.for_layout(layout, capacity=1 << 40, memory_dims=(
+        layout.codomain.rank - 1 if memory_dims is None else memory_dims))
+    try:
+        place(_values(layout, element_bytes), layout, machine, offsets_in_bytes=offsets_in_bytes)
+    except MachineError as exc:
+        message, refused = str(exc), True
+    else:
+        message, refused = "the machine accepted every element (the slot is on the machine)", False
+    summary = (f"{point_text(layout.domain.names, x)} maps to "
+               f"{point_text(layout.codomain.names, image)}, which is not on the machine "
+               f"({', '.join(bad)}): placing stops")
+    return Replay("in_bounds", layout.label, refused, summary, (f"place: {message}",),
+                  {"element": x, "slot": image})
+
+
+def _on_padding(result, layout, point, *, element_bytes, offsets_in_bytes, memory_dims):
+    x = _names(layout, point)
+    slot = layout(*x)
+    machine = _machine(layout, element_bytes, offsets_in_bytes, memory_dims)
+    values = _values(layout, element_bytes)
+    place(values, layout, machine, fill=FILL, offsets_in_bytes=offsets_in_bytes)
+    held = _read_slot(layout, machine, slot, values.dtype, offsets_in_bytes, memory_dims)
+    summary = (f"{point_text(layout.domain.names, x)} (value {int(values[x])}) is written to "
+               f"slot {point_text(layout.codomain.names, slot)}, which the layout calls "
+               f"padding; the slot now holds {held}")
+    return Replay("images_valid", layout.label, held == int(values[x]), summary, (),
+                  {"element": x, "slot": slot, "held": held})
+
+
+def _hole(result, layout, *, element_bytes, offsets_in_bytes, memory_dims):
+    slot = tuple(int(result.counterexample[n]) for n in layout.codomain.names)
+    machine = _machine(layout, element_bytes, offsets_in_bytes, memory_dims)
+    values = _values(layout, element_bytes)
+    place(values, layout, machine, fill=FILL, offsets_in_bytes=offsets_in_bytes)
+    held = _read_slot(layout, machine, slot, values.dtype, offsets_in_bytes, memory_dims)
+    summary = (f"after placing all {values.size} elements, valid slot "
+               f"{point_text(layout.codomain.names, slot)} still holds the fill value {held}: "
+               f"no element lands there")
+    return Replay("surjective", layout.label, held == FILL, summary, (),
+                  {"slot": slot, "held": held})
+
+
+def _overflow(result, layout, capacity, *, element_bytes, offsets_in_bytes, memory_dims):
+    if capacity is None:
+        found = re.search(r"> (\d+) bytes", result.reason)
+        if found is None:
+            raise MachineError("replay: pass capacity=… (bytes per memory) for a fits result")
+        capacity = int(found.group(1))
+    machine = _machine(layout, element_bytes, offsets_in_bytes, memory_dims, capacity)
+    try:
+        place(_values(layout, element_bytes), layout, machine, offsets_in_bytes=offsets_in_bytes)
+    except CapacityError as exc:
+        return Replay("fits", layout.label, True, f"placing stops: {exc}", (),
+                      {"capacity": capacity})
+    return Replay("fits", layout.label, False, "every element fitted its memory", (),
+                  {"capacity": capacity})
+
+
+def _read_slot(layout, machine, slot, dtype, offsets_in_bytes, memory_dims) -> int:
+    rank = machine.rank
+    extents = [int(e) for e in layout.codomain.extents]
+    memory = int(np.ravel_multi_index(slot[:rank], extents[:rank])) if rank else 0
+    offset = int(np.ravel_multi_index(slot[rank:], extents[rank:]))
+    start = offset if offsets_in_bytes else offset * dtype.itemsize
+    raw = machine.read(memory, start, dtype.itemsize)
+    return int(np.frombuffer(raw, dtype=dtype)[0])
+
+
+def replay_channel_conflict(result: CheckResult, layout, *, dataflow: str = "os") -> Replay:
+    """Stream one step's concurrent tiles beat by beat and show the conflict.
+
+    Each concurrent tile issues its ``beats`` granules in order, one per cycle
+    starting at cycle 0; a channel serves one granule per cycle, first come
+    first served (A before B before C within a cycle).
+    """
+    from layoutalg.channel.iteration import concurrent
+    from layoutalg.channel.layout import ChannelLayout
+    from layoutalg.channel.options import TILE_DIMS
+
+    if not isinstance(layout, ChannelLayout):
+        raise MachineError(f"replay: a conflict_free result replays on the ChannelLayout it "
+                           f"checked; got {describe(layout)}")
+    example = result.counterexample or {}
+    missing = [k for k in ("ti", "tj", "tk") if k not in example]
+    if missing:
+        raise MachineError(f"replay: the counterexample must name ti, tj, tk; got {example}")
+    step = {k: int(example[k]) for k in ("ti", "tj", "tk")}
+    matrices = concurrent(dataflow)
+    beats = layout.beats
+    channel_of, lines = {}, []
+    for x in matrices:
+        base = layout.address(x, step["ti"], step["tj"], step["tk"])
+        channels = np.asarray(layout.decoder.channel(base + layout.interleave * np.arange(beats)))
+        channel_of[x] = channels
+        tile = tuple(step[d] for d in TILE_DIMS[x])
+        lines.append(f"{x} tile {tile} at address {base}: beats on channels "
+                     f"{_runs(channels)}")
+    finish, waits, first = _stream(channel_of, beats, layout.num_channels)
+    point = point_text(("ti", "tj", "tk"), tuple(step.values()))
+    if first is None:
+        summary = f"step {point}: no two beats meet on one channel in one cycle"
+    else:
+        cycle, channel, who = first
+        summary = (f"step {point}: at cycle {cycle} {' and '.join(who)} both request channel "
+                   f"{channel}; the channel serves one beat per cycle, so the step takes "
+                   f"{finish} cycles instead of {beats} ({waits} beat(s) wait)")
+    return Replay(result.check, layout.label, first is not None, summary, tuple(lines),
+                  {"step": step, "cycles": finish, "ideal": beats, "waits": waits})
+
+
+def _runs(channels: np.ndarray) -> str:
+    """``0, 1, 2, 3, 0, …`` shortened: the first few channels then the count."""
+    shown = ", ".join(str(int(c)) for c in channels[:8])
+    return shown + (f", … ({len(channels)} beats)" if len(channels) > 8 else "")
+
+
+def _stream(channel_of: dict[str, np.ndarray], beats: int, num_channels: int):
+    """FIFO service per channel; returns (cycles, waiting beats, first clash)."""
+    free = np.zeros(int(num_channels), dtype=np.int64)   # next free cycle per channel
+    finish, waits, first = 0, 0, None
+    for beat in range(beats):   # one loop step per beat of a single step's tiles
+        asking: dict[int, list[str]] = {}
+        for name, channels in channel_of.items():
+            asking.setdefault(int(channels[beat]), []).append(f"{name} beat {beat}")
+        for channel, who in asking.items():
+            if len(who) > 1 and first is None:
+                first = (beat, channel, who)
+            for _ in who:
+                start = max(free[channel], beat)
+                waits += start > beat
+                free[channel] = start + 1
+                finish = max(finish, start + 1)
+    return finish, waits, first

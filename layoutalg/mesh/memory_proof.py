@@ -1,0 +1,92 @@
+"""The proof of a memory plan (its enumeration twin is ``brute.check_memory_safe``).
+
+Per PE group, Z3 looks for a step ``t`` and a byte ``b`` inside two regions
+live at ``t`` (unsat: no overlap), and for a byte past the budget inside a
+region live at some step (unsat: the PE fits). Per tensor, ``check_fits`` proves its
+index map's slots end within its reservation, so region safety carries over
+to every element.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import sympy
+
+import layoutalg as la
+from layoutalg.mesh.dtypes import element_size
+from layoutalg.mesh.memory_plan import MemoryPlan, PEGroup
+from layoutalg.verify import solver
+from layoutalg.verify.result import CheckResult, Status
+
+STEP = sympy.Symbol("step", integer=True, nonnegative=True)
+BYTE = sympy.Symbol("byte", integer=True, nonnegative=True)
+
+
+def _live(region) -> sympy.Basic:
+    return sympy.And(sympy.Le(region.start, STEP), sympy.Le(STEP, region.end))
+
+
+def _holds(region) -> sympy.Basic:
+    return sympy.And(sympy.Le(region.offset, BYTE), sympy.Lt(BYTE, region.stop))
+
+
+def _subject(plan: MemoryPlan) -> str:
+    return f"memory plan ({plan.strategy}, {plan.budget} bytes per PE)"
+
+
+def _where(group: PEGroup) -> dict[str, int]:
+    return {"pe_row": group.pes[0][0], "pe_col": group.pes[0][1]}
+
+
+def prove_plan(plan: MemoryPlan, *, timeout_ms: int | None = None) -> CheckResult:
+    start = time.perf_counter()
+    timeout = timeout_ms or solver.DEFAULT_TIMEOUT_MS
+    subject = _subject(plan)
+
+    def verdict(status, reason, counterexample=None):
+        return CheckResult(status, "memory_safe", subject, counterexample, reason,
+                           time.perf_counter() - start)
+
+    for group in plan.groups:
+        top = max(group.used, 1)
+        bounds = [solver.Bounded(STEP, 0, plan.steps), solver.Bounded(BYTE, 0, top)]
+        clashes = [sympy.And(_live(a), _live(b), _holds(a), _holds(b))
+                   for a, b in itertools.combinations(group.regions, 2)]
+        over = [sympy.And(_live(r), _holds(r), sympy.Ge(BYTE, plan.budget))
+                for r in group.regions if r.stop > plan.budget]
+        for kind, cases in (("overlap", clashes), ("budget", over)):
+            if not cases:
+                continue
+            outcome = solver.solve(bounds, [sympy.Or(*cases)], timeout_ms=timeout)
+            if outcome.answer == "unknown":
+                return verdict(Status.UNKNOWN, outcome.reason)
+            if outcome.answer == "sat":
+                step, byte = outcome.model[STEP], outcome.model[BYTE]
+                pe = group.pes[0]
+                if kind == "budget":
+                    return verdict(Status.REFUTED, f"PE ({pe[0]}, {pe[1]}) exceeds memory: "
+                                   f"{group.used} > {plan.budget} bytes (byte {byte} is in use "
+                                   f"at step {step})",
+                                   {**_where(group), "step": step, "byte": byte,
+                                    "bytes": group.used})
+                a, b = [r for r in group.live_at(step) if r.offset <= byte < r.stop][:2]
+                return verdict(Status.REFUTED, f"PE ({pe[0]}, {pe[1]}): {a.label} "
+                               f"[{a.offset}, {a.stop}) and {b.label} [{b.offset}, {b.stop}) are "
+                               f"both live at step {step} and share byte {byte}",
+                               {**_where(group), "step": step, "byte": byte})
+    layouts = dict(plan.layouts)
+    for tensor in plan.graph.tensors:
+        placed = layouts[tensor.name].on(tensor.shape, tensor.dtype)
+        size = element_size(tensor.dtype)
+        reserved = layouts[tensor.name].reserved_bytes(tensor.shape, size)
+        fits = la.check_fits(placed.index_map(), reserved, per=("pe_row", "pe_col"),
+                             element_bytes=size, offsets_in_bytes=True, memory_name="PE",
+                             timeout_ms=timeout)
+        if not fits.proved:
+            return verdict(fits.status, f"{tensor.name}: {fits.reason}", fits.counterexample)
+    pes = sum(len(g.pes) for g in plan.groups)
+    return verdict(Status.PROVED, f"{pes} PEs in {len(plan.groups)} groups: no two live regions "
+                   f"share a byte, every PE within {plan.budget} bytes (fullest "
+                   f"{plan.max_pe_memory_used}), every tensor's slots inside its region")
