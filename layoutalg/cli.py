@@ -24,6 +24,7 @@ EXAMPLES = """examples:
   layoutalg prove -j 2 --no-cache      two worker processes, redo every proof
   layoutalg show specs/grid.py::grid_uneven          draw a layout in the terminal
   layoutalg show specs/cute.py::complement_4_2 --svg c.svg
+  layoutalg run specs/grid.py::grid_uneven           place random data by the layout, fetch it back
   layoutalg docs --out docs/generated  write the generated spec pages
 """
 
@@ -69,6 +70,15 @@ def build_parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="draw a spec's layout in the terminal or as SVG")
     show.add_argument("spec", metavar="SPEC", help="path.py::name, path.py, or a shipped spec name")
     show.add_argument("--svg", type=Path, metavar="FILE", help="write an SVG picture instead")
+    run = commands.add_parser("run", help="execute a spec's layout on the emulated machine")
+    run.add_argument("spec", metavar="SPEC", help="path.py::name, path.py, or a shipped spec name")
+    run.add_argument("--seed", type=int, default=0, help="seed of the random data (default 0)")
+    run.add_argument("--capacity", type=_positive, metavar="BYTES",
+                     help="bytes per memory (default: the family's preset, or what fits)")
+    run.add_argument("--element-bytes", type=int, choices=(1, 2, 4, 8), default=4,
+                     help="bytes per element (default 4)")
+    run.add_argument("--offsets-in-bytes", action="store_true",
+                     help="the layout's offsets already count bytes")
     docs = commands.add_parser("docs", help="write the generated spec pages (Markdown + SVG)")
     docs.add_argument("paths", nargs="*", metavar="PATH", help="spec module or folder")
     docs.add_argument("--out", default="docs/generated", metavar="DIR",
@@ -97,6 +107,10 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
             from layoutalg.cli_show import run_show
 
             return run_show(args, stream)
+        if args.command == "run":
+            from layoutalg.cli_run import run_run
+
+            return run_run(args, stream)
         if args.command == "docs":
             from layoutalg.cli_show import run_docs
 

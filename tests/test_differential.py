@@ -37,9 +37,9 @@ TIMEOUT_MS = 10_000
 padding_module = importlib.import_module("layoutalg.verify.padding")
 solver_module = importlib.import_module("layoutalg.verify.solver")
 
-# Z3 queries are tried with Z3's own div/mod first and quotient variables on
-# a retry; half of the examples swap the order so both encodings are held to
-# enumeration on every kind of map, not only on the rare retry.
+# solve() starts with Z3's own div/mod and races quotient variables against it
+# only on slow queries; half of the examples swap the two, so both encodings
+# are held to enumeration on every kind of map, not only on the rare race.
 encodings = st.sampled_from(["native_first", "quotients_first"])
 
 

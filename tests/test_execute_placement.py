@@ -108,41 +108,11 @@ def test_round_trip_of_spyre_default_layouts(layout):
     assert placed.slots_holding(0) == layout.device_bytes // layout.itemsize - m.domain.size
 
 
-def tt_pool() -> list:
-    """Tenstorrent tensors covering every memory kind, page kind and uneven edge.
-
-    A fixed pool (each spec builds its index map once): building TT maps
-    dominates the cost, and the family's own tests draw random specs.
-    """
-    tt = la.tt
-    toy = tt.Device("toy", dram_banks=3, l1_bytes=1 << 20, worker_grid=(4, 4))
-    return [
-        tt.TensorSpec((64, 96), "bfloat16"),
-        tt.TensorSpec((40, 50), "float32", device=toy),
-        tt.TensorSpec((3, 40, 50), "bfloat16", device=toy),
-        tt.TensorSpec((37, 19), "uint8", layout="ROW_MAJOR", device=toy),
-        tt.TensorSpec((33, 70), "float32", tile=(16, 32), device=toy),
-        tt.TensorSpec((64, 64), "bfloat16", storage="L1", device=toy),
-        tt.TensorSpec((100, 64), "bfloat16", storage="L1", device=toy,
-                      memory=tt.ShardSpec("HEIGHT", (2, 2), (32, 64))),
-        tt.TensorSpec((64, 90), "float32", layout="ROW_MAJOR", storage="L1", device=toy,
-                      memory=tt.ShardSpec("WIDTH", (3, 1), (64, 32))),
-        tt.TensorSpec((70, 90), "bfloat16", storage="L1", device=toy,
-                      memory=tt.ShardSpec("BLOCK", (3, 3), (32, 32))),
-        tt.TensorSpec((70, 90), "bfloat16", storage="L1", device=toy,
-                      memory=tt.ShardSpec("BLOCK", (3, 3), (32, 32), "COL_MAJOR")),
-        tt.TensorSpec((2, 50, 40), "int32", storage="L1", device=toy,
-                      memory=tt.NdShardSpec((1, 32, 32), (2, 2))),
-    ]
-
-
-_TT_POOL: list = []
-
-
 def tt_specs():
-    if not _TT_POOL:
-        _TT_POOL.extend(tt_pool())
-    return st.sampled_from(_TT_POOL)
+    """Random valid TT tensors (the family's own strategy), whole-byte dtypes."""
+    from test_tt_roundtrip import tensor_specs
+
+    return tensor_specs().filter(lambda s: s.dtype.element_bytes is not None)
 
 
 @given(st.deferred(tt_specs), st.integers(0, 2**16))
@@ -330,6 +300,8 @@ BAD_PLACE = [
      r"places element \(i=3\) at offset=9, outside the codomain's offset range \[0, 8\)"),
     (lambda: place(np.zeros(6, np.int8), la.split(la.Space(i=6), "i", 3), Machine.banks(2, 64),
                    fill="x"), MachineError, r"fill must be a value of the array's dtype int8"),
+    (lambda: place(np.array([None] * 6), la.split(la.Space(i=6), "i", 3), Machine.banks(2, 64)),
+     MachineError, r"array must hold fixed-size values \(numbers\); got dtype object"),
     (lambda: fetch(la.split(la.Space(i=6), "i", 3), Machine.banks(2, 64), "no-such-type"),
      MachineError, r"dtype must be a NumPy dtype; got 'no-such-type'"),
 ]
@@ -376,3 +348,16 @@ def test_presets():
     assert big.capacity == 4 << 30 and big.storage.nbytes == 0    # nothing allocated yet
     assert str(Machine.single(64)) == "one memory of 64 B"
     assert sympy.Integer(Machine.cores(2, 3, 100).memories) == 6
+
+
+def test_all_names_the_public_api():
+    import inspect
+
+    import layoutalg.execute as ex
+
+    public = {name for name, value in vars(ex).items()
+              if not name.startswith("_") and not inspect.ismodule(value)}
+    assert set(ex.__all__) == public
+    for name in ("Machine", "place", "fetch", "matmul", "Hierarchy", "replay",
+                 "run_transform", "Counters"):
+        assert name in ex.__all__

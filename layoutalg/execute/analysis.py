@@ -85,6 +85,12 @@ def analyse(layout: IndexMap, machine: Machine, itemsize: int, in_bytes: bool) -
     return found
 
 
+def measure(layout: IndexMap, machine: Machine, itemsize: int, in_bytes: bool) -> Analysis:
+    """:func:`analyse` without the capacity check (to say by how much a layout overflows)."""
+    check_pairing(layout, machine)
+    return _analyse(layout, machine.shape, int(itemsize), bool(in_bytes))
+
+
 def check_pairing(layout: IndexMap, machine: Machine) -> None:
     if not isinstance(layout, IndexMap):
         raise MachineError(f"layout must be an IndexMap; got {describe(layout)}")

@@ -15,7 +15,7 @@ import numpy as np
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
-from layoutalg.execute.analysis import Analysis, analyse, memory_bytes, memory_counts
+from layoutalg.execute.analysis import Analysis, analyse, measure, memory_bytes, memory_counts
 from layoutalg.execute.errors import MachineError
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.plan import destinations, plan_for
@@ -93,6 +93,9 @@ def place(array: np.ndarray, layout: IndexMap, machine: Machine, *, fill=0,
     ([[0, 1, 2, 3], [4, 5, -1, -1]], 2)
     """
     array = np.asarray(array)
+    if array.dtype.hasobject:
+        raise MachineError(f"array must hold fixed-size values (numbers); got dtype "
+                           f"{array.dtype}")
     found = _prepare(array.shape, array.dtype, layout, machine, offsets_in_bytes)
     cells = _cells(machine, array.dtype, found)
     if fill is not None:
@@ -132,18 +135,28 @@ def required_bytes(layout: IndexMap, machine: Machine, itemsize: int,
 
     Unlike :func:`place` this does not raise when a memory would overflow:
     it says by how much.
-    """
-    from layoutalg.execute.analysis import _analyse, check_pairing
 
-    check_pairing(layout, machine)
-    return memory_bytes(_analyse(layout, machine.shape, int(itemsize), bool(offsets_in_bytes)))
+    >>> import layoutalg as la
+    >>> deal = la.split(la.Space(i=7), "i", 4, names=("bank", "offset"))
+    >>> required_bytes(deal, Machine.banks(2, 8), 4).tolist()    # 4 and 3 fp32 elements
+    [16, 12]
+    """
+    return memory_bytes(measure(layout, machine, itemsize, offsets_in_bytes))
 
 
 def slots_of(layout: IndexMap, machine: Machine, itemsize: int,
              offsets_in_bytes: bool = False) -> np.ndarray:
     """The flat cell index of every element, row-major over the domain (for
-    inspection and replays; ``place`` itself never builds this array when
-    the layout is separable)."""
+    inspection; ``place`` itself never builds this array when the layout is
+    separable). Cells count ``itemsize``-byte elements from the start of the
+    machine's storage, whose rows are ``machine.storage.shape[1]`` bytes.
+
+    >>> import layoutalg as la
+    >>> deal = la.split(la.Space(i=5), "i", 2, names=("bank", "offset"))
+    >>> m = Machine.banks(3, 64)
+    >>> slots_of(deal, m, 4).tolist()    # 16 cells of 4 B per 64-byte bank
+    [0, 1, 16, 17, 32]
+    """
     found = analyse(layout, machine, int(itemsize), offsets_in_bytes)
     row = _row_cells(machine, found)
     return destinations(found, row)

@@ -25,7 +25,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from layoutalg.execute.analysis import Analysis, _row_blocks
+from layoutalg.execute.analysis import Analysis, _row_blocks, _row_major
 from layoutalg.execute.errors import MachineError
 
 MAX_SEGMENTS = 64   # progressions per axis before a table counts as irregular
@@ -259,10 +259,3 @@ def _to_elements(offset: np.ndarray, found: Analysis) -> np.ndarray:
                            f"is not a multiple of its size {found.itemsize}")
     return offset // found.itemsize
 
-
-def _row_major(extents) -> list[int]:
-    strides, running = [], 1
-    for extent in reversed(extents):
-        strides.append(running)
-        running *= extent
-    return strides[::-1]

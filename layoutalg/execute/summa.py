@@ -77,7 +77,7 @@ def summa(a: np.ndarray, b: np.ndarray, *, tiles, machine: Machine | None,
         _count_step(tally, s, depth, row_sizes, col_sizes, e)
     tally.macs = M * N * K
     result = fetch(layout.c_map(M, N), mesh, dtype)
-    note = f"SUMMA on {rows}×{cols} {mesh.name}s of {mesh.capacity} B: {layout.describe(e)}"
+    note = f"SUMMA on {rows}×{cols} {mesh.plural} of {mesh.capacity} B: {layout.describe(e)}"
     return result, tally.freeze(steps=steps, notes=(note,))
 
 
