@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
     prove.add_argument("-j", "--jobs", type=_positive, default=1, metavar="N",
                        help="prove N specs at once in worker processes (default 1)")
+    prove.add_argument("--dask", metavar="ADDRESS",
+                       help="prove on a Dask cluster (scheduler address; needs the 'dask' extra)")
     prove.add_argument("--no-cache", action="store_true",
                        help="redo every proof (default: reuse outcomes of unchanged specs "
                        "from .layoutalg-cache/)")

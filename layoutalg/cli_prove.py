@@ -12,6 +12,7 @@ from rich.table import Table
 from concurrent.futures import ProcessPoolExecutor
 
 from layoutalg import prover, reports
+from layoutalg.errors import SpecError
 from layoutalg.proof_cache import ProofCache
 
 STYLE = {"PROVED": "green", "REFUTED": "yellow", "UNKNOWN": "red", "ERROR": "red"}
@@ -34,7 +35,11 @@ def run_prove(args, stream: TextIO) -> int:
             progress.update(task, advance=1, description=item.ident)
 
         cache = None if args.no_cache else ProofCache()
-        if args.jobs > 1:
+        if args.dask:
+            with dask_client(args.dask) as client:
+                outcomes = prover.prove(found, on_done=advance, executor=client.get_executor(),
+                                        cache=cache)
+        elif args.jobs > 1:
             with ProcessPoolExecutor(max_workers=args.jobs) as pool:
                 outcomes = prover.prove(found, on_done=advance, executor=pool, cache=cache)
         else:
@@ -52,6 +57,18 @@ def run_prove(args, stream: TextIO) -> int:
     reused = f" ({cache.hits} specs reused from the cache)" if cache is not None and cache.hits else ""
     console.print(f"{counts['claims']} claims in {len(found)} specs: {verdict}{reused}")
     return 0 if not counts["unexpected"] else 1
+
+
+def dask_client(address: str):
+    """A client of the Dask cluster at ``address`` (the optional 'dask' extra)."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise SpecError("--dask needs Dask: pip install 'layoutalg[dask]'") from None
+    try:
+        return Client(address, timeout=10)
+    except OSError as exc:
+        raise SpecError(f"--dask: cannot reach a Dask scheduler at {address!r}: {exc}") from None
 
 
 def result_table(outcomes: Sequence[prover.Outcome]) -> Table:

@@ -12,9 +12,14 @@ from concurrent.futures import Executor, Future, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from layoutalg.errors import LayoutError, SpecError
 from layoutalg.dsl import Spec, run_claim
 from layoutalg.verify.result import CheckResult
+
+if TYPE_CHECKING:
+    from layoutalg.proof_cache import ProofCache
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_FOLDERS = ("specs", "proofs")
@@ -154,7 +159,7 @@ def prove(
     *,
     on_done: Callable[[Found, list[Outcome]], None] | None = None,
     executor: Executor | None = None,
-    cache=None,
+    cache: ProofCache | None = None,
 ) -> list[Outcome]:
     """Prove every spec, calling ``on_done`` after each; outcomes in spec order.
 
