@@ -25,7 +25,6 @@ import sympy
 from hypothesis import strategies as st
 
 import layoutalg as la
-from layoutalg.core.index_map import substitute_exprs
 from layoutalg.verify import brute
 from layoutalg.verify.memory import byte_end, flat_offset, memory_dims
 
@@ -623,8 +622,27 @@ def conflict_problems(draw):
     return ConflictProblem(space, accesses, resource)
 
 
-__all__ = [
-    "ConflictProblem", "FitProblem", "broken_maps", "conflict_problems", "equivalence_pairs",
-    "fit_problems", "hand_maps", "layouts", "maps", "needed_bytes", "strided_layouts",
-    "substitute_exprs",
-]
+
+
+# -- compose ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ComposeProblem:
+    first: la.IndexMap
+    then: la.IndexMap
+    bijections: bool  # both parts are bijections onto their valid slots
+
+
+@st.composite
+def compose_problems(draw):
+    """``first`` and a one-combinator ``then`` whose domain is ``first``'s
+    codomain with some extents one larger or one smaller (so the chain
+    sometimes needs, and sometimes fails, compose's in-bounds proof)."""
+    bijections = draw(st.booleans())
+    first = draw(layouts(bijective=True) if bijections else maps())
+    extents = [max(1, e + draw(st.sampled_from([0, 0, 0, 1, -1]))) for e in first.codomain.extents]
+    space = la.Space.of(tuple(f"t{k}" for k in range(len(extents))), tuple(extents))
+    step = STEPS[draw(st.sampled_from(sorted(STEPS)))]
+    then = step(draw, space, Fresh()) or la.identity(space)
+    return ComposeProblem(first, then, bijections)

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import (
+    compose_problems,
     conflict_problems,
     equivalence_pairs,
     fit_problems,
@@ -28,7 +29,7 @@ from strategies import (
 
 import layoutalg as la
 from layoutalg.core import evaluate as ev
-from layoutalg.errors import VerificationError
+from layoutalg.errors import CompositionError, VerificationError
 from layoutalg.verify import brute
 from layoutalg.verify.result import CheckResult, Status
 
@@ -292,3 +293,29 @@ def test_combinator_chains_are_bijections(m):
     env = dict(zip(m.codomain.symbols, ys.T))
     back = [np.broadcast_to(ev.evaluate(e, env), (len(xs),)) for e in m.inverse]
     assert np.array_equal(np.stack(back, axis=1), xs), f"the inverse of {m.label} is wrong"
+
+
+@given(compose_problems(), encodings)
+def test_compose(problem, order):
+    """compose's in-bounds proof (Z3) refuses exactly the chains enumeration
+    shows escaping; a chain it builds is ``then(first(x))`` wherever ``first(x)``
+    lies in ``then``'s domain, and a chain of bijections is a bijection."""
+    first, then = problem.first, problem.then
+    narrower = any(a > b for a, b in zip(first.codomain.extents, then.domain.extents))
+    probe = la.IndexMap(first.domain, then.domain, first.exprs, name="probe")
+    escapes = brute.check_in_bounds(probe).refuted
+    with encoding(order):
+        try:
+            composed = la.compose(first, then)
+        except CompositionError as exc:
+            assert narrower and escapes, f"compose refused a chain that fits: {exc}"
+            return
+    assert not (narrower and escapes), "compose accepted a chain that escapes"
+    xs, ys = brute.image_table(first)
+    _, zs = brute.image_table(composed)
+    fits = np.all((ys >= 0) & (ys < np.asarray(then.domain.extents)), axis=1)
+    direct = np.stack([np.broadcast_to(v, (len(ys),)) for v in then.apply(*ys.T)], axis=1)
+    assert np.array_equal(zs[fits], direct[fits]), "compose is not then ∘ first"
+    if problem.bijections:
+        verdict = brute.check_bijective(composed)
+        assert verdict.proved, f"{composed}: {verdict.reason}"

@@ -9,7 +9,7 @@ import numpy as np
 import sympy
 
 from layoutalg.core import evaluate as ev
-from layoutalg.core.expr import Unsupported, as_condition, as_expr
+from layoutalg.core.expr import Unsupported, as_condition, as_expr, safe_mods
 from layoutalg.core.printing import show
 from layoutalg.core.space import Space, substitute
 from layoutalg.errors import MapError, describe
@@ -75,7 +75,8 @@ class IndexMap:
             backward = _canonical_exprs(inverse, domain, "inverse", codomain, params)
         condition = None
         if valid is not None:
-            condition = _canonical(as_condition(valid, "valid"), codomain, params, "valid")
+            condition = safe_mods(
+                _canonical(as_condition(valid, "valid"), codomain, params, "valid"))
             if condition is sympy.true:
                 condition = None
         assumed = tuple(_assumption(a, params) for a in assumptions)
@@ -241,7 +242,8 @@ def _canonical_exprs(values, target: Space, what: str, source: Space, params) ->
             f"({target.rank}); got {len(values)}"
         )
     return tuple(
-        _canonical(as_expr(v, f"{what}[{k}]"), source, params, f"{what}[{k}]")
+        # SafeMod: compose substitutes into these, where sympy.Mod goes wrong.
+        safe_mods(_canonical(as_expr(v, f"{what}[{k}]"), source, params, f"{what}[{k}]"))
         for k, v in enumerate(values)
     )
 

@@ -104,8 +104,9 @@ def check_fits(
             point = tuple(worst[1][s] for s in x)
     bound = q.concrete(m, params)
     slot = bound(*point)
-    # subs, not xreplace: a bare-symbol need (xreplace → a Python int) must work too.
-    bytes_needed = int(need.subs({**dict(zip(x, point)), **params}))
+    # All at once and as SymPy Integers: a bare-symbol need must become a number too.
+    values = {**dict(zip(x, point)), **params}
+    bytes_needed = int(need.xreplace({s: sympy.Integer(v) for s, v in values.items()}))
     where = tuple(slot[k] for k in memory)
     label = where[0] if len(where) == 1 else where
     owner = f"{memory_name} {label}" if where else "the layout"
