@@ -11,8 +11,9 @@ Three sources of maps, all small enough to enumerate (domains up to
 - ``hand_maps``: hand-built maps of random affine/div/mod/min/max terms that
   may collide, escape bounds or carry a made-up inverse.
 
-``maps()`` mixes the three. ``equivalence_pairs``, ``fit_problems`` and
-``conflict_problems`` build the inputs of the two-map and resource checks.
+``maps()`` mixes the three. ``equivalence_pairs``, ``fit_problems``,
+``conflict_problems`` and ``compose_problems`` build the inputs of the
+two-map, memory, resource and composition checks.
 """
 
 from __future__ import annotations
@@ -353,7 +354,8 @@ def perturbed(draw, expr, symbols):
             if new == 0 or (new > 0) != (old > 0):
                 new = int(old) * 2
             return expr.xreplace({old: sympy.Integer(new)})
-        return expr.xreplace({old: sympy.Rational(1, old.q + draw(st.sampled_from([-1, 1, 2])) or 2)})
+        divisor = old.q + draw(st.sampled_from([-1, 1, 2]))  # old.q >= 2, so divisor >= 1
+        return expr.xreplace({old: sympy.Rational(1, divisor)})
     coefficient = draw(st.sampled_from([-1, 1, 2]))
     if symbols and draw(st.booleans()):
         return expr + coefficient * draw(st.sampled_from(symbols))
