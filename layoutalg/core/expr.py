@@ -114,7 +114,3 @@ def ceil_div(a: object, b: object) -> sympy.Expr:
     """``ceil(a / b)`` for positive ``b``, in the vocabulary (as a floor)."""
     return sympy.floor((sympy.sympify(a) + sympy.sympify(b) - 1) / sympy.sympify(b))
 
-
-def round_up(a: object, b: object) -> sympy.Expr:
-    """``a`` rounded up to a multiple of ``b``."""
-    return ceil_div(a, b) * sympy.sympify(b)

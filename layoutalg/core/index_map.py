@@ -11,7 +11,7 @@ import sympy
 from layoutalg.core import evaluate as ev
 from layoutalg.core.expr import Unsupported, as_condition, as_expr, safe_mods
 from layoutalg.core.printing import show
-from layoutalg.core.space import Space, substitute
+from layoutalg.core.space import Space
 from layoutalg.errors import MapError, describe
 
 Exprs = tuple[sympy.Expr, ...]
@@ -290,5 +290,3 @@ def substitute_exprs(exprs: Exprs, symbols, values) -> Exprs:
     mapping = dict(zip(symbols, values))
     return tuple(sympy.sympify(e).xreplace(mapping) for e in exprs)
 
-
-__all__ = ["IndexMap", "substitute", "substitute_exprs"]

@@ -10,7 +10,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.core.space import Space
 from layoutalg.verify import solver
-from layoutalg.verify.result import CheckResult, Status, point_text
+from layoutalg.verify.result import CheckResult, Status
 
 Point = tuple[sympy.Symbol, ...]
 
@@ -119,5 +119,3 @@ def result(
 def unknown(check: str, subject: str, start: float, outcome: solver.Outcome) -> CheckResult:
     return result(Status.UNKNOWN, check, subject, start, reason=outcome.reason)
 
-
-__all__ = ["point_text"]
