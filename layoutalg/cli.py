@@ -26,6 +26,7 @@ EXAMPLES = """examples:
   layoutalg show specs/cute.py::complement_4_2 --svg c.svg
   layoutalg run specs/grid.py::grid_uneven           place random data by the layout, fetch it back
   layoutalg docs --out docs/generated  write the generated spec pages
+  layoutalg docs my_specs.py --site site             an HTML site of my specs' proofs
 """
 
 
@@ -83,8 +84,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the layout's offsets already count bytes")
     docs = commands.add_parser("docs", help="write the generated spec pages (Markdown + SVG)")
     docs.add_argument("paths", nargs="*", metavar="PATH", help="spec module or folder")
-    docs.add_argument("--out", default="docs/generated", metavar="DIR",
-                      help="output folder (default docs/generated)")
+    docs.add_argument("--out", metavar="DIR",
+                      help="write the Markdown pages and SVG pictures here "
+                      "(default docs/generated, unless --site is given)")
+    docs.add_argument("--site", type=Path, metavar="DIR",
+                      help="build a standalone HTML site of the pages into DIR "
+                      "(needs mkdocs and mkdocs-material: the 'docs' extra)")
     docs.add_argument("--no-cache", action="store_true", help="redo every proof")
     return parser
 

@@ -56,7 +56,9 @@ def run_show(args, stream: TextIO) -> int:
 
 
 def terminal_picture(m: IndexMap) -> Text:
-    """Elements as coloured cells (one colour per memory) with their offsets mod 100."""
+    """Elements as coloured cells (one colour per memory), numbered so the picture
+    reads without colour too: offsets when every element has a cell, memory
+    numbers when a cell stands for a block."""
     from layoutalg.docgen.picture import colour, sampled_points
 
     rows, cols, ys, step_r, step_c = sampled_points(m, TERMINAL_SIDE)
@@ -74,11 +76,13 @@ def terminal_picture(m: IndexMap) -> Text:
             if cell is None:
                 text.append("   ")
             else:
-                label = "  " if step_r > 1 or step_c > 1 else f"{cell[1] % 100:2d}"
+                number = cell[0] if step_r > 1 or step_c > 1 else cell[1]
+                label = f"{number % 100:2d}"
                 text.append(label + " ", style=f"black on {colour(cell[0], 0)}")
         text.append("\n")
     if step_r > 1 or step_c > 1:
-        text.append(f"(one cell per {step_r}×{step_c} block of elements; colours are memories)\n")
+        text.append(f"(one cell per {step_r}×{step_c} block of elements, showing its first "
+                    "element; colours and numbers are memories, numbered in order, mod 100)\n")
     else:
         text.append("(colours are memories; numbers are offsets mod 100)\n")
     return text
@@ -89,6 +93,13 @@ def run_docs(args, stream: TextIO) -> int:
     from layoutalg.proof_cache import ProofCache
 
     pages = build_pages(args.paths or None, cache=None if args.no_cache else ProofCache())
-    write_pages(pages, Path(args.out))
-    stream.write(f"wrote {len(pages)} files to {args.out}\n")
+    out = args.out if args.out is not None or args.site is not None else "docs/generated"
+    if out is not None:
+        write_pages(pages, Path(out))
+        stream.write(f"wrote {len(pages)} files to {out}\n")
+    if args.site is not None:
+        from layoutalg.docgen.site import build_site
+
+        index = build_site(pages, args.site)
+        stream.write(f"built the site of {len(pages)} files: open {index}\n")
     return 0

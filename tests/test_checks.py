@@ -535,3 +535,31 @@ def test_contradictory_assumptions_prove_nothing():
     verdict = la.check_in_bounds(escapes, assume=[M < N, N < M])
     assert verdict.status is la.Status.UNKNOWN
     assert "contradict" in verdict.reason
+
+
+def test_surjective_without_an_inverse_is_proved_by_counting_for_every_size():
+    M, N = la.extents("M N")
+    dom = la.Space(i=M, j=N)
+    i, j = dom.symbols
+    column_major = la.IndexMap(dom, la.Space(offset=M * N), [j * M + i], name="column_major")
+    result = la.check_surjective(column_major)
+    assert result.status is la.Status.PROVED
+    assert "as many elements as slots" in result.reason
+
+
+def test_equal_sizes_without_injectivity_are_not_counted_as_onto():
+    dom = la.Space(i=4)
+    (i,) = dom.symbols
+    halves = la.IndexMap(dom, la.Space(o=4), [i // 2], name="halves")
+    result = la.check_surjective(halves)
+    assert result.status is la.Status.REFUTED
+    assert result.counterexample["o"] in (2, 3)
+
+
+def test_bijective_reports_the_first_part_refuted():
+    dom = la.Space(i=4)
+    (i,) = dom.symbols
+    shifted = la.IndexMap(dom, la.Space(o=4), [i + 1], name="shifted")
+    result = la.check_bijective(shifted)
+    assert result.status is la.Status.REFUTED
+    assert result.reason.startswith("out of bounds: (i=3)")

@@ -10,7 +10,7 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.printing import show
-from layoutalg.docgen.picture import drawable, layout_svg, memory_shares
+from layoutalg.docgen.picture import caption, drawable, layout_svg, memory_shares
 from layoutalg.prover import Found, Outcome, discover, prove
 
 MARK = {"PROVED": "**PROVED**", "REFUTED": "**REFUTED**", "UNKNOWN": "**UNKNOWN**",
@@ -26,7 +26,13 @@ class Page:
 
 
 def slug(found: Found) -> str:
-    return f"{found.path.parent.name}-{found.path.stem}-{found.spec.name}".replace("_", "-")
+    parts = (found.path.parent.name, found.path.stem, found.spec.name)
+    return "-".join(part for part in parts if part).replace("_", "-")
+
+
+def source(found: Found) -> str:
+    """``folder/module.py`` (just ``module.py`` for a module in the working folder)."""
+    return "/".join(part for part in (found.path.parent.name, found.path.name) if part)
 
 
 def build_pages(paths: Sequence[Path | str] | None = None, *, cache=None,
@@ -46,7 +52,7 @@ def spec_page(found: Found, outcomes: Sequence[Outcome]) -> list[Page]:
     """The page of one spec, and its SVG picture when it has one."""
     name = slug(found)
     lines = [f"# {found.spec.name}", "", found.spec.doc or "", "",
-             f"Source: `{found.path.parent.name}/{found.path.name}`", ""]
+             f"Source: `{source(found)}`", ""]
     pictures: list[Page] = []
     try:
         subject = found.spec.build()
@@ -67,8 +73,7 @@ def spec_page(found: Found, outcomes: Sequence[Outcome]) -> list[Page]:
         if drawable(m):
             pictures.append(Page(f"generated/{name}.svg", layout_svg(m, title=m.label)))
             lines += ["## Picture", "",
-                      "Each cell is an element (row, column), coloured by the memory that holds "
-                      "it and numbered with its offset there (hover for details).", "",
+                      caption(m), "",
                       f"![{found.spec.name}]({name}.svg)", ""]
     return [Page(f"generated/{name}.md", "\n".join(lines))] + pictures
 
@@ -105,15 +110,15 @@ def claims_section(outcomes: Sequence[Outcome]) -> list[str]:
 
 def index_page(found: Sequence[Found], by_spec) -> Page:
     lines = ["# Verified layouts", "",
-             "Every shipped spec and theorem, proved when this site was built. "
+             "Every spec and theorem found, proved when this site was built. "
              "A REFUTED verdict on a spec that expects it documents a known-bad design.", "",
              "| spec | source | claims | all as expected |", "|---|---|---|---|"]
     for item in found:
         outcomes = by_spec.get((str(item.path), item.spec.name), [])
         ok = all(o.ok for o in outcomes) and bool(outcomes)
         verdicts = ", ".join(f"`{o.claim}` {o.status}" for o in outcomes)
-        lines.append(f"| [{item.spec.name}]({slug(item)}.md) | `{item.path.parent.name}/"
-                     f"{item.path.name}` | {verdicts} | {'yes' if ok else '**no**'} |")
+        lines.append(f"| [{item.spec.name}]({slug(item)}.md) | `{source(item)}` | {verdicts} "
+                     f"| {'yes' if ok else '**no**'} |")
     return Page("generated/index.md", "\n".join(lines) + "\n")
 
 

@@ -29,6 +29,16 @@ def drawable(m: IndexMap) -> bool:
     return m.is_concrete and m.domain.rank in (1, 2)
 
 
+def caption(m: IndexMap) -> str:
+    """What a cell of ``layout_svg(m)`` stands for, in words."""
+    *_, step_r, step_c = sampled_points(m, MAX_SIDE)
+    if step_r > 1 or step_c > 1:
+        return (f"Each cell stands for a {step_r}×{step_c} block of elements and is coloured "
+                "by the memory that holds the block's first element (hover for its place).")
+    return ("Each cell is an element (row, column), coloured by the memory that holds it and "
+            "numbered with its offset there (hover for details).")
+
+
 def sampled_points(m: IndexMap, side: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
     """(rows, cols, images) of an evenly sampled grid of at most ``side``² elements
     (rank 1 is drawn as rows of 32), with the sampling steps. Only the sampled

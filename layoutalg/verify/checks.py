@@ -169,6 +169,10 @@ def check_surjective(
             if confirmed is not None:
                 return q.result(Status.REFUTED, "surjective", m.label, start, **confirmed)
     inverse_wrong = m.inverse is not None and outcome.answer == "sat"
+    if _onto_by_counting(m, assume, timeout_ms):
+        return q.result(Status.PROVED, "surjective", m.label, start,
+                        reason="every valid slot holds an element (injective, in bounds, "
+                        "and as many elements as slots)")
     x, bounds_x = q.unknowns(m.domain, "!")
     hits = sympy.And(*(q.eq(a, b) for a, b in zip(q.images(m, x), p)))
     outcome = q.run(bounds_p, [valid], [m], assume=assume, timeout_ms=timeout_ms,
@@ -181,6 +185,19 @@ def check_surjective(
         return q.result(Status.UNKNOWN, "surjective", m.label, start,
                         reason=outcome.reason + note)
     return q.result(Status.REFUTED, "surjective", m.label, start, **_empty_slot(m, outcome, p))
+
+
+def _onto_by_counting(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
+    """Pigeonhole: an injective, in-bounds map of n elements into n slots is
+    onto. Only when every slot is valid (no ``valid`` predicate) and the two
+    sizes are equal as formulas, so it holds for every size at once. False
+    means "not shown"; the quantified query decides."""
+    if m.valid is not None:
+        return False
+    if sympy.simplify(sympy.sympify(m.domain.size) - m.codomain.size) != 0:
+        return False
+    return all(check(m, assume=assume, timeout_ms=timeout_ms).proved
+               for check in (check_in_bounds, check_injective))
 
 
 def _confirm_empty(m, outcome, p, assume, timeout_ms):
@@ -212,19 +229,19 @@ def check_bijective(
 ) -> CheckResult:
     """In bounds, injective, every element on a valid slot, every valid slot filled.
 
-    REFUTED as soon as any part is refuted (its counterexample and reason);
+    REFUTED by the first part refuted, in that order (its counterexample and
+    reason; later parts are not run);
     UNKNOWN if no part is refuted but one is unknown; else PROVED.
     """
     _check_map(m, "m")
     start = time.perf_counter()
-    parts = [
-        check(m, assume=assume, timeout_ms=timeout_ms)
-        for check in (check_in_bounds, check_injective, check_images_valid, check_surjective)
-    ]
-    for part in parts:
+    parts = []
+    for check in (check_in_bounds, check_injective, check_images_valid, check_surjective):
+        part = check(m, assume=assume, timeout_ms=timeout_ms)
         if part.refuted:
             return q.result(Status.REFUTED, "bijective", m.label, start,
                             counterexample=part.counterexample, reason=part.reason)
+        parts.append(part)
     for part in parts:
         if part.status is Status.UNKNOWN:
             return q.result(Status.UNKNOWN, "bijective", m.label, start,

@@ -1,0 +1,61 @@
+"""A standalone MkDocs site of the generated spec pages (``layoutalg docs --site``).
+
+The project's own site (``mkdocs.yml`` at the repository root) adds these
+pages through ``docs/hooks.py``; a user's folder of specs has no MkDocs
+configuration, so this writes one beside the pages and runs ``mkdocs build
+--strict`` in a subprocess. MkDocs is imported by nobody here: it is only
+looked up, so ``import layoutalg`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from layoutalg.docgen.pages import Page, write_pages
+from layoutalg.errors import SpecError
+
+NEEDED = {"mkdocs": "mkdocs", "material": "mkdocs-material"}
+
+# JSON is valid YAML, and json.dumps quotes every path safely.
+CONFIG = {
+    "site_name": "Verified layouts",
+    "theme": {"name": "material", "features": ["content.code.copy"]},
+    "markdown_extensions": ["admonition", "attr_list", "tables",
+                            {"pymdownx.arithmatex": {"generic": True}}],
+    "extra_javascript": ["https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js"],
+}
+
+
+def build_site(pages: Sequence[Page], site_dir: Path) -> Path:
+    """Write ``pages`` and build them into ``site_dir``; returns its ``index.html``.
+
+    Raises SpecError (one line) when MkDocs or its theme is not installed or
+    the build fails, quoting MkDocs' own first error line.
+    """
+    missing = [package for module, package in NEEDED.items()
+               if importlib.util.find_spec(module) is None]
+    if missing:
+        raise SpecError(f"docs --site: building a site needs {' and '.join(missing)}; "
+                        "install them with pip install 'layoutalg[docs]'")
+    with tempfile.TemporaryDirectory(prefix="layoutalg-docs-") as work:
+        docs_dir = Path(work) / "docs"
+        write_pages(pages, docs_dir)
+        config = Path(work) / "mkdocs.yml"
+        site_dir = site_dir.resolve()
+        config.write_text(json.dumps({**CONFIG, "docs_dir": str(docs_dir),
+                                      "site_dir": str(site_dir)}, indent=2))
+        built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+                                "--config-file", str(config)],
+                               capture_output=True, text=True)
+    if built.returncode != 0:
+        lines = [line for line in built.stderr.splitlines() if line.strip()]
+        first = next((line for line in lines if "ERROR" in line or "WARNING" in line),
+                     lines[0] if lines else f"exit code {built.returncode}")
+        raise SpecError(f"docs --site: mkdocs build --strict failed: {first.strip()}")
+    return site_dir / "index.html"

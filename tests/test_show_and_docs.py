@@ -1,0 +1,184 @@
+"""``layoutalg show`` and ``layoutalg docs``: the pictures and pages say what
+the layout does (checked against an independent evaluation of the map)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import textwrap
+from io import StringIO
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import layoutalg as la
+from layoutalg.cli import main
+from layoutalg.docgen import site
+from layoutalg.docgen.pages import build_pages, write_pages
+from layoutalg.docgen.picture import layout_svg
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SPECS = '''
+import layoutalg as la
+
+
+@la.spec(claims=["bijective"])
+def row_major():
+    """[4, 8] row-major."""
+    return la.linearize(la.Space(i=4, j=8))
+
+
+@la.spec(claims=["injective"], expect="REFUTED")
+def overlap():
+    """Row stride 4 instead of 8."""
+    return la.strided((8, 4), (1, 4))
+
+
+@la.spec(claims=["bijective"])
+def big_grid():
+    """[1024, 1024] over 32×32 PEs."""
+    tiles = la.split(la.split(la.Space(i=1024, j=1024), "i", 32, names=("pe_row", "row")),
+                     "j", 32, names=("pe_col", "col"))
+    return la.linearize(la.permute(tiles, ["pe_row", "pe_col", "row", "col"]), ["row", "col"])
+
+
+@la.spec(claims=["injective"])
+def symbolic():
+    """All sizes."""
+    M, N = la.extents("M N")
+    return la.strided((M, N), (1, M))
+'''
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = StringIO(), StringIO()
+    code = main(list(argv), stream=out, errors=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def specs(tmp_path) -> Path:
+    path = tmp_path / "specs.py"
+    path.write_text(textwrap.dedent(SPECS))
+    return path
+
+
+def cell_numbers(picture: str) -> list[list[int]]:
+    """The numbered cells of a terminal picture, row by row."""
+    rows = []
+    for line in picture.splitlines():
+        if re.fullmatch(r"(\s*\d+)+\s*", line):
+            rows.append([int(n) for n in line.split()])
+    return rows
+
+
+def test_show_numbers_every_element_with_its_offset(specs):
+    code, out, _ = run("show", f"{specs}::row_major")
+    assert code == 0
+    m = la.linearize(la.Space(i=4, j=8))
+    rows, cols = np.meshgrid(np.arange(4), np.arange(8), indexing="ij")
+    (offsets,) = m.apply(rows, cols)
+    assert cell_numbers(out) == (np.asarray(offsets) % 100).tolist()
+    assert "numbers are offsets" in out
+
+
+def test_show_of_a_large_layout_numbers_blocks_by_memory(specs):
+    code, out, _ = run("show", f"{specs}::big_grid")
+    assert code == 0
+    numbers = cell_numbers(out)
+    assert len(numbers) == 32 and all(len(row) == 32 for row in numbers)
+    # Block (r, c) starts at element (32r, 32c), which lives on PE (r, c): the
+    # memories are numbered in order, so that is memory 32r + c.
+    assert numbers == [[(32 * r + c) % 100 for c in range(32)] for r in range(32)]
+    assert "one cell per 32×32 block" in out
+
+
+def test_show_svg_colours_each_memory_apart_and_labels_offsets(specs, tmp_path):
+    picture = tmp_path / "grid.svg"
+    code, out, _ = run("show", f"{specs}::row_major", "--svg", str(picture))
+    assert code == 0 and f"wrote {picture}" in out
+    svg = picture.read_text()
+    assert svg.count("<rect") == 32
+    labels = [int(n) for n in re.findall(r'text-anchor="middle">(\d+)<', svg)]
+    assert sorted(labels) == list(range(32))
+    tiles = la.linearize(la.split(la.Space(i=4, j=4), "i", 2, names=("mem", "row")),
+                         ["row", "j"])
+    fills = set(re.findall(r'fill="(#[0-9a-f]{6})"', layout_svg(tiles)))
+    assert len(fills) == 2  # two memories, two colours
+
+
+def test_show_of_a_symbolic_layout_says_why_there_is_no_picture(specs):
+    code, out, _ = run("show", f"{specs}::symbolic")
+    assert code == 0
+    assert "no picture" in out and "symbolic" in out
+
+
+def test_show_of_an_unknown_spec_is_one_line_of_bad_input(specs):
+    code, out, err = run("show", f"{specs}::nope")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "no spec match" in err and "row_major" in err
+
+
+def test_docs_writes_an_index_and_a_page_with_picture_per_spec(specs, tmp_path):
+    out_dir = tmp_path / "pages"
+    code, out, _ = run("docs", str(specs), "--out", str(out_dir), "--no-cache")
+    assert code == 0 and f"to {out_dir}" in out
+    index = (out_dir / "index.md").read_text()
+    for name in ("row_major", "overlap", "big_grid", "symbolic"):
+        assert f"[{name}](" in index
+    page = {name: next(out_dir.glob(f"*specs-{name}.md")) for name in
+            ("overlap", "big-grid", "symbolic")}
+    overlap = page["overlap"].read_text()
+    assert "both map to" in overlap and "**REFUTED**" in overlap
+    assert f"({page['overlap'].stem}.svg)" in overlap
+    assert page["overlap"].with_suffix(".svg").read_text().startswith("<svg")
+    big = page["big-grid"].read_text()
+    assert "| 1024 | 1024 | 1024 | 1024.0 |" in big  # 1024 PEs, 1024 elements each
+    assert re.search(r"a (\d+)×\1 block of elements", big)
+    assert not page["symbolic"].with_suffix(".svg").exists()
+    assert ".svg)" not in page["symbolic"].read_text()
+
+
+def test_docs_site_without_mkdocs_is_one_line_of_bad_input(specs, tmp_path, monkeypatch):
+    real = site.importlib.util.find_spec
+    monkeypatch.setattr(site.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "material" else real(name, *a))
+    code, out, err = run("docs", str(specs), "--site", str(tmp_path / "site"), "--no-cache")
+    assert code == 2
+    assert err.count("\n") == 1 and "mkdocs-material" in err and "layoutalg[docs]" in err
+    assert not (tmp_path / "site").exists()
+
+
+def test_every_shipped_spec_gets_a_page_and_every_drawable_one_a_picture(tmp_path):
+    folders = [ROOT / "specs" / "known_bad.py", ROOT / "specs" / "cute.py"]
+    pages = build_pages(folders)
+    write_pages(pages, tmp_path)
+    index = (tmp_path / "index.md").read_text()
+    from layoutalg.prover import discover
+
+    for found in discover(folders):
+        page = next(tmp_path.glob(f"*-{found.spec.name.replace('_', '-')}.md"))
+        assert f"[{found.spec.name}]({page.name})" in index
+        if la.IndexMap is type(found.spec.build()) and found.spec.build().is_concrete:
+            assert f"({page.stem}.svg)" in page.read_text()
+            assert (tmp_path / f"{page.stem}.svg").exists()
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium")
+def test_the_built_site_renders_in_headless_chromium(specs, tmp_path):
+    code, _, err = run("docs", str(specs), "--site", str(tmp_path / "site"), "--no-cache")
+    assert code == 0, err
+    shot = tmp_path / "page.png"
+    page = next((tmp_path / "site").glob("*specs-big-grid/index.html")).as_uri()
+    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                    "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile'}",
+                    "--window-size=1000,2400", f"--screenshot={shot}", page],
+                   capture_output=True, timeout=120)
+    from PIL import Image  # noqa: PLC0415 - only where chromium exists
+
+    colours = Image.open(shot).convert("RGB").getcolors(maxcolors=1 << 16)
+    # The page and its picture: many colours, not a blank or an error page.
+    assert colours is not None and len(colours) > 20
