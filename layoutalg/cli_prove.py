@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TextIO
 
+from concurrent.futures import ProcessPoolExecutor
+
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-
-from concurrent.futures import ProcessPoolExecutor
 
 from layoutalg import prover, reports
 from layoutalg.errors import SpecError
@@ -54,9 +54,15 @@ def run_prove(args, stream: TextIO) -> int:
         reports.write_junit(outcomes, args.junit)
     verdict = "[green]all as expected[/]" if not counts["unexpected"] else (
         f"[red]{counts['unexpected']} unexpected[/]")
-    reused = f" ({cache.hits} specs reused from the cache)" if cache is not None and cache.hits else ""
-    console.print(f"{counts['claims']} claims in {len(found)} specs: {verdict}{reused}")
+    reused = f" ({counted(cache.hits, 'spec')} reused from the cache)" if cache is not None and cache.hits else ""
+    console.print(f"{counted(counts['claims'], 'claim')} in {counted(len(found), 'spec')}: "
+                  f"{verdict}{reused}")
     return 0 if not counts["unexpected"] else 1
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 spec``, ``2 specs``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def dask_client(address: str):

@@ -63,7 +63,7 @@ def terminal_picture(m: IndexMap) -> Text:
 
     rows, cols, ys, step_r, step_c = sampled_points(m, TERMINAL_SIDE)
     memory = ys[:, :-1] if ys.shape[1] > 1 else np.zeros((len(ys), 1), dtype=np.int64)
-    _, memory_index = np.unique(memory, axis=0, return_inverse=True)
+    keys, memory_index = np.unique(memory, axis=0, return_inverse=True)
     memory_index = memory_index.ravel()
     grid = {(int(r) // step_r, int(c) // step_c): (int(k), int(y[-1]))
             for r, c, k, y in zip(rows, cols, memory_index, ys)}
@@ -83,6 +83,7 @@ def terminal_picture(m: IndexMap) -> Text:
     if step_r > 1 or step_c > 1:
         text.append(f"(one cell per {step_r}×{step_c} block of elements, showing its first "
                     "element; colours and numbers are memories, numbered in order, mod 100)\n")
+        text.append(memory_legend(m.codomain.names[:-1], keys) + "\n")
     else:
         text.append("(colours are memories; numbers are offsets mod 100)\n")
     return text
@@ -103,3 +104,14 @@ def run_docs(args, stream: TextIO) -> int:
         index = build_site(pages, args.site)
         stream.write(f"built the site of {len(pages)} files: open {index}\n")
     return 0
+
+
+def memory_legend(names, keys: np.ndarray, shown: int = 6) -> str:
+    """``memories: 0 = (pe_row=0, pe_col=0), 1 = ...`` (the first and last few)."""
+    if not names:
+        return "memories: one"
+    items = [f"{k} = ({', '.join(f'{n}={int(v)}' for n, v in zip(names, key))})"
+             for k, key in enumerate(keys)]
+    if len(items) > shown:
+        items = items[: shown // 2] + ["…"] + items[-(shown // 2):]
+    return f"memories ({len(keys)}): " + ", ".join(items)

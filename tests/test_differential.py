@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from profiles import core_settings
 from strategies import (
     compose_problems,
     conflict_problems,
@@ -153,26 +154,31 @@ def _differential(check: str, m: la.IndexMap, order: str) -> None:
     agree(proved, enumerated)
 
 
+@core_settings
 @given(maps(), encodings)
 def test_in_bounds(m, order):
     _differential("in_bounds", m, order)
 
 
+@core_settings
 @given(maps(), encodings)
 def test_injective(m, order):
     _differential("injective", m, order)
 
 
+@core_settings
 @given(maps(), encodings)
 def test_images_valid(m, order):
     _differential("images_valid", m, order)
 
 
+@core_settings
 @given(maps(), encodings)
 def test_surjective(m, order):
     _differential("surjective", m, order)
 
 
+@core_settings
 @given(maps(), encodings)
 def test_bijective(m, order):
     _differential("bijective", m, order)
@@ -181,6 +187,7 @@ def test_bijective(m, order):
 # -- padding ---------------------------------------------------------------------------------
 
 
+@core_settings
 @given(maps())
 def test_padding(m):
     counted = brute.padding(m)
@@ -203,6 +210,7 @@ def test_padding(m):
 # -- two maps ----------------------------------------------------------------------------------
 
 
+@core_settings
 @given(equivalence_pairs(), encodings)
 def test_equivalent(pair, order):
     m1, m2 = pair
@@ -219,6 +227,7 @@ def test_equivalent(pair, order):
 # -- memory fit ---------------------------------------------------------------------------------
 
 
+@core_settings
 @given(fit_problems(), encodings)
 def test_fits(problem, order):
     options = dict(per=problem.per, element_bytes=problem.element_bytes,
@@ -252,6 +261,7 @@ def clash(problem, ce) -> bool:
     return any(a == b for a, b in itertools.combinations(used, 2))
 
 
+@core_settings
 @given(conflict_problems(), encodings)
 def test_conflict_free(problem, order):
     if not problem.well_formed:
@@ -280,6 +290,7 @@ def test_unknown_is_not_agreement():
 # -- postconditions of the combinators ------------------------------------------------------
 
 
+@core_settings
 @given(layouts(bijective=True))
 def test_combinator_chains_are_bijections(m):
     """A chain of combinators over a space (or a compact CuTe layout) is a
@@ -295,6 +306,7 @@ def test_combinator_chains_are_bijections(m):
     assert np.array_equal(np.stack(back, axis=1), xs), f"the inverse of {m.label} is wrong"
 
 
+@core_settings
 @given(compose_problems(), encodings)
 def test_compose(problem, order):
     """compose's in-bounds proof (Z3) refuses exactly the chains enumeration

@@ -94,6 +94,8 @@ def test_show_of_a_large_layout_numbers_blocks_by_memory(specs):
     # memories are numbered in order, so that is memory 32r + c.
     assert numbers == [[(32 * r + c) % 100 for c in range(32)] for r in range(32)]
     assert "one cell per 32×32 block" in out
+    assert "memories (1024): 0 = (pe_row=0, pe_col=0), 1 = (pe_row=0, pe_col=1)" in out
+    assert "1023 = (pe_row=31, pe_col=31)" in out
 
 
 def test_show_svg_colours_each_memory_apart_and_labels_offsets(specs, tmp_path):
