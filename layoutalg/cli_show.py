@@ -32,41 +32,45 @@ def find_spec(reference: str) -> Found:
     return matches[0]
 
 
-def index_map_of(found: Found) -> IndexMap:
-    subject = found.spec.build()
-    return subject if isinstance(subject, IndexMap) else subject.index_map()
-
-
 def run_show(args, stream: TextIO) -> int:
     from layoutalg.docgen.picture import drawable, layout_svg
 
     found = find_spec(args.spec)
-    m = index_map_of(found)
+    subject, m = found.built()
     console = Console(file=stream, highlight=False, width=None if stream.isatty() else 132)
     console.print(str(m), markup=False)
     if not drawable(m):
         console.print(f"(no picture: {m.domain} is symbolic, of rank > 2, or too large)")
         return 0
     if args.svg:
-        args.svg.write_text(layout_svg(m, title=m.label))
+        args.svg.write_text(layout_svg(m, title=m.label, subject=subject))
         console.print(f"wrote {args.svg}")
         return 0
-    console.print(terminal_picture(m))
+    console.print(terminal_picture(m, subject))
     return 0
 
 
-def terminal_picture(m: IndexMap) -> Text:
+def terminal_picture(m: IndexMap, subject: object = None) -> Text:
     """Elements as coloured cells (one colour per memory), numbered so the picture
-    reads without colour too: offsets when every element has a cell, memory
+    reads without colour too: by the subject's own unit when it has one (a
+    Tenstorrent page), else offsets when every element has a cell and memory
     numbers when a cell stands for a block."""
-    from layoutalg.docgen.picture import colour, sampled_points
+    from layoutalg.docgen.picture import cell_numbers, colour, sampled_points
 
     rows, cols, ys, step_r, step_c = sampled_points(m, TERMINAL_SIDE)
+    sampled = step_r > 1 or step_c > 1
     memory = ys[:, :-1] if ys.shape[1] > 1 else np.zeros((len(ys), 1), dtype=np.int64)
     keys, memory_index = np.unique(memory, axis=0, return_inverse=True)
     memory_index = memory_index.ravel()
-    grid = {(int(r) // step_r, int(c) // step_c): (int(k), int(y[-1]))
-            for r, c, k, y in zip(rows, cols, memory_index, ys)}
+    numbered = cell_numbers(subject, m, rows, cols)
+    if numbered:
+        unit, numbers = f"{numbered[0]}s", numbered[1]
+    elif sampled:
+        unit, numbers = "memories, numbered in order", memory_index
+    else:
+        unit, numbers = "offsets", ys[:, -1]
+    grid = {(int(r) // step_r, int(c) // step_c): (int(k), int(n))
+            for r, c, k, n in zip(rows, cols, memory_index, numbers)}
     text = Text()
     n_rows = max(r for r, _ in grid) + 1
     n_cols = max(c for _, c in grid) + 1
@@ -76,16 +80,15 @@ def terminal_picture(m: IndexMap) -> Text:
             if cell is None:
                 text.append("   ")
             else:
-                number = cell[0] if step_r > 1 or step_c > 1 else cell[1]
-                label = f"{number % 100:2d}"
-                text.append(label + " ", style=f"black on {colour(cell[0], 0)}")
+                text.append(f"{cell[1] % 100:2d} ", style=f"black on {colour(cell[0], 0)}")
         text.append("\n")
-    if step_r > 1 or step_c > 1:
+    if sampled:
         text.append(f"(one cell per {step_r}×{step_c} block of elements, showing its first "
-                    "element; colours and numbers are memories, numbered in order, mod 100)\n")
-        text.append(memory_legend(m.codomain.names[:-1], keys) + "\n")
+                    f"element; colours are memories; numbers are {unit}, mod 100)\n")
     else:
-        text.append("(colours are memories; numbers are offsets mod 100)\n")
+        text.append(f"(colours are memories; numbers are {unit} mod 100)\n")
+    if m.codomain.rank > 1:
+        text.append(memory_legend(m.codomain.names[:-1], keys) + "\n")
     return text
 
 
@@ -107,9 +110,7 @@ def run_docs(args, stream: TextIO) -> int:
 
 
 def memory_legend(names, keys: np.ndarray, shown: int = 6) -> str:
-    """``memories: 0 = (pe_row=0, pe_col=0), 1 = ...`` (the first and last few)."""
-    if not names:
-        return "memories: one"
+    """``memories (N): 0 = (pe_row=0, pe_col=0), 1 = ...`` (the first and last few)."""
     items = [f"{k} = ({', '.join(f'{n}={int(v)}' for n, v in zip(names, key))})"
              for k, key in enumerate(keys)]
     if len(items) > shown:

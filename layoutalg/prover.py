@@ -14,8 +14,9 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from layoutalg.errors import LayoutError, SpecError
+from layoutalg.core.index_map import IndexMap
 from layoutalg.dsl import Spec, run_claim
+from layoutalg.errors import LayoutError, SpecError
 from layoutalg.verify.result import CheckResult
 
 if TYPE_CHECKING:
@@ -35,6 +36,11 @@ class Found:
     @property
     def ident(self) -> str:
         return f"{self.path.stem}::{self.spec.name}"
+
+    def built(self) -> tuple[object, IndexMap]:
+        """Build the spec: its subject (an IndexMap or a family's layout) and index map."""
+        subject = self.spec.build()
+        return subject, subject if isinstance(subject, IndexMap) else subject.index_map()
 
 
 @dataclass(frozen=True)

@@ -184,3 +184,25 @@ def test_the_built_site_renders_in_headless_chromium(specs, tmp_path):
     colours = Image.open(shot).convert("RGB").getcolors(maxcolors=1 << 16)
     # The page and its picture: many colours, not a blank or an error page.
     assert colours is not None and len(colours) > 20
+
+
+def test_show_of_a_tenstorrent_tensor_numbers_cells_by_page():
+    """A 128×128 bfloat16 tensor in 32×32 tiles is 4×4 pages in row-major
+    order: the block at element (r, c) lies on page 4·(r // 32) + c // 32."""
+    code, out, _ = run("show", str(ROOT / "specs" / "tt.py") + "::seed_block_figure")
+    assert code == 0
+    numbers = cell_numbers(out)
+    step = 128 // len(numbers)
+    assert numbers == [[4 * (r * step // 32) + c * step // 32 for c in range(len(row))]
+                       for r, row in enumerate(numbers)]
+    assert "numbers are pages" in out
+    assert "memories (4): 0 = (core_x=0, core_y=0)" in out
+
+
+def test_docs_page_of_a_tenstorrent_tensor_numbers_its_picture_by_page():
+    spec = la.tt.TensorSpec((64, 64), "bfloat16",
+                            memory=la.tt.ShardSpec("BLOCK", (2, 2), (32, 32)), storage="L1")
+    svg = layout_svg(spec.index_map(), subject=spec)
+    pages = [int(n) for n in re.findall(r'text-anchor="middle">(\d+)<', svg)]
+    assert sorted(set(pages)) == [0, 1, 2, 3]
+    assert "; page 3" in svg

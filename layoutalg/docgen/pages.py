@@ -55,10 +55,9 @@ def spec_page(found: Found, outcomes: Sequence[Outcome]) -> list[Page]:
              f"Source: `{source(found)}`", ""]
     pictures: list[Page] = []
     try:
-        subject = found.spec.build()
-        m = subject if isinstance(subject, IndexMap) else subject.index_map()
+        subject, m = found.built()
     except Exception as exc:  # noqa: BLE001 - the page says so instead of failing the build
-        m = None
+        subject = m = None
         lines += [f"!!! failure \"The spec did not build\"\n    {exc}", ""]
     if m is not None:
         lines += layout_section(m)
@@ -71,9 +70,10 @@ def spec_page(found: Found, outcomes: Sequence[Outcome]) -> list[Page]:
                       f"| {shares['memories used']} | {shares['min']} | {shares['max']} "
                       f"| {shares['mean']:.1f} |", ""]
         if drawable(m):
-            pictures.append(Page(f"generated/{name}.svg", layout_svg(m, title=m.label)))
+            pictures.append(Page(f"generated/{name}.svg",
+                                 layout_svg(m, title=m.label, subject=subject)))
             lines += ["## Picture", "",
-                      caption(m), "",
+                      caption(m, subject), "",
                       f"![{found.spec.name}]({name}.svg)", ""]
     return [Page(f"generated/{name}.md", "\n".join(lines))] + pictures
 

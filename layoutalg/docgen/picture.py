@@ -29,54 +29,82 @@ def drawable(m: IndexMap) -> bool:
     return m.is_concrete and m.domain.rank in (1, 2)
 
 
-def caption(m: IndexMap) -> str:
-    """What a cell of ``layout_svg(m)`` stands for, in words."""
-    *_, step_r, step_c = sampled_points(m, MAX_SIDE)
+def caption(m: IndexMap, subject: object = None) -> str:
+    """What a cell of ``layout_svg(m, subject=subject)`` stands for, in words."""
+    rows, cols, _, step_r, step_c = sampled_points(m, MAX_SIDE)
+    numbered = cell_numbers(subject, m, rows, cols)
     if step_r > 1 or step_c > 1:
+        number = f", numbered with its {numbered[0]}" if numbered else ""
         return (f"Each cell stands for a {step_r}×{step_c} block of elements and is coloured "
-                "by the memory that holds the block's first element (hover for its place).")
+                f"by the memory that holds the block's first element{number} "
+                "(hover for its place).")
+    number = numbered[0] if numbered else "offset there"
     return ("Each cell is an element (row, column), coloured by the memory that holds it and "
-            "numbered with its offset there (hover for details).")
+            f"numbered with its {number} (hover for details).")
 
 
 def sampled_points(m: IndexMap, side: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
     """(rows, cols, images) of an evenly sampled grid of at most ``side``² elements
     (rank 1 is drawn as rows of 32), with the sampling steps. Only the sampled
     elements are evaluated, so huge layouts draw as fast as small ones."""
-    if m.domain.rank == 1:
-        size = int(m.domain.extents[0])
-        width = min(32, size)
-        n_rows, n_cols = -(-size // width), width
-    else:
-        n_rows, n_cols = (int(e) for e in m.domain.extents)
+    n_rows, n_cols = _grid(m)
     step_r, step_c = -(-n_rows // side), -(-n_cols // side)
     rr, cc = np.meshgrid(np.arange(0, n_rows, step_r), np.arange(0, n_cols, step_c), indexing="ij")
     rows, cols = rr.ravel(), cc.ravel()
     if m.domain.rank == 1:
-        index = rows * n_cols + cols
-        keep = index < int(m.domain.extents[0])
-        rows, cols = rows[keep], cols[keep]
-        coords = (index[keep],)
-    else:
-        coords = (rows, cols)
-    image = np.stack([np.broadcast_to(v, rows.shape) for v in m.apply(*coords)], axis=1)
-    return rows, cols, image.astype(np.int64), step_r, step_c
+        keep = rows * n_cols + cols < int(m.domain.extents[0])
+        rows, cols = rows, cols
+    return rows, cols, evaluate_at(m, rows, cols), step_r, step_c
 
 
-def layout_svg(m: IndexMap, *, title: str | None = None) -> str:
+def evaluate_at(m: IndexMap, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """The images of the drawn cells (rows, cols), one row of int64 per cell."""
+    coords = (rows * _grid(m)[1] + cols,) if m.domain.rank == 1 else (rows, cols)
+    return np.stack([np.broadcast_to(v, rows.shape) for v in m.apply(*coords)],
+                    axis=1).astype(np.int64)
+
+
+def _grid(m: IndexMap) -> tuple[int, int]:
+    """Rows and columns of the drawing: the domain, or rank 1 as rows of 32."""
+    if m.domain.rank == 1:
+        size = int(m.domain.extents[0])
+        width = min(32, size)
+        return -(-size // width), width
+    return tuple(int(e) for e in m.domain.extents)
+
+
+def cell_numbers(subject: object, m: IndexMap, rows: np.ndarray,
+                 cols: np.ndarray) -> tuple[str, np.ndarray] | None:
+    """``(unit, numbers)`` when the spec's subject numbers its elements by a
+    unit of its own (a Tenstorrent page): it has ``cell_numbering()``
+    returning ``(unit, element map)`` whose first image coordinate is the
+    unit's number, over the same domain as ``m``. None otherwise."""
+    numbering = getattr(subject, "cell_numbering", None)
+    if numbering is None:
+        return None
+    unit, of_element = numbering()
+    if of_element.domain.extents != m.domain.extents:
+        return None
+    return unit, evaluate_at(of_element, rows, cols)[:, 0]
+
+
+def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None) -> str:
     """The domain as a grid of cells (rank 1 drawn as rows of 32): each cell
     coloured by its memory (all codomain dims but the last) and labelled with
-    its offset (the last codomain dim)."""
+    its offset (the last codomain dim), or with its unit's number when
+    ``subject`` numbers its elements (``cell_numbers``; then sampled cells
+    are labelled too)."""
     if not drawable(m):
         raise ValueError(f"layout_svg draws concrete rank-1 or rank-2 layouts; got {m.domain}")
     rows, cols, ys, step_r, step_c = sampled_points(m, MAX_SIDE)
     sampled = step_r > 1 or step_c > 1
-    keep = np.ones(len(rows), dtype=bool)
+    numbered = cell_numbers(subject, m, rows, cols)
+    labels = numbered[1] if numbered else (None if sampled else ys[:, -1])
     memory = ys[:, :-1] if ys.shape[1] > 1 else np.zeros((len(ys), 0), dtype=np.int64)
     keys, memory_index = (np.unique(memory, axis=0, return_inverse=True) if memory.shape[1]
                           else (np.zeros((1, 0)), np.zeros(len(ys), dtype=np.int64)))
-    n_rows = int(rows[keep].max()) // step_r + 1
-    n_cols = int(cols[keep].max()) // step_c + 1
+    n_rows = int(rows.max()) // step_r + 1
+    n_cols = int(cols.max()) // step_c + 1
     if sampled:
         title = f"{title or ''} (one cell per {step_r}×{step_c} block)".strip()
     top = 28 if title else 6
@@ -86,15 +114,17 @@ def layout_svg(m: IndexMap, *, title: str | None = None) -> str:
     if title:
         parts.append(f'<text x="6" y="18" font-size="12">{html.escape(title)}</text>')
     memory_names = m.codomain.names[:-1]
-    for r, c, k, y in zip(rows[keep], cols[keep], memory_index.ravel()[keep], ys[keep]):
+    unit = f"{numbered[0]} " if numbered else ""
+    for cell, (r, c, k, y) in enumerate(zip(rows, cols, memory_index.ravel(), ys)):
         x0, y0 = 6 + int(c) // step_c * CELL, top + int(r) // step_r * CELL
         where = ", ".join(f"{n}={v}" for n, v in zip(memory_names, y[:-1]))
         tip = html.escape(f"element ({r}, {c}) → {where + ', ' if where else ''}"
-                          f"{m.codomain.names[-1]}={y[-1]}")
+                          f"{m.codomain.names[-1]}={y[-1]}"
+                          + (f"; {unit}{int(labels[cell])}" if numbered else ""))
         parts.append(f'<g><title>{tip}</title><rect x="{x0}" y="{y0}" width="{CELL - 1}" '
                      f'height="{CELL - 1}" fill="{colour(int(k), len(keys))}"/>'
-                     + ("" if sampled else f'<text x="{x0 + CELL / 2 - 0.5}" '
-                        f'y="{y0 + CELL / 2 + 3}" text-anchor="middle">{int(y[-1])}</text>')
+                     + ("" if labels is None else f'<text x="{x0 + CELL / 2 - 0.5}" '
+                        f'y="{y0 + CELL / 2 + 3}" text-anchor="middle">{int(labels[cell])}</text>')
                      + "</g>")
     parts.append("</svg>")
     return "\n".join(parts)

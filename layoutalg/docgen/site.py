@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -52,7 +53,8 @@ def build_site(pages: Sequence[Page], site_dir: Path) -> Path:
                                       "site_dir": str(site_dir)}, indent=2))
         built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
                                 "--config-file", str(config)],
-                               capture_output=True, text=True)
+                               capture_output=True, text=True,
+                               env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     if built.returncode != 0:
         lines = [line for line in built.stderr.splitlines() if line.strip()]
         first = next((line for line in lines if "ERROR" in line or "WARNING" in line),

@@ -251,6 +251,10 @@ class TensorSpec:
         codomain's page count (to test a claimed count)."""
         return maps.element_page_map(self, pages=pages)
 
+    def cell_numbering(self) -> tuple[str, IndexMap]:
+        """Pictures number each element with its page (``layoutalg show``, the docs)."""
+        return "page", self.element_page_map()
+
     def page_location(self, page: int) -> tuple[Location, int]:
         """``(bank, byte address)`` or ``((x, y), byte address)`` of one page."""
         if isinstance(page, bool) or not isinstance(page, (int, np.integer)) or not (
