@@ -154,7 +154,23 @@ class StridedPlan(Plan):
             here[...] = there
 
 
-class BroadcastPlan(Plan):
+class BlockPlan(Plan):
+    """Scatters and gathers block by block of rows, through the destination
+    cells that ``_blocks`` yields for each block."""
+
+    def _blocks(self) -> Iterator[tuple[slice, np.ndarray]]:
+        raise NotImplementedError
+
+    def scatter(self, cells, source) -> None:
+        for rows, dest in self._blocks():
+            cells[dest] = source[rows]
+
+    def gather(self, cells, out) -> None:
+        for rows, dest in self._blocks():
+            np.take(cells, dest, out=out[rows])
+
+
+class BroadcastPlan(BlockPlan):
     """Destination cells as the broadcast sum of per-axis tables, by blocks of rows."""
 
     kind = "broadcast"
@@ -172,16 +188,8 @@ class BroadcastPlan(Plan):
                 total += part.reshape([-1 if k == axis else 1 for k in range(len(self.extents))])
             yield slice(first * inner, last * inner), total.reshape(-1)
 
-    def scatter(self, cells, source) -> None:
-        for rows, dest in self._blocks():
-            cells[dest] = source[rows]
 
-    def gather(self, cells, out) -> None:
-        for rows, dest in self._blocks():
-            np.take(cells, dest, out=out[rows])
-
-
-class GeneralPlan(Plan):
+class GeneralPlan(BlockPlan):
     """Evaluate the map per block of rows (maps whose terms mix dimensions)."""
 
     kind = "general"
@@ -192,14 +200,6 @@ class GeneralPlan(Plan):
     def _blocks(self) -> Iterator[tuple[slice, np.ndarray]]:
         for rows, memory, offset in self.found.blocks():
             yield rows, memory * self.row + _to_elements(offset, self.found)
-
-    def scatter(self, cells, source) -> None:
-        for rows, dest in self._blocks():
-            cells[dest] = source[rows]
-
-    def gather(self, cells, out) -> None:
-        for rows, dest in self._blocks():
-            np.take(cells, dest, out=out[rows])
 
 
 def destinations(found: Analysis, row: int) -> np.ndarray:

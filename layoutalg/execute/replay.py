@@ -209,10 +209,7 @@ def _out_of_bounds(result, layout, point, *, element_bytes, offsets_in_bytes, me
 def _on_padding(result, layout, point, *, element_bytes, offsets_in_bytes, memory_dims):
     x = _names(layout, point)
     slot = layout(*x)
-    machine = _machine(layout, element_bytes, offsets_in_bytes, memory_dims)
-    values = _values(layout, element_bytes)
-    place(values, layout, machine, fill=FILL, offsets_in_bytes=offsets_in_bytes)
-    held = _read_slot(layout, machine, slot, values.dtype, offsets_in_bytes, memory_dims)
+    values, held = _place_and_read(layout, slot, element_bytes, offsets_in_bytes, memory_dims)
     summary = (f"{point_text(layout.domain.names, x)} (value {int(values[x])}) is written to "
                f"slot {point_text(layout.codomain.names, slot)}, which the layout calls "
                f"padding; the slot now holds {held}")
@@ -222,10 +219,7 @@ def _on_padding(result, layout, point, *, element_bytes, offsets_in_bytes, memor
 
 def _hole(result, layout, *, element_bytes, offsets_in_bytes, memory_dims):
     slot = tuple(int(result.counterexample[n]) for n in layout.codomain.names)
-    machine = _machine(layout, element_bytes, offsets_in_bytes, memory_dims)
-    values = _values(layout, element_bytes)
-    place(values, layout, machine, fill=FILL, offsets_in_bytes=offsets_in_bytes)
-    held = _read_slot(layout, machine, slot, values.dtype, offsets_in_bytes, memory_dims)
+    values, held = _place_and_read(layout, slot, element_bytes, offsets_in_bytes, memory_dims)
     summary = (f"after placing all {values.size} elements, valid slot "
                f"{point_text(layout.codomain.names, slot)} still holds the fill value {held}: "
                f"no element lands there")
@@ -247,6 +241,16 @@ def _overflow(result, layout, capacity, *, element_bytes, offsets_in_bytes, memo
                       {"capacity": capacity})
     return Replay("fits", layout.label, False, "every element fitted its memory", (),
                   {"capacity": capacity})
+
+
+def _place_and_read(layout, slot, element_bytes, offsets_in_bytes, memory_dims):
+    """Place every element (other slots hold FILL) on a fresh machine; return
+    the element values and what ``slot`` holds afterwards."""
+    machine = _machine(layout, element_bytes, offsets_in_bytes, memory_dims)
+    values = _values(layout, element_bytes)
+    place(values, layout, machine, fill=FILL, offsets_in_bytes=offsets_in_bytes)
+    held = _read_slot(layout, machine, slot, values.dtype, offsets_in_bytes, memory_dims)
+    return values, held
 
 
 def _read_slot(layout, machine, slot, dtype, offsets_in_bytes, memory_dims) -> int:

@@ -13,12 +13,9 @@ import numpy as np
 
 from layoutalg.errors import describe
 from layoutalg.mesh.errors import MeshError
+from layoutalg.validate import first_not_positive, first_out_of_range, is_int
 
 _LETTERS = ("i", "j", "k", "l", "m", "n")
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def check_shape(shape: object, argument: str = "shape") -> tuple[int, ...]:
@@ -32,10 +29,10 @@ def check_shape(shape: object, argument: str = "shape") -> tuple[int, ...]:
     if len(shape) == 0:
         raise MeshError(f"{argument}: rank must be at least 1 (a PE mesh places arrays, "
                         f"not scalars); got ()")
-    for k, extent in enumerate(shape):
-        if not _is_int(extent) or extent < 1:
-            raise MeshError(f"{argument}: dimension {k} must be a positive int; "
-                            f"got {describe(tuple(shape))}")
+    bad = first_not_positive(shape)
+    if bad is not None:
+        raise MeshError(f"{argument}: dimension {bad[0]} must be a positive int; "
+                        f"got {describe(tuple(shape))}")
     return tuple(int(e) for e in shape)
 
 
@@ -55,15 +52,16 @@ def domain_names(rank: int) -> tuple[str, ...]:
 
 def check_index(index: object, shape: tuple[int, ...], argument: str = "index") -> tuple[int, ...]:
     """``index`` as in-range ints, one per dimension of ``shape``."""
-    if not isinstance(index, (tuple, list)) or not all(_is_int(v) for v in index):
+    if not isinstance(index, (tuple, list)) or not all(is_int(v) for v in index):
         raise MeshError(f"{argument}: must be a tuple of ints; got {describe(index)}")
     if len(index) != len(shape):
         raise MeshError(f"{argument}: must have {len(shape)} coordinates for shape {shape}; "
                         f"got {tuple(index)}")
-    for k, (value, extent) in enumerate(zip(index, shape)):
-        if not 0 <= value < extent:
-            raise MeshError(f"{argument}: coordinate {k} must lie in [0, {extent}) for shape "
-                            f"{shape}; got {tuple(int(v) for v in index)}")
+    bad = first_out_of_range(index, shape)
+    if bad is not None:
+        k = bad[0]
+        raise MeshError(f"{argument}: coordinate {k} must lie in [0, {shape[k]}) for shape "
+                        f"{shape}; got {tuple(int(v) for v in index)}")
     return tuple(int(v) for v in index)
 
 
@@ -76,7 +74,7 @@ def view_index(index: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, int
 
 def check_pe(pe: object, pe_rows: int, pe_cols: int, argument: str = "pe") -> tuple[int, int]:
     """``pe`` as a ``(row, col)`` inside the layout's PE grid."""
-    if not isinstance(pe, (tuple, list)) or len(pe) != 2 or not all(_is_int(v) for v in pe):
+    if not isinstance(pe, (tuple, list)) or len(pe) != 2 or not all(is_int(v) for v in pe):
         raise MeshError(f"{argument}: must be a (row, col) pair of ints; got {describe(pe)}")
     row, col = int(pe[0]), int(pe[1])
     if not (0 <= row < pe_rows and 0 <= col < pe_cols):

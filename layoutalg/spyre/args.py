@@ -8,10 +8,7 @@ import numpy as np
 
 from layoutalg.errors import describe
 from layoutalg.spyre.errors import SpyreError
-
-
-def is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+from layoutalg.validate import first_not_positive, first_out_of_range, is_int
 
 
 def int_tuple(name: str, value: object, error: type[SpyreError] = SpyreError) -> tuple[int, ...]:
@@ -29,10 +26,11 @@ def int_tuple(name: str, value: object, error: type[SpyreError] = SpyreError) ->
 def positive_ints(name: str, value: object) -> tuple[int, ...]:
     """A tuple of ints, each at least 1."""
     items = int_tuple(name, value)
-    for k, item in enumerate(items):
-        if item < 1:
-            raise SpyreError(f"{name}[{k}] must be a positive int; got {item} in "
-                             f"{name}={list(items)}")
+    bad = first_not_positive(items)
+    if bad is not None:
+        k, item = bad
+        raise SpyreError(f"{name}[{k}] must be a positive int; got {item} in "
+                         f"{name}={list(items)}")
     return items
 
 
@@ -42,10 +40,11 @@ def coordinate(name: str, coord: object, extents: Sequence[int], what: str) -> t
     if len(point) != len(extents):
         raise SpyreError(f"{name} must have {len(extents)} ints for {what} {list(extents)}; "
                          f"got {describe(coord)}")
-    for k, (value, extent) in enumerate(zip(point, extents)):
-        if not 0 <= value < extent:
-            raise SpyreError(f"{name}[{k}] must lie in [0, {extent}) for {what} {list(extents)}; "
-                             f"got {value}")
+    bad = first_out_of_range(point, extents)
+    if bad is not None:
+        k, value = bad
+        raise SpyreError(f"{name}[{k}] must lie in [0, {extents[k]}) for {what} "
+                         f"{list(extents)}; got {value}")
     return point
 
 
