@@ -206,3 +206,10 @@ def test_docs_page_of_a_tenstorrent_tensor_numbers_its_picture_by_page():
     pages = [int(n) for n in re.findall(r'text-anchor="middle">(\d+)<', svg)]
     assert sorted(set(pages)) == [0, 1, 2, 3]
     assert "; page 3" in svg
+
+
+def test_a_rank_one_layout_is_drawn_in_rows_of_32_without_cells_past_its_end():
+    svg = layout_svg(la.linearize(la.Space(i=40)))
+    assert svg.count("<rect") == 40
+    labels = [int(n) for n in re.findall(r'text-anchor="middle">(\d+)<', svg)]
+    assert labels == list(range(40))

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 
 import sympy
 
-from layoutalg.core.expr import ceil_div
 from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.core.space import Extent, Space, check_extent
 from layoutalg.errors import CompositionError, MapError, describe

@@ -52,8 +52,8 @@ def sampled_points(m: IndexMap, side: int) -> tuple[np.ndarray, np.ndarray, np.n
     rr, cc = np.meshgrid(np.arange(0, n_rows, step_r), np.arange(0, n_cols, step_c), indexing="ij")
     rows, cols = rr.ravel(), cc.ravel()
     if m.domain.rank == 1:
-        keep = rows * n_cols + cols < int(m.domain.extents[0])
-        rows, cols = rows, cols
+        inside = rows * n_cols + cols < int(m.domain.extents[0])
+        rows, cols = rows[inside], cols[inside]
     return rows, cols, evaluate_at(m, rows, cols), step_r, step_c
 
 
