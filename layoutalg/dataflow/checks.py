@@ -19,6 +19,7 @@ from layoutalg.dataflow.seed import SeedReuse
 from layoutalg.dataflow.tiling import Capacities
 from layoutalg.dataflow.traffic import traffic
 from layoutalg.errors import describe
+from layoutalg.verify import query as q
 from layoutalg.verify import solver
 from layoutalg.verify.result import CheckResult, Status, point_text
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
@@ -66,25 +67,25 @@ def check_meets_compulsory(subject: Schedule | SeedReuse, operand: str | None = 
     parameters = _parameters(*(v for x in chosen for v in claims[x]), *assumptions)
     outcome = solver.solve([], [sympy.Or(*short)], parameters=parameters, assumptions=assumptions,
                            timeout_ms=timeout_ms)
-    subject_label = subject.label
     names = ", ".join(f"{x} ≥ {COMPULSORY[x]}" for x in chosen)
-    if outcome.answer == "unsat":
-        scope = "for every size" if parameters else "here"
-        return _result(Status.PROVED, "meets_compulsory", subject_label, start,
-                       reason=f"DRAM traffic {names} elements {scope}")
-    if outcome.answer == "unknown":
-        return _result(Status.UNKNOWN, "meets_compulsory", subject_label, start,
-                       reason=outcome.reason)
+    scope = "for every size" if parameters else "here"
+    return q.verdict(outcome, "meets_compulsory", subject.label, start,
+                     proved=f"DRAM traffic {names} elements {scope}",
+                     refuted=lambda: _below_compulsory(outcome, parameters, claims, chosen))
+
+
+def _below_compulsory(outcome, parameters, claims, chosen):
+    """The sizes Z3 found, and the first operand that moves less than it must."""
     values = {p: outcome.model[p] for p in parameters}
     for x in chosen:
         num, den, comp = (_value(v, values) for v in claims[x])
         if num < comp * den:
             reported = num // den if num % den == 0 else f"{num}/{den}"
-            return _result(
-                Status.REFUTED, "meets_compulsory", subject_label, start,
-                counterexample={**_named(values), "reported": num // den, "compulsory": comp},
-                reason=f"{x}: the model moves {reported} elements across DRAM, fewer than the "
-                f"{comp} ({COMPULSORY[x]}) that must move at least once{_with(values)}")
+            return {
+                "counterexample": {**_named(values), "reported": num // den, "compulsory": comp},
+                "reason": f"{x}: the model moves {reported} elements across DRAM, fewer than the "
+                f"{comp} ({COMPULSORY[x]}) that must move at least once{_with(values)}",
+            }
     raise AssertionError("Z3 model does not violate the claim")  # solver bug, not input
 
 
@@ -114,18 +115,20 @@ def check_stationary_once(schedule: Schedule, *, assume: Assume = (),
     parameters = _parameters(*measured.values(), whole, *assumptions)
     outcome = solver.solve([], [sympy.Or(*wrong)], parameters=parameters,
                            assumptions=assumptions, timeout_ms=timeout_ms)
-    if outcome.answer == "unsat":
-        return _result(Status.PROVED, "stationary_once", schedule.label, start,
-                       reason=f"{x} (stationary) crosses DRAM exactly once "
-                       f"({COMPULSORY[x]} elements)")
-    if outcome.answer == "unknown":
-        return _result(Status.UNKNOWN, "stationary_once", schedule.label, start,
-                       reason=outcome.reason)
+    return q.verdict(outcome, "stationary_once", schedule.label, start,
+                     proved=f"{x} (stationary) crosses DRAM exactly once "
+                     f"({COMPULSORY[x]} elements)",
+                     refuted=lambda: _not_once(outcome, parameters, measured, x))
+
+
+def _not_once(outcome, parameters, measured, x):
+    """The sizes Z3 found, and how often operand ``x`` crosses DRAM there."""
     values = {p: outcome.model[p] for p in parameters}
     got = {k: _value(v, values) for k, v in measured.items()}
-    return _result(Status.REFUTED, "stationary_once", schedule.label, start,
-                   counterexample={**_named(values), **got},
-                   reason=f"{x} crosses DRAM {got} times its elements, not once{_with(values)}")
+    return {
+        "counterexample": {**_named(values), **got},
+        "reason": f"{x} crosses DRAM {got} times its elements, not once{_with(values)}",
+    }
 
 
 def step_footprint(schedule: Schedule, level: str, point: Sequence) -> object:
@@ -184,25 +187,28 @@ def check_tiles_fit(schedule: Schedule, capacities: Capacities | None = None, *,
                              capacities.register_bytes, *assumptions)
     outcome = solver.solve(bounds, [sympy.Or(*over)], parameters=parameters,
                            assumptions=assumptions, timeout_ms=timeout_ms)
-    if outcome.answer == "unsat":
-        return _result(Status.PROVED, "tiles_fit", schedule.label, start,
-                       reason=f"every step's tiles fit L2 ({capacities.l2_bytes} B) and the "
-                       f"registers ({capacities.register_bytes} B)")
-    if outcome.answer == "unknown":
-        return _result(Status.UNKNOWN, "tiles_fit", schedule.label, start, reason=outcome.reason)
+    return q.verdict(
+        outcome, "tiles_fit", schedule.label, start,
+        proved=f"every step's tiles fit L2 ({capacities.l2_bytes} B) and the "
+        f"registers ({capacities.register_bytes} B)",
+        refuted=lambda: _overflow(outcome, parameters, point, need, capacities, schedule))
+
+
+def _overflow(outcome, parameters, point, need, capacities, schedule):
+    """The sizes and step Z3 found, and the first level whose tiles overflow there."""
     values = {p: outcome.model[p] for p in parameters}
     step = tuple(outcome.model[p] for p in point)
     env = {**dict(zip(point, step)), **values}
     for level, footprint in need.items():
         used, cap = _value(footprint, env), _value(capacities.of(level), values)
         if used > cap:
-            return _result(
-                Status.REFUTED, "tiles_fit", schedule.label, start,
-                counterexample={**dict(zip(LOOPS, step)), **_named(values), "bytes": used,
-                                "capacity": cap},
-                reason=f"{'L2' if level == 'l2' else 'registers'} overflow at step "
+            return {
+                "counterexample": {**dict(zip(LOOPS, step)), **_named(values), "bytes": used,
+                                   "capacity": cap},
+                "reason": f"{'L2' if level == 'l2' else 'registers'} overflow at step "
                 f"{point_text(LOOPS, step)}: {used} > {cap} bytes "
-                f"({', '.join(schedule.resident_in(level))} resident){_with(values)}")
+                f"({', '.join(schedule.resident_in(level))} resident){_with(values)}",
+            }
     raise AssertionError("Z3 model does not overflow")  # solver bug, not input
 
 
@@ -274,7 +280,3 @@ def _with(values: dict) -> str:
         return ""
     return " at " + ", ".join(f"{k}={v}" for k, v in _named(values).items())
 
-
-def _result(status, check, subject, start, *, counterexample=None, reason="") -> CheckResult:
-    return CheckResult(status, check, subject, counterexample=counterexample, reason=reason,
-                       seconds=time.perf_counter() - start)

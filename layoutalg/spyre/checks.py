@@ -57,19 +57,21 @@ def check_padding(subject, expected, *, assume=(), timeout_ms: int = DEFAULT_TIM
                         reason=f"{int(count)} of {m.codomain.size} device slots are padding, "
                         f"not {int(want)}")
     outcome = q.run([], [sympy.Ne(count, want)], [m], assume=assume, timeout_ms=timeout_ms)
-    if outcome.answer == "unsat":
-        return q.result(Status.PROVED, "spyre_padding", m.label, start,
-                        reason=f"exactly {_text(want)} device slots are padding")
-    if outcome.answer == "unknown":
-        return q.unknown("spyre_padding", m.label, start, outcome)
+    return q.verdict(outcome, "spyre_padding", m.label, start,
+                     proved=f"exactly {_text(want)} device slots are padding",
+                     refuted=lambda: _other_count(m, outcome, want))
+
+
+def _other_count(m, outcome, want):
+    """The sizes Z3 found at which the padding is not ``want``."""
     params = q.parameter_values(outcome, [m])
     bound = q.concrete(m, params)
     real = bound.codomain.size - bound.domain.size
-    return q.result(Status.REFUTED, "spyre_padding", m.label, start,
-                    counterexample={**{str(k): int(v) for k, v in params.items()},
-                                    "padding": int(real)},
-                    reason=f"{real} device slots are padding, not {_text(want.subs(params))}"
-                    f"{q.params_text(params)}")
+    return {
+        "counterexample": {**{str(k): int(v) for k, v in params.items()}, "padding": int(real)},
+        "reason": f"{real} device slots are padding, not {_text(want.subs(params))}"
+        f"{q.params_text(params)}",
+    }
 
 
 def check_stride_map(layout: SpyreLayout, stride_map=None, *, assume=(),

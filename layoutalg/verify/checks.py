@@ -36,11 +36,13 @@ def check_in_bounds(
     fx = q.images(m, x)
     escape = sympy.Or(*(q.outside(v, e) for v, e in zip(fx, m.codomain.extents)))
     outcome = q.run(bounds, [escape], [m], assume=assume, timeout_ms=timeout_ms)
-    if outcome.answer == "unsat":
-        return q.result(Status.PROVED, "in_bounds", m.label, start,
-                        reason=f"every image lies in {m.codomain}")
-    if outcome.answer == "unknown":
-        return q.unknown("in_bounds", m.label, start, outcome)
+    return q.verdict(outcome, "in_bounds", m.label, start,
+                     proved=f"every image lies in {m.codomain}",
+                     refuted=lambda: _out_of_bounds(m, outcome, x))
+
+
+def _out_of_bounds(m, outcome, x):
+    """The point Z3 found whose image escapes the codomain, and which dims escape."""
     params = q.parameter_values(outcome, [m])
     point = q.point_of(outcome, x)
     image = q.concrete(m, params)(*point)
@@ -49,12 +51,11 @@ def check_in_bounds(
         for n, v, e in zip(m.codomain.names, image, q.concrete(m, params).codomain.extents)
         if not 0 <= v < e
     ]
-    return q.result(
-        Status.REFUTED, "in_bounds", m.label, start,
-        counterexample={**q.named(m.domain.names, point), **_param_items(params)},
-        reason=f"out of bounds: {point_text(m.domain.names, point)} maps to "
+    return {
+        "counterexample": {**q.named(m.domain.names, point), **_param_items(params)},
+        "reason": f"out of bounds: {point_text(m.domain.names, point)} maps to "
         f"{point_text(m.codomain.names, image)}: {', '.join(bad)}{q.params_text(params)}",
-    )
+    }
 
 
 def check_injective(
@@ -77,22 +78,23 @@ def check_injective(
     collide = [q.eq(a, b) for a, b in zip(fx, fy)]
     outcome = q.run(bounds_x + bounds_y, [differ, *collide], [m], assume=assume,
                     timeout_ms=timeout_ms)
-    if outcome.answer == "unsat":
-        return q.result(Status.PROVED, "injective", m.label, start,
-                        reason="no two elements share a slot")
-    if outcome.answer == "unknown":
-        return q.unknown("injective", m.label, start, outcome)
+    return q.verdict(outcome, "injective", m.label, start,
+                     proved="no two elements share a slot",
+                     refuted=lambda: _shared_slot(m, outcome, x, y))
+
+
+def _shared_slot(m, outcome, x, y):
+    """The two points Z3 found on one slot (the second primed)."""
     params = q.parameter_values(outcome, [m])
     first, second = q.point_of(outcome, x), q.point_of(outcome, y)
     slot = q.concrete(m, params)(*first)
     names = m.domain.names
-    return q.result(
-        Status.REFUTED, "injective", m.label, start,
-        counterexample={**q.named(names, first), **q.named(names, second, "'"),
-                        **_param_items(params)},
-        reason=f"not injective: {point_text(names, first)} and {point_text(names, second)} "
+    return {
+        "counterexample": {**q.named(names, first), **q.named(names, second, "'"),
+                           **_param_items(params)},
+        "reason": f"not injective: {point_text(names, first)} and {point_text(names, second)} "
         f"both map to {point_text(m.codomain.names, slot)}{q.params_text(params)}",
-    )
+    }
 
 
 def _has_left_inverse(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
@@ -123,20 +125,21 @@ def check_images_valid(
     lands_on_padding = sympy.Not(m.valid.xreplace(dict(zip(m.codomain.symbols, fx))))
     outcome = q.run(bounds, [*lands_inside, lands_on_padding], [m], assume=assume,
                     timeout_ms=timeout_ms)
-    if outcome.answer == "unsat":
-        return q.result(Status.PROVED, "images_valid", m.label, start,
-                        reason="every element lands on a valid slot")
-    if outcome.answer == "unknown":
-        return q.unknown("images_valid", m.label, start, outcome)
+    return q.verdict(outcome, "images_valid", m.label, start,
+                     proved="every element lands on a valid slot",
+                     refuted=lambda: _on_padding(m, outcome, x))
+
+
+def _on_padding(m, outcome, x):
+    """The element Z3 found on a slot ``valid`` calls padding."""
     params = q.parameter_values(outcome, [m])
     point = q.point_of(outcome, x)
     slot = q.concrete(m, params)(*point)
-    return q.result(
-        Status.REFUTED, "images_valid", m.label, start,
-        counterexample={**q.named(m.domain.names, point), **_param_items(params)},
-        reason=f"element {point_text(m.domain.names, point)} lands on padding slot "
+    return {
+        "counterexample": {**q.named(m.domain.names, point), **_param_items(params)},
+        "reason": f"element {point_text(m.domain.names, point)} lands on padding slot "
         f"{point_text(m.codomain.names, slot)}{q.params_text(params)}",
-    )
+    }
 
 
 def check_surjective(
@@ -270,23 +273,24 @@ def check_equivalent(
     f2 = substitute_exprs(m2.exprs, m2.domain.symbols, x)
     differ = sympy.Or(*(q.ne(a, b) for a, b in zip(f1, f2)))
     outcome = q.run(bounds, [differ], [m1, m2], assume=assume, timeout_ms=timeout_ms)
-    if outcome.answer == "unsat":
-        return q.result(Status.PROVED, "equivalent", subject, start,
-                        reason="both maps send every point to the same values")
-    if outcome.answer == "unknown":
-        return q.unknown("equivalent", subject, start, outcome)
+    return q.verdict(outcome, "equivalent", subject, start,
+                     proved="both maps send every point to the same values",
+                     refuted=lambda: _difference(m1, m2, outcome, x))
+
+
+def _difference(m1, m2, outcome, x):
+    """The point Z3 found where the two maps give different values."""
     params = q.parameter_values(outcome, [m1, m2])
     point = q.point_of(outcome, x)
     a = q.concrete(m1, params)(*point)
     b = q.concrete(m2, params).apply(*point)
     b = tuple(int(v) for v in b)
-    return q.result(
-        Status.REFUTED, "equivalent", subject, start,
-        counterexample={**q.named(m1.domain.names, point), **_param_items(params)},
-        reason=f"they differ at {point_text(m1.domain.names, point)}: {m1.label} gives "
+    return {
+        "counterexample": {**q.named(m1.domain.names, point), **_param_items(params)},
+        "reason": f"they differ at {point_text(m1.domain.names, point)}: {m1.label} gives "
         f"{point_text(m1.codomain.names, a)}, {m2.label} gives "
         f"{point_text(m2.codomain.names, b)}{q.params_text(params)}",
-    )
+    }
 
 
 def _param_items(params: dict) -> dict[str, int]:

@@ -12,7 +12,7 @@ from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.core.space import Space
 from layoutalg.errors import MapError, describe
 from layoutalg.verify import query as q
-from layoutalg.verify.result import CheckResult, Status, point_text
+from layoutalg.verify.result import CheckResult, point_text
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
 
 
@@ -87,11 +87,13 @@ def check_conflict_free(
     carrier = IndexMap(space, space, space.symbols, name=subject)
     outcome = q.run(bounds, [sympy.Or(*clashes)], maps + [carrier], assume=assume,
                     timeout_ms=timeout_ms)
-    if outcome.answer == "unsat":
-        return q.result(Status.PROVED, "conflict_free", subject, start,
-                        reason=f"the {len(named)} accesses of every step use distinct resources")
-    if outcome.answer == "unknown":
-        return q.unknown("conflict_free", subject, start, outcome)
+    return q.verdict(outcome, "conflict_free", subject, start,
+                     proved=f"the {len(named)} accesses of every step use distinct resources",
+                     refuted=lambda: _conflict(outcome, space, named, resource, used, params))
+
+
+def _conflict(outcome, space, named, resource, used, params):
+    """The step Z3 found, and the first two accesses that use one resource there."""
     values = {p: outcome.model[p] for p in params if p in outcome.model}
     point = q.point_of(outcome, space.symbols)
     env = {**dict(zip(space.symbols, point)), **values}
@@ -101,9 +103,8 @@ def check_conflict_free(
         (x, y) for x, y in itertools.combinations(resolved, 2) if resolved[x] == resolved[y]
     )
     names = resource.codomain.names if resource is not None else named[first].codomain.names
-    return q.result(
-        Status.REFUTED, "conflict_free", subject, start,
-        counterexample={**q.named(space.names, point), **{str(k): v for k, v in values.items()}},
-        reason=f"conflict at {point_text(space.names, point)}: {first} and {second} both use "
+    return {
+        "counterexample": {**q.named(space.names, point), **{str(k): v for k, v in values.items()}},
+        "reason": f"conflict at {point_text(space.names, point)}: {first} and {second} both use "
         f"{point_text(names, resolved[first])}{q.params_text(values)}",
-    )
+    }

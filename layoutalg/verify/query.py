@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import sympy
 
@@ -119,3 +119,16 @@ def result(
 def unknown(check: str, subject: str, start: float, outcome: solver.Outcome) -> CheckResult:
     return result(Status.UNKNOWN, check, subject, start, reason=outcome.reason)
 
+
+def verdict(
+    outcome: solver.Outcome, check: str, subject: str, start: float, *,
+    proved: str, refuted: Callable[[], dict],
+) -> CheckResult:
+    """The result of a query for a counterexample: PROVED with reason ``proved``
+    on unsat, UNKNOWN with Z3's reason, else REFUTED with the ``counterexample``
+    and ``reason`` that ``refuted()`` reads off the model (called only then)."""
+    if outcome.answer == "unsat":
+        return result(Status.PROVED, check, subject, start, reason=proved)
+    if outcome.answer == "unknown":
+        return unknown(check, subject, start, outcome)
+    return result(Status.REFUTED, check, subject, start, **refuted())
