@@ -33,20 +33,27 @@ def find_spec(reference: str) -> Found:
 
 
 def run_show(args, stream: TextIO) -> int:
-    from layoutalg.docgen.picture import drawable, layout_svg
+    from layoutalg.docgen.picture import drawn_instance, folding, layout_svg
 
     found = find_spec(args.spec)
     subject, m = found.built()
     console = Console(file=stream, highlight=False, width=None if stream.isatty() else 132)
     console.print(str(m), markup=False)
-    if not drawable(m):
-        console.print(f"(no picture: {m.domain} is symbolic, of rank > 2, or too large)")
+    instance = drawn_instance(m, found.spec.assume)
+    if instance is None:
+        console.print("(no picture: Z3 found no sizes meeting the assumptions in time)")
         return 0
+    drawn, note = instance
+    if note:
+        console.print(f"(the claims hold for every size; the picture is {note})")
+    if folding(drawn):
+        console.print(f"({folding(drawn)})")
     if args.svg:
-        args.svg.write_text(layout_svg(m, title=m.label, subject=subject))
+        title = f"{m.label} ({note})" if note else m.label
+        args.svg.write_text(layout_svg(drawn, title=title, subject=subject))
         console.print(f"wrote {args.svg}")
         return 0
-    console.print(terminal_picture(m, subject))
+    console.print(terminal_picture(drawn, subject))
     return 0
 
 

@@ -112,10 +112,34 @@ def test_show_svg_colours_each_memory_apart_and_labels_offsets(specs, tmp_path):
     assert len(fills) == 2  # two memories, two colours
 
 
-def test_show_of_a_symbolic_layout_says_why_there_is_no_picture(specs):
+def test_show_of_a_symbolic_layout_draws_sizes_that_meet_its_assumptions(specs):
     code, out, _ = run("show", f"{specs}::symbolic")
     assert code == 0
-    assert "no picture" in out and "symbolic" in out
+    rows_m, cols_n = (int(v) for v in re.search(r"drawn for M=(\d+), N=(\d+)", out).groups())
+    m = la.strided((rows_m, cols_n), (1, rows_m))  # one flat index, drawn in rows of 32
+    (offsets,) = m.apply(np.arange(rows_m * cols_n))
+    expected = (np.asarray(offsets) % 100).tolist()
+    assert cell_numbers(out) == [expected[k:k + 32] for k in range(0, len(expected), 32)]
+
+
+def test_a_parametric_picture_meets_the_specs_assumptions(tmp_path):
+    spec = tmp_path / "even.py"
+    spec.write_text(textwrap.dedent('''
+        import sympy
+        import layoutalg as la
+
+        M, P = la.extents("M P")
+
+
+        @la.spec(claims=["injective"], assume=[sympy.Eq(M % P, 0)])
+        def even_split():
+            """M rows dealt to P memories in equal parts."""
+            return la.split(la.Space(i=M), "i", P, names=("mem", "row"))
+    '''))
+    code, out, _ = run("show", str(spec))
+    assert code == 0
+    m, p = (int(re.search(fr"{name}=(\d+)", out).group(1)) for name in ("M", "P"))
+    assert m % p == 0 and m != p
 
 
 def test_show_of_an_unknown_spec_is_one_line_of_bad_input(specs):
@@ -140,8 +164,9 @@ def test_docs_writes_an_index_and_a_page_with_picture_per_spec(specs, tmp_path):
     big = page["big-grid"].read_text()
     assert "| 1024 | 1024 | 1024 | 1024.0 |" in big  # 1024 PEs, 1024 elements each
     assert re.search(r"a (\d+)×\1 block of elements", big)
-    assert not page["symbolic"].with_suffix(".svg").exists()
-    assert ".svg)" not in page["symbolic"].read_text()
+    symbolic = page["symbolic"].read_text()
+    assert "The claims hold for every size; the picture is drawn for M=" in symbolic
+    assert "drawn for M=" in page["symbolic"].with_suffix(".svg").read_text()
 
 
 def test_docs_site_without_mkdocs_is_one_line_of_bad_input(specs, tmp_path, monkeypatch):

@@ -10,7 +10,8 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.printing import show
-from layoutalg.docgen.picture import caption, drawable, layout_svg, memory_shares
+from layoutalg.docgen.picture import (caption, drawn_instance, folding, layout_svg,
+                                      memory_shares)
 from layoutalg.prover import Found, Outcome, discover, prove
 
 MARK = {"PROVED": "**PROVED**", "REFUTED": "**REFUTED**", "UNKNOWN": "**UNKNOWN**",
@@ -69,11 +70,17 @@ def spec_page(found: Found, outcomes: Sequence[Outcome]) -> list[Page]:
                       "|---|---|---|---|",
                       f"| {shares['memories used']} | {shares['min']} | {shares['max']} "
                       f"| {shares['mean']:.1f} |", ""]
-        if drawable(m):
+        instance = drawn_instance(m, found.spec.assume)
+        if instance is not None:
+            drawn, note = instance
+            title = f"{m.label} ({note})" if note else m.label
             pictures.append(Page(f"generated/{name}.svg",
-                                 layout_svg(m, title=m.label, subject=subject)))
-            lines += ["## Picture", "",
-                      caption(m, subject), "",
+                                 layout_svg(drawn, title=title, subject=subject)))
+            words = [caption(drawn, subject), folding(drawn)]
+            if note:
+                words.append(f"The claims hold for every size; the picture is {note}, "
+                             "sizes that meet the assumptions.")
+            lines += ["## Picture", "", " ".join(w for w in words if w), "",
                       f"![{found.spec.name}]({name}.svg)", ""]
     return [Page(f"generated/{name}.md", "\n".join(lines))] + pictures
 

@@ -1,4 +1,9 @@
-"""SVG pictures of small layouts: elements coloured by memory, numbered by offset."""
+"""SVG pictures of layouts: elements coloured by memory, numbered by offset.
+
+Rank 1 is drawn as rows of 32, rank 2 as it is, higher ranks with their
+leading dims folded into rows. A parametric map is drawn for example sizes
+that meet its assumptions (``drawn_instance``).
+"""
 
 from __future__ import annotations
 
@@ -26,7 +31,30 @@ SHARES_LIMIT = 1 << 20  # elements enumerated to count elements per memory
 
 
 def drawable(m: IndexMap) -> bool:
-    return m.is_concrete and m.domain.rank in (1, 2)
+    return m.is_concrete
+
+
+def drawn_instance(m: IndexMap, assume=()) -> tuple[IndexMap, str] | None:
+    """The map to draw and a note on it: ``m`` itself when concrete, else ``m``
+    bound to example sizes meeting its assumptions and ``assume`` ("drawn for
+    M=7, N=8"). None when no sizes are found."""
+    from layoutalg.verify.instance import example_sizes
+
+    if m.is_concrete:
+        return m, ""
+    sizes = example_sizes(m, assume)
+    if not sizes:
+        return None
+    return m.bind(**sizes), "drawn for " + ", ".join(f"{k}={v}" for k, v in sizes.items())
+
+
+def folding(m: IndexMap) -> str:
+    """How a rank-3+ domain is folded into rows (empty for rank ≤ 2)."""
+    if m.domain.rank <= 2:
+        return ""
+    leading = ", ".join(m.domain.names[:-1])
+    return (f"Rows run over ({leading}) in row-major order, columns over "
+            f"{m.domain.names[-1]}.")
 
 
 def caption(m: IndexMap, subject: object = None) -> str:
@@ -39,7 +67,7 @@ def caption(m: IndexMap, subject: object = None) -> str:
                 f"by the memory that holds the block's first element{number} "
                 "(hover for its place).")
     number = numbered[0] if numbered else "offset there"
-    return ("Each cell is an element (row, column), coloured by the memory that holds it and "
+    return ("Each cell is an element, coloured by the memory that holds it and "
             f"numbered with its {number} (hover for details).")
 
 
@@ -59,18 +87,31 @@ def sampled_points(m: IndexMap, side: int) -> tuple[np.ndarray, np.ndarray, np.n
 
 def evaluate_at(m: IndexMap, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """The images of the drawn cells (rows, cols), one row of int64 per cell."""
-    coords = (rows * _grid(m)[1] + cols,) if m.domain.rank == 1 else (rows, cols)
+    coords = element_coords(m, rows, cols)
     return np.stack([np.broadcast_to(v, rows.shape) for v in m.apply(*coords)],
                     axis=1).astype(np.int64)
 
 
-def _grid(m: IndexMap) -> tuple[int, int]:
-    """Rows and columns of the drawing: the domain, or rank 1 as rows of 32."""
+def element_coords(m: IndexMap, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The domain coordinates of the drawn cells, one array per domain dim."""
+    extents = [int(e) for e in m.domain.extents]
+    if m.domain.rank == 0:
+        return ()
     if m.domain.rank == 1:
-        size = int(m.domain.extents[0])
-        width = min(32, size)
-        return -(-size // width), width
-    return tuple(int(e) for e in m.domain.extents)
+        return (rows * _grid(m)[1] + cols,)
+    return (*np.unravel_index(rows, extents[:-1]), cols)
+
+
+def _grid(m: IndexMap) -> tuple[int, int]:
+    """Rows and columns of the drawing: rank 1 as rows of 32, rank 2 as it
+    is, higher ranks with every dim but the last folded into rows."""
+    extents = [int(e) for e in m.domain.extents]
+    if not extents:
+        return 1, 1
+    if len(extents) == 1:
+        width = min(32, extents[0])
+        return -(-extents[0] // width), width
+    return math.prod(extents[:-1]), extents[-1]
 
 
 def cell_numbers(subject: object, m: IndexMap, rows: np.ndarray,
@@ -95,7 +136,8 @@ def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None)
     ``subject`` numbers its elements (``cell_numbers``; then sampled cells
     are labelled too)."""
     if not drawable(m):
-        raise ValueError(f"layout_svg draws concrete rank-1 or rank-2 layouts; got {m.domain}")
+        raise ValueError(f"layout_svg draws concrete layouts (bind the sizes first); "
+                         f"got {m.domain}")
     rows, cols, ys, step_r, step_c = sampled_points(m, MAX_SIDE)
     sampled = step_r > 1 or step_c > 1
     numbered = cell_numbers(subject, m, rows, cols)
@@ -108,17 +150,20 @@ def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None)
     if sampled:
         title = f"{title or ''} (one cell per {step_r}×{step_c} block)".strip()
     top = 28 if title else 6
-    width_px, height_px = n_cols * CELL + 12, n_rows * CELL + top + 8
+    title_px = int(len(title) * 7.3) + 12 if title else 0  # 12px monospace
+    width_px, height_px = max(n_cols * CELL + 12, title_px), n_rows * CELL + top + 8
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width_px}" height="{height_px}" '
              f'viewBox="0 0 {width_px} {height_px}" font-family="monospace" font-size="8">']
     if title:
         parts.append(f'<text x="6" y="18" font-size="12">{html.escape(title)}</text>')
     memory_names = m.codomain.names[:-1]
+    coords = [np.broadcast_to(v, rows.shape) for v in element_coords(m, rows, cols)]
     unit = f"{numbered[0]} " if numbered else ""
     for cell, (r, c, k, y) in enumerate(zip(rows, cols, memory_index.ravel(), ys)):
         x0, y0 = 6 + int(c) // step_c * CELL, top + int(r) // step_r * CELL
         where = ", ".join(f"{n}={v}" for n, v in zip(memory_names, y[:-1]))
-        tip = html.escape(f"element ({r}, {c}) → {where + ', ' if where else ''}"
+        element = ", ".join(str(int(v[cell])) for v in coords)
+        tip = html.escape(f"element ({element}) → {where + ', ' if where else ''}"
                           f"{m.codomain.names[-1]}={y[-1]}"
                           + (f"; {unit}{int(labels[cell])}" if numbered else ""))
         parts.append(f'<g><title>{tip}</title><rect x="{x0}" y="{y0}" width="{CELL - 1}" '

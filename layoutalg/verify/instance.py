@@ -1,0 +1,51 @@
+"""Example sizes of a parametric map: small values that meet its assumptions.
+
+A theorem over symbolic extents has no picture of its own; a picture of one
+instance (``M=7, N=10, PR=3``) shows what the theorem is about. Z3 picks the
+values, so assumptions such as ``M mod PR = 0`` are met.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sympy
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.verify.solver import solve
+
+TENSOR, OTHER, ANY = (7, 12), (2, 6), (1, 12)
+TIMEOUT_MS = 2_000
+
+
+def example_sizes(m: IndexMap, assume: Sequence[sympy.Basic] = ()) -> dict[str, int] | None:
+    """``{name: value}`` for every parameter of ``m``, meeting ``m.assumptions``
+    and ``assume``; ``{}`` for a concrete map; None if Z3 finds none in time.
+
+    First tried: distinct values, 7 to 12 for the domain's extents (the
+    tensor) and 2 to 6 for the rest (PE counts, tile sizes), so tiles come
+    out uneven and several per memory; then any values from 1 to 12.
+
+    >>> from layoutalg import extents, strided
+    >>> M, N = extents("M N")
+    >>> sizes = example_sizes(strided((M, N), (1, M)), [sympy.Eq(N % M, 0)])
+    >>> sizes["N"] % sizes["M"], all(1 <= v <= 12 for v in sizes.values())
+    (0, True)
+    """
+    parameters = sorted(m.parameters, key=str)
+    if not parameters:
+        return {}
+    tensor = m.domain.parameters
+    conditions = [*m.assumptions, *assume]
+    preferred = [_within(p, TENSOR if p in tensor else OTHER) for p in parameters]
+    distinct = [sympy.Ne(a, b) for k, a in enumerate(parameters) for b in parameters[k + 1:]]
+    for ranges in ([*preferred, *distinct], [_within(p, ANY) for p in parameters]):
+        outcome = solve([], ranges, parameters=parameters, assumptions=conditions,
+                        timeout_ms=TIMEOUT_MS)
+        if outcome.answer == "sat":
+            return {str(p): int(outcome.model[p]) for p in parameters}
+    return None
+
+
+def _within(p: sympy.Symbol, bounds: tuple[int, int]) -> sympy.Basic:
+    return sympy.And(p >= bounds[0], p <= bounds[1])
