@@ -162,7 +162,9 @@ def test_docs_writes_an_index_and_a_page_with_picture_per_spec(specs, tmp_path):
     assert f"({page['overlap'].stem}.svg)" in overlap
     assert page["overlap"].with_suffix(".svg").read_text().startswith("<svg")
     big = page["big-grid"].read_text()
-    assert "| 1024 | 1024 | 1024 | 1024.0 |" in big  # 1024 PEs, 1024 elements each
+    assert "| 1024 | 1024 | 1024 | 1024.0 | 1024 |" in big  # 1024 PEs, 1024 elements each
+    overlap_use = re.search(r"\| (\d+) \| (\d+) \| (\d+) \| [\d.]+ \| (\d+) \|", overlap)
+    assert overlap_use is None  # one flat memory: no memory-use table
     assert re.search(r"a (\d+)×\1 block of elements", big)
     symbolic = page["symbolic"].read_text()
     assert "The claims hold for every size; the picture is drawn for M=" in symbolic
@@ -238,3 +240,12 @@ def test_a_rank_one_layout_is_drawn_in_rows_of_32_without_cells_past_its_end():
     assert svg.count("<rect") == 40
     labels = [int(n) for n in re.findall(r'text-anchor="middle">(\d+)<', svg)]
     assert labels == list(range(40))
+
+
+def test_memory_use_of_uneven_tiles():
+    """10 elements in tiles of 4 over ceil(10/4) = 3 memories: 4, 4 and 2."""
+    from layoutalg.docgen.picture import memory_shares
+
+    tiles = la.split(la.Space(i=10), "i", 4, names=("mem", "row"))
+    assert memory_shares(tiles) == {"memories used": 3, "min": 2, "max": 4, "mean": 10 / 3,
+                                    "footprint": 4}

@@ -66,10 +66,15 @@ def spec_page(found: Found, outcomes: Sequence[Outcome]) -> list[Page]:
     if m is not None:
         shares = memory_shares(m)
         if shares:
-            lines += ["## Elements per memory", "", "| memories used | min | max | mean |",
-                      "|---|---|---|---|",
+            memories = ", ".join(m.codomain.names[:-1])
+            offset = m.codomain.names[-1]
+            lines += ["## Memory use", "",
+                      f"A memory is one ({memories}); `{offset}` is the place inside it.", "",
+                      "| memories used | elements per memory: min | max | mean "
+                      f"| footprint (highest `{offset}` + 1) |",
+                      "|---|---|---|---|---|",
                       f"| {shares['memories used']} | {shares['min']} | {shares['max']} "
-                      f"| {shares['mean']:.1f} |", ""]
+                      f"| {shares['mean']:.1f} | {shares['footprint']} |", ""]
         instance = drawn_instance(m, found.spec.assume)
         if instance is not None:
             drawn, note = instance

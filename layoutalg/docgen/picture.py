@@ -176,8 +176,10 @@ def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None)
 
 
 def memory_shares(m: IndexMap) -> dict[str, float] | None:
-    """Elements per memory (min / max / mean / memories used), or None if
-    the layout has no memory dims or cannot be enumerated."""
+    """Elements per memory (min / max / mean / memories used) and the
+    footprint (the highest offset any memory uses, plus one, in the offset
+    dim's unit), or None if the layout has no memory dims or cannot be
+    enumerated."""
     if not m.is_concrete or m.codomain.rank < 2 or math.prod(m.domain.extents) > SHARES_LIMIT:
         return None
     _, ys = image_table(m)
@@ -187,4 +189,5 @@ def memory_shares(m: IndexMap) -> dict[str, float] | None:
     counts = np.bincount(flat, minlength=int(np.prod(memory_extents)))
     counts = counts[counts > 0]
     return {"memories used": int(len(counts)), "min": int(counts.min()),
-            "max": int(counts.max()), "mean": float(counts.mean())}
+            "max": int(counts.max()), "mean": float(counts.mean()),
+            "footprint": int(ys[inside, -1].max()) + 1}
