@@ -22,6 +22,7 @@ from layoutalg.core.combinators import (
     scale,
     split,
 )
+from layoutalg.core.chain import Chain
 from layoutalg.core.cute import strided
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space, extents
@@ -45,6 +46,7 @@ from layoutalg.verify.checks import (
 from layoutalg.verify.conflicts import check_conflict_free
 from layoutalg.verify.memory import check_fits
 from layoutalg.verify.padding import padding
+from layoutalg.verify.parts import check_bijective_by_parts
 from layoutalg.verify.result import CheckResult, Padding, Status
 
 __version__ = "0.1.0"
@@ -52,6 +54,7 @@ __version__ = "0.1.0"
 _FAMILIES = ("mesh", "spyre", "tt", "channel", "dataflow", "execute")
 
 __all__ = [
+    "Chain",
     "CheckResult",
     "CompositionError",
     "IndexMap",
@@ -65,6 +68,7 @@ __all__ = [
     "Status",
     "VerificationError",
     "check_bijective",
+    "check_bijective_by_parts",
     "check_conflict_free",
     "check_equivalent",
     "check_fits",

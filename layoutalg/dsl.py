@@ -213,6 +213,12 @@ def _equivalent(m, other, **kwargs):
     return check_equivalent(m, other, **kwargs)
 
 
+def _by_parts(chain, **kwargs):
+    from layoutalg.verify.parts import check_bijective_by_parts
+
+    return check_bijective_by_parts(chain, **kwargs)
+
+
 def _register_core() -> None:
     if "bijective" in _CLAIMS:
         return
@@ -224,3 +230,4 @@ def _register_core() -> None:
     register_claim("surjective", checks.check_surjective)
     register_claim("fits", _fits, arguments=(1, 2))
     register_claim("equivalent", _equivalent, arguments=(1, 1))
+    register_claim("bijective_by_parts", _by_parts, index_map=False)

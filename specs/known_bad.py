@@ -57,3 +57,11 @@ def padding_claimed_as_data():
     padded = la.pad(la.Space(i=10), "i", 4)
     return la.IndexMap(padded.domain, padded.codomain, padded.exprs, inverse=padded.inverse,
                        valid=sympy.true, name="pad_without_valid")
+
+
+@la.spec(claims=["bijective_by_parts"], expect="REFUTED")
+def floor_tiles_flattened():
+    """The floor-division tiles above, flattened into one buffer: proving by
+    parts stops at the first part, and the whole map is refuted directly."""
+    tiles = floor_division_tiles.build()
+    return la.Chain((tiles, la.linearize(tiles.codomain)), name="flat_floor_tiles")

@@ -1,0 +1,69 @@
+"""``Chain``: index maps applied one after another, kept apart for proofs by parts.
+
+``compose`` folds maps into one expression, which is what every check needs
+but can be harder for Z3 than its parts: a padded tiling flattened into one
+offset multiplies three unknown sizes. A Chain keeps the parts, so
+``check_bijective_by_parts`` can prove each part and conclude for the whole;
+``index_map()`` is the composition, for everything else (pictures, the
+executor, the other checks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy
+
+from layoutalg.core.combinators import compose
+from layoutalg.core.index_map import IndexMap
+from layoutalg.errors import CompositionError, describe
+
+
+@dataclass(frozen=True)
+class Chain:
+    """``parts[0]`` first, then ``parts[1]`` on its codomain, and so on.
+
+    Each part's codomain must have the extents of the next part's domain
+    (names may differ).
+
+    >>> from layoutalg import Space, linearize
+    >>> tiles = linearize(Space(r=2, c=3), ["c"])
+    >>> Chain((tiles, linearize(tiles.codomain)), name="flat").index_map()(1, 2)
+    (5,)
+    """
+
+    parts: tuple[IndexMap, ...]
+    name: str | None = None
+
+    def __post_init__(self) -> None:
+        parts = self.parts
+        if not isinstance(parts, Sequence) or isinstance(parts, str) or not parts:
+            raise CompositionError(f"Chain: parts must be a non-empty sequence of IndexMaps; "
+                                   f"got {describe(parts)}")
+        object.__setattr__(self, "parts", tuple(parts))
+        for k, part in enumerate(self.parts):
+            if not isinstance(part, IndexMap):
+                raise CompositionError(f"Chain: parts[{k}] must be an IndexMap; "
+                                       f"got {describe(part)}")
+        for k, (before, after) in enumerate(zip(self.parts, self.parts[1:])):
+            if not _same_extents(before.codomain.extents, after.domain.extents):
+                raise CompositionError(
+                    f"Chain: parts[{k}]'s codomain {before.codomain} must have the extents of "
+                    f"parts[{k + 1}]'s domain {after.domain}")
+
+    @property
+    def label(self) -> str:
+        return self.name or " ∘ ".join(part.label for part in reversed(self.parts))
+
+    def index_map(self) -> IndexMap:
+        """The composition of the parts (``compose`` folded left to right)."""
+        m = self.parts[0]
+        for part in self.parts[1:]:
+            m = compose(m, part)
+        return m.renamed(self.label)
+
+
+def _same_extents(a: Sequence, b: Sequence) -> bool:
+    return len(a) == len(b) and all(sympy.simplify(sympy.sympify(x) - y) == 0
+                                    for x, y in zip(a, b))
