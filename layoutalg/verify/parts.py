@@ -1,16 +1,18 @@
 """``check_bijective_by_parts``: a chain is a bijection if its parts are.
 
 The lemma: let ``f: D → C₁`` be a bijection onto the valid slots ``V`` of
-``C₁``, and ``g: C₁ → C₂`` a bijection of the whole spaces whose inverse
-``g⁻¹`` is right (``g⁻¹(y)`` lies in ``C₁`` and ``g(g⁻¹(y)) = y`` for every
-``y`` in ``C₂``). Then ``g ∘ f`` is a bijection onto ``g(V)``, the slots
-``y`` with ``g⁻¹(y) ∈ V`` — exactly the valid slots ``compose`` gives the
-composition. So proving each part, each in its own small query, proves the
+``C₁``, and ``g: C₁ → C₂`` map all of ``C₁`` one to one into the valid
+slots ``W`` of ``C₂`` with an inverse that is right on ``W`` (``g⁻¹(y)``
+lies in ``C₁`` and ``g(g⁻¹(y)) = y`` for every ``y`` in ``W``). Then
+``g ∘ f`` is a bijection onto ``g(V)``, the slots ``y ∈ W`` with
+``g⁻¹(y) ∈ V`` — exactly the valid slots ``compose`` gives the
+composition. (``g⁻¹`` is then also a left inverse: for ``z`` in ``C₁``,
+``g(g⁻¹(g(z))) = g(z)`` and ``g`` is one to one.) So proving each part, each in its own small query, proves the
 whole, whose single query may be beyond Z3 (a flattened padded tiling
 multiplies three unknown sizes).
 
-When a part fails (it is not a bijection of whole spaces, has no inverse, or
-Z3 does not decide it), the lemma says nothing, so the composition is
+When a part fails (it is not such a bijection, has no inverse, or Z3 does
+not decide it), the lemma says nothing, so the composition is
 checked directly: a failed part never refutes the whole.
 """
 
@@ -25,7 +27,8 @@ from layoutalg.core.chain import Chain
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import MapError, describe
 from layoutalg.verify import query as q
-from layoutalg.verify.checks import check_bijective, check_in_bounds, check_injective
+from layoutalg.verify.checks import (check_bijective, check_images_valid, check_in_bounds,
+                                     check_injective)
 from layoutalg.verify.result import CheckResult, Status
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
 
@@ -37,8 +40,9 @@ def check_bijective_by_parts(
 ) -> CheckResult:
     """The chain's composition is a bijection onto its valid slots.
 
-    PROVED by parts when the first part is bijective and every later part is
-    a bijection of whole spaces with a right inverse; otherwise the verdict
+    PROVED by parts when the first part is bijective and every later part
+    maps its whole domain one to one onto its valid slots with a right
+    inverse; otherwise the verdict
     of ``check_bijective`` on the composition, whose reason says why the
     parts did not settle it.
     """
@@ -51,7 +55,7 @@ def check_bijective_by_parts(
     for part in later:
         if not shown[-1].proved:
             break
-        shown.append(_whole_space_bijection(part, assume, timeout_ms))
+        shown.append(_bijection_with_right_inverse(part, assume, timeout_ms))
     if shown[-1].proved and len(shown) == len(chain.parts):
         steps = "; ".join(f"{part.label}: {r.reason}" for part, r in zip(chain.parts, shown))
         return q.result(Status.PROVED, "bijective_by_parts", chain.label, start,
@@ -65,26 +69,26 @@ def check_bijective_by_parts(
                     f"{shown[-1].status}: {shown[-1].reason})")
 
 
-def _whole_space_bijection(g: IndexMap, assume: Assume, timeout_ms: int) -> CheckResult:
-    """``g`` maps its whole domain into its codomain, one to one, and its
-    inverse is right on the whole codomain (so ``g`` is onto it)."""
+def _bijection_with_right_inverse(g: IndexMap, assume: Assume, timeout_ms: int) -> CheckResult:
+    """``g`` maps its whole domain into its valid slots, one to one, and its
+    inverse is right on every valid slot (so ``g`` is onto them)."""
     start = time.perf_counter()
-    if g.valid is not None or g.inverse is None:
-        why = "has padding" if g.valid is not None else "has no inverse"
-        return q.result(Status.UNKNOWN, "whole-space bijection", g.label, start,
-                        reason=f"the lemma needs a later part without padding and with an "
-                        f"inverse; this one {why}")
-    for check in (check_in_bounds, check_injective):
+    if g.inverse is None:
+        return q.result(Status.UNKNOWN, "bijection with a right inverse", g.label, start,
+                        reason="the lemma needs an inverse for every part after the first")
+    for check in (check_in_bounds, check_injective, check_images_valid):
         part = check(g, assume=assume, timeout_ms=timeout_ms)
         if not part.proved:
             return part
     y, bounds = q.unknowns(g.codomain)
-    back = [sympy.sympify(v).xreplace(dict(zip(g.codomain.symbols, y))) for v in g.inverse]
-    there = q.images(g, tuple(back))
+    back = tuple(sympy.sympify(v) for v in g.inverse)
+    there = q.images(g, back)
     wrong = sympy.Or(*(q.outside(v, e) for v, e in zip(back, g.domain.extents)),
                      *(q.ne(a, b) for a, b in zip(there, y)))
-    outcome = q.run(bounds, [wrong], [g], assume=assume, timeout_ms=timeout_ms)
-    return q.verdict(outcome, "whole-space bijection", g.label, start,
-                     proved="a bijection of whole spaces with a right inverse",
+    valid = sympy.true if g.valid is None else g.valid
+    outcome = q.run(bounds, [valid, wrong], [g], assume=assume, timeout_ms=timeout_ms)
+    return q.verdict(outcome, "bijection with a right inverse", g.label, start,
+                     proved="a bijection of its domain onto its valid slots, with a right "
+                     "inverse",
                      refuted=lambda: {"reason": "its inverse is not right at "
                                       f"{q.point_of(outcome, y)}"})
