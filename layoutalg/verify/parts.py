@@ -42,9 +42,8 @@ def check_bijective_by_parts(
 
     PROVED by parts when the first part is bijective and every later part
     maps its whole domain one to one onto its valid slots with a right
-    inverse; otherwise the verdict
-    of ``check_bijective`` on the composition, whose reason says why the
-    parts did not settle it.
+    inverse; otherwise the verdict of ``check_bijective`` on the
+    composition, whose reason says why the parts did not settle it.
     """
     if not isinstance(chain, Chain):
         raise MapError(f"check_bijective_by_parts: chain must be a Chain; got {describe(chain)}")
