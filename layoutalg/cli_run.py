@@ -1,7 +1,9 @@
 """``layoutalg run SPEC``: execute a spec's layout on the emulated machine.
 
 A layout spec: place a random array by the layout on the family's machine,
-fetch it back, check the round trip, print bytes per memory and padding.
+fetch it back, check the round trip, print bytes per memory and padding (a
+generic layout over symbolic sizes runs at example sizes that meet its
+assumptions).
 A dataflow spec (a ``Schedule``): run the tiled matmul on the KPU hierarchy
 and print the executor's counts beside the model's.
 Exit 0 when the run is right (round trip exact; counts equal the model and
@@ -31,7 +33,29 @@ def run_run(args, stream: TextIO) -> int:
     schedule = _schedule_of(subject)
     if schedule is not None:
         return _run_schedule(schedule, rng, console)
+    subject = _at_example_sizes(subject, found.spec, console)
     return _run_layout(subject, rng, console, args, _fits_claim(found.spec))
+
+
+def _at_example_sizes(subject, spec, console: Console):
+    """A generic layout (an IndexMap or a Chain) over symbolic sizes runs at
+    example sizes that meet its assumptions, as ``show`` draws it; family
+    layouts and maps without such sizes are returned as they are (the run
+    then says why it needs numbers)."""
+    from layoutalg.core.chain import Chain
+    from layoutalg.core.index_map import IndexMap
+    from layoutalg.verify.instance import example_sizes
+
+    m = subject.index_map() if isinstance(subject, Chain) else subject
+    if not isinstance(m, IndexMap) or m.is_concrete:
+        return subject
+    sizes = example_sizes(m, spec.assume)
+    if not sizes:
+        return subject
+    chosen = ", ".join(f"{k}={v}" for k, v in sizes.items())
+    console.print(f"(the claims hold for every size; running at {chosen}, sizes that meet "
+                  "the assumptions)", markup=False)
+    return m.bind(**sizes)
 
 
 def _fits_claim(spec) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import textwrap
 from io import StringIO
 
@@ -108,6 +109,25 @@ def test_a_shipped_known_bad_spec_shows_its_collision():
     assert "56 of 128 elements read back another value" in out
 
 
-def test_symbolic_layouts_are_bad_input(specs):
+def test_a_symbolic_layout_runs_at_sizes_that_meet_its_assumptions(specs):
+    code, out = run(f"{specs}::symbolic")
+    assert code == 0, out
+    rows = int(re.search(r"running at M=(\d+)", out).group(1))
+    assert f"fetch returned all {rows * 3} elements" in out
+
+
+def test_a_symbolic_layout_without_such_sizes_is_bad_input(tmp_path):
+    path = tmp_path / "impossible.py"
+    path.write_text(textwrap.dedent('''
+        import sympy
+        import layoutalg as la
+
+        M, = la.extents("M")
+
+
+        @la.spec(claims=["bijective"], assume=[sympy.Gt(M, 5), sympy.Lt(M, 3)])
+        def impossible():
+            return la.linearize(la.Space(i=M, j=3))
+    '''))
     with pytest.raises(MachineError, match=r"run: layout .* has symbolic extents \['M'\]"):
-        run(f"{specs}::symbolic")
+        run(f"{path}::impossible")
