@@ -43,6 +43,21 @@ def python_blocks(path: Path) -> list[str]:
     return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
 
 
+PAGES_WITH_CODE = sorted(path.relative_to(ROOT).as_posix() for path in
+                         [*(ROOT / "docs").glob("*.md"), ROOT / "README.md"]
+                         if python_blocks(path))
+
+
+@pytest.mark.parametrize("page", PAGES_WITH_CODE)
+def test_every_python_example_of_a_page_runs(page, tmp_path):
+    """A page's ``python`` blocks run in order as one session (later blocks use
+    earlier names); signature listings are fenced as ``text``."""
+    session = "\n".join(python_blocks(ROOT / page))
+    result = subprocess.run([sys.executable, "-c", session], capture_output=True, text=True,
+                            cwd=tmp_path, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
 def test_the_readme_tour_runs_and_prints_what_it_says():
     tour = python_blocks(ROOT / "README.md")[0]
     result = subprocess.run([sys.executable, "-c", tour], capture_output=True, text=True,
