@@ -4,9 +4,10 @@
 DRAM is one byte-addressed memory whose addresses decode to channels (a
 :class:`layoutalg.channel.ChannelLayout` puts every tile of A, B and C at
 an address); L2 and the registers hold one tile slot per resident operand,
-as the dataflow model says (``Schedule.residency``). Every read and write
-through :class:`Levels` is counted per level and operand, and DRAM bytes per
-channel as well.
+as the dataflow model says (``Schedule.residency``). :class:`Levels` copies
+tiles between them and counts the reads and writes of moves per level and
+operand, and DRAM bytes per channel as well — all the moves of one kind in
+a run at once (:meth:`Levels.count_moves`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from layoutalg.execute.machine import Machine
 from layoutalg.execute.placement import fetch, place
 
 OPTIONS = ("matrix", "round_robin", "iteration_aware", "hardware")
+#: Per-channel byte counts are decoded for this many (tile row, channel) entries at a time.
+DECODE_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -105,8 +108,12 @@ class Levels:
     """One run's memories: DRAM (channels), L2 and registers, with counters."""
 
     def __init__(self, hierarchy: Hierarchy, schedule, dtype: np.dtype) -> None:
+        from layoutalg.dataflow.schedule import INDEXED_BY
+
         self.schedule = schedule
         self.dtype = np.dtype(dtype)
+        self._tile_shapes = {x: (schedule.tile(rows), schedule.tile(cols))
+                             for x, (rows, cols) in INDEXED_BY.items()}
         self.channels = hierarchy.channel_layout(schedule)
         self.decoder = self.channels.decoder
         self.tally = Tally(self.dtype.itemsize, hierarchy.channels)
@@ -118,8 +125,10 @@ class Levels:
                                        ("register", hierarchy.register_bytes,
                                         "PE array registers")):
             self.buffers[level] = self._allocate(level, capacity, label)
-        self._channel_cache: dict[str, dict[tuple[int, int], np.ndarray]] = {}
+        self._channel_cache: dict[str, np.ndarray] = {}
+        self._addresses: dict[str, np.ndarray] = {}
         self._views: dict[tuple[str, str, tuple[int, int]], np.ndarray] = {}
+        self._tile_bounds: dict[tuple[str, tuple[int, int]], tuple] = {}
 
     def _allocate(self, level: str, capacity: int, label: str) -> Machine:
         """One full-tile slot per operand resident at ``level``, in A, B, C order."""
@@ -141,10 +150,7 @@ class Levels:
 
     def tile_shape(self, operand: str) -> tuple[int, int]:
         """``(rows, cols)`` of a full tile of ``operand``."""
-        from layoutalg.dataflow.schedule import INDEXED_BY
-
-        rows, cols = INDEXED_BY[operand]
-        return self.schedule.tile(rows), self.schedule.tile(cols)
+        return self._tile_shapes[operand]
 
     def bounds(self, operand: str, tile: tuple[int, int]):
         from layoutalg.dataflow.reuse import tile_bounds
@@ -185,33 +191,67 @@ class Levels:
         return found
 
     def _view(self, level: str, operand: str, tile: tuple[int, int]) -> np.ndarray:
-        (r0, r1), (c0, c1) = self.bounds(operand, tile)
+        (r0, r1), (c0, c1) = self._bounds(operand, tile)
         tr, tc = self.tile_shape(operand)
         if level == "dram":
-            start = int(self.channels.address_of(operand, *tile))
-            cells = self.dram.storage.reshape(-1)[start:start + tr * tc * self.dtype.itemsize]
+            start, memory = int(self._dram_addresses(operand)[tile]), self.dram
         else:
-            start = self.slots[level, operand]
-            storage = self.buffers[level].storage.reshape(-1)
-            cells = storage[start:start + tr * tc * self.dtype.itemsize]
+            start, memory = self.slots[level, operand], self.buffers[level]
+        cells = memory.storage.reshape(-1)[start:start + tr * tc * self.dtype.itemsize]
         return cells.view(self.dtype).reshape(tr, tc)[:r1 - r0, :c1 - c0]
 
-    def move(self, operand: str, tile, source: str, target: str) -> None:
-        """Copy a tile from ``source`` to ``target``, counting what moved."""
-        data = self.view(source, operand, tile)
-        self.view(target, operand, tile)[...] = data
-        self.count(source, operand, "read", tile, data.size)
-        self.count(target, operand, "write", tile, data.size)
-        if "register" in (source, target):
-            self.tally.add("array", operand, "hop", data.size)
+    def _bounds(self, operand: str, tile: tuple[int, int]):
+        """:meth:`bounds`, memoized (a run asks for every tile at every level)."""
+        found = self._tile_bounds.get((operand, tile))
+        if found is None:
+            found = self._tile_bounds[operand, tile] = self.bounds(operand, tile)
+        return found
+
+    def _dram_addresses(self, operand: str) -> np.ndarray:
+        """Base byte address of every tile of ``operand``: ``(rows, cols)`` of tiles."""
+        if operand not in self._addresses:
+            rows, cols = self._tile_grid(operand)
+            found = self.channels.address_of(operand, np.arange(rows)[:, None],
+                                             np.arange(cols)[None, :])
+            self._addresses[operand] = np.broadcast_to(np.asarray(found, dtype=np.int64),
+                                                       (rows, cols))
+        return self._addresses[operand]
+
+    def _tile_grid(self, operand: str) -> tuple[int, int]:
+        from layoutalg.dataflow.schedule import INDEXED_BY
+
+        rows, cols = INDEXED_BY[operand]
+        return self.schedule.trip(rows), self.schedule.trip(cols)
+
+    def copy(self, operand: str, tile, source: str, target: str) -> None:
+        """Copy a tile from ``source`` to ``target`` (:meth:`count_moves` counts it)."""
+        self.view(target, operand, tile)[...] = self.view(source, operand, tile)
 
     def zero(self, operand: str, tile, level: str) -> None:
         self.view(level, operand, tile)[...] = 0
 
-    def count(self, level: str, operand: str, kind: str, tile, elements: int) -> None:
-        self.tally.add(level, operand, kind, elements)
-        if level == "dram":
-            self.tally.add_channels(operand, kind, self.channel_bytes(operand, tile))
+    def count_moves(self, operand: str, tiles: np.ndarray, elements: np.ndarray,
+                    source: str, target: str) -> None:
+        """Count moves of ``operand``'s tiles from ``source`` to ``target``, all at once.
+
+        ``tiles`` numbers each moved tile row-major in the operand's tile
+        grid and ``elements`` is its size. Each move reads its elements at
+        ``source`` and writes them at ``target``; they cross the array when
+        one end is the registers; DRAM bytes are also split per channel.
+        Nothing is counted when nothing moves.
+        """
+        if tiles.size == 0:
+            return
+        total = int(elements.sum())
+        self.tally.add(source, operand, "read", total)
+        self.tally.add(target, operand, "write", total)
+        if "register" in (source, target):
+            self.tally.add("array", operand, "hop", total)
+        for level, kind in ((source, "read"), (target, "write")):
+            if level == "dram":
+                table = self._channel_table(operand)
+                moves = np.bincount(tiles, minlength=table.shape[0] * table.shape[1])
+                self.tally.add_channels(operand, kind, moves @ table.reshape(moves.size, -1))
 
     def channel_bytes(self, operand: str, tile) -> np.ndarray:
         """Bytes of the tile's elements on each channel.
@@ -222,34 +262,40 @@ class Levels:
         every element). Computed for every tile of the operand at once, on
         first use.
         """
+        return self._channel_table(operand)[tuple(tile)]
+
+    def _channel_table(self, operand: str) -> np.ndarray:
+        """Bytes per channel of every tile: ``(rows, cols, channels)`` of ``operand``."""
         if operand not in self._channel_cache:
             self._channel_cache[operand] = self._operand_channels(operand)
-        return self._channel_cache[operand][tuple(tile)]
+        return self._channel_cache[operand]
 
-    def _operand_channels(self, operand: str) -> dict:
+    def _operand_channels(self, operand: str) -> np.ndarray:
         from layoutalg.dataflow.schedule import INDEXED_BY
 
         rows_loop, cols_loop = INDEXED_BY[operand]
         tr, tc = self.tile_shape(operand)
         dim_r, dim_c = self.schedule.dim(rows_loop), self.schedule.dim(cols_loop)
-        count_r, count_c = self.schedule.trip(rows_loop), self.schedule.trip(cols_loop)
+        count_r, count_c = self._tile_grid(operand)
         e = self.dtype.itemsize
-        found = {}
-        for r in range(count_r):   # one vectorized decode per row of tiles
-            cols = np.arange(count_c, dtype=np.int64)
-            bases = np.asarray(self.channels.address_of(operand, r, cols), dtype=np.int64)
-            bases = np.broadcast_to(bases, cols.shape)
-            height = min(tr, dim_r - r * tr)
-            widths = np.minimum(tc, dim_c - cols * tc)
-            starts = bases[:, None] + np.arange(height, dtype=np.int64)[None, :] * tc * e
-            per_tile = self._decode(starts, (widths * e)[:, None])
-            for c in range(count_c):
-                found[r, c] = per_tile[c]
+        bases = self._dram_addresses(operand)
+        found = np.empty((count_r, count_c, self.tally.channels), dtype=np.int64)
+        widths = np.minimum(tc, dim_c - np.arange(count_c, dtype=np.int64) * tc) * e
+        offsets = np.arange(tr, dtype=np.int64) * tc * e
+        # several rows of tiles at a time (DECODE_CHUNK bounds the temporaries);
+        # a tile row past the matrix's edge is an empty range
+        chunk = max(1, DECODE_CHUNK // (count_c * tr * self.tally.channels))
+        for first in range(0, count_r, chunk):
+            r = np.arange(first, min(first + chunk, count_r), dtype=np.int64)
+            inside = np.arange(tr)[None, :] < np.minimum(tr, dim_r - r * tr)[:, None]
+            starts = bases[r][:, :, None] + offsets
+            lengths = np.where(inside[:, None, :], widths[None, :, None], 0)
+            found[r] = self._decode(starts, lengths)
         return found
 
     def _decode(self, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """Bytes per channel of the ranges ``[starts, starts + lengths)``, summed
-        over the last axis of ``starts`` (a tile's rows): shape ``(tiles, channels)``."""
+        over the last axis of ``starts`` (a tile's rows): the other axes, then channels."""
         channels = np.arange(self.tally.channels, dtype=np.int64)
         decoder = self.decoder
         kind = getattr(decoder, "kind", "")

@@ -2,17 +2,22 @@
 
 - ``"os"``, ``"ws"``, ``"is"`` run a :class:`layoutalg.dataflow.Schedule` on
   a :class:`~.hierarchy.Hierarchy` (DRAM channels → L2 → registers). The
-  executor walks the schedule's event stream (``la.dataflow.events``, the
-  one counting rule): every move copies a real tile between the level
-  memories, which count what they read and write (per level, operand and
-  DRAM channel); every compute multiplies the tiles held at the operands'
-  innermost levels and counts the rule's per-MAC accesses (register reads,
-  array hops), which no memory can observe from a vectorized product.
-  The totals equal ``la.dataflow.traffic(schedule)`` exactly (tested).
+  executor performs the moves, zero-fills and computes of the counting rule
+  (``la.dataflow.events``) in its order, step by step: every move copies a
+  real tile between the level memories and every compute multiplies the
+  tiles held at the operands' innermost levels. Which steps move what is
+  read off :class:`~.steps.Steps` (the loop nest as arrays), and the counts
+  are made in bulk from the same arrays: the moves per level, operand and
+  DRAM channel with array sums, the computes with the rule's own per-MAC
+  accesses (``reuse.accesses``) once per kind of step, times the steps of
+  that kind. The moves and their order equal the rule's events and the
+  totals equal ``la.dataflow.traffic(schedule)`` exactly (tested).
 - ``"summa"`` runs SUMMA on a PE mesh (:mod:`.summa`).
 """
 
 from __future__ import annotations
+
+from itertools import pairwise
 
 import numpy as np
 
@@ -61,9 +66,9 @@ def matmul(a, b, *, dataflow: str, tiles, machine=None) -> tuple[np.ndarray, Cou
 
 
 def run_schedule(a, b, *, dataflow, tiles, machine, dtype) -> tuple[np.ndarray, Counters]:
-    """Run an OS/WS/IS schedule's events on a :class:`Hierarchy`."""
-    from layoutalg.dataflow import reuse
+    """Run an OS/WS/IS schedule's steps on a :class:`Hierarchy`."""
     from layoutalg.dataflow.schedule import Schedule
+    from layoutalg.execute.steps import Steps
 
     hierarchy = Hierarchy.kpu() if machine is None else machine
     if not isinstance(hierarchy, Hierarchy):
@@ -76,30 +81,86 @@ def run_schedule(a, b, *, dataflow, tiles, machine, dtype) -> tuple[np.ndarray, 
     schedule = Schedule(dataflow, problem, _tiles(tiles), element_bytes=dtype.itemsize)
     levels = Levels(hierarchy, schedule, dtype)
     levels.load_inputs(a.astype(dtype, copy=False), b.astype(dtype, copy=False))
-    innermost = {x: schedule.residency(x)[-1] for x in "ABC"}
-    scratch = np.empty(levels.tile_shape("C"), dtype=dtype)
-    steps = 0
-    for event in reuse.events(schedule):
-        if isinstance(event, reuse.Move):
-            levels.move(event.operand, event.tile, event.source, event.target)
-        elif isinstance(event, reuse.Zero):
-            levels.zero(event.operand, event.tile, event.level)
-        else:
-            step = event.step
-            tiles_of = {x: levels.view(innermost[x], x, step.tile(x)) for x in "ABC"}
-            c = tiles_of["C"]
-            product = scratch[:c.shape[0], :c.shape[1]]
-            np.matmul(tiles_of["A"], tiles_of["B"], out=product)
-            c += product
-            for level, operand, kind, count in reuse.accesses(schedule, event):
-                if level == "mac":
-                    levels.tally.macs += count
-                else:
-                    levels.tally.add(level, operand, kind, count)
-            steps += 1
-    counters = levels.tally.freeze(steps=steps, schedule=schedule,
+    steps = Steps.of(schedule)
+    _perform(levels, steps)
+    _count(levels, steps)
+    counters = levels.tally.freeze(steps=steps.count, schedule=schedule,
                                    notes=(str(hierarchy), str(levels.channels)))
     return levels.result(), counters
+
+
+def _perform(levels: Levels, steps) -> None:
+    """Perform every step's moves, zero-fills and product on the level memories,
+    in the order of ``la.dataflow.events``: write back the C tile the step
+    does not need (innermost level first), fill A, B and C (outermost level
+    first; a new C tile starts at zero), then ``C += A·B`` on the tiles held at
+    each operand's innermost level. Nothing is counted here (see :func:`_count`)."""
+    from layoutalg.dataflow.schedule import INDEXED_BY, LOOPS, OPERANDS
+
+    schedule = steps.schedule
+    chains = {x: schedule.residency(x) for x in OPERANDS}
+    fills = {x: list(pairwise(chains[x])) for x in OPERANDS}
+    writebacks = [(level, parent) for parent, level in reversed(fills["C"])]
+    innermost = {x: chains[x][-1] for x in OPERANDS}
+    changed = {x: steps.changed[x].tolist() for x in OPERANDS}
+    first_touch = steps.first_touch.tolist()
+    # each step's tiles as tuples of Python ints, made as the loop reaches them
+    axes = {x: (LOOPS.index(rows), LOOPS.index(cols)) for x, (rows, cols) in INDEXED_BY.items()}
+    nest = zip(*(steps.index[loop].tolist() for loop in LOOPS))
+    view, copy = levels.view, levels.copy
+    scratch = np.empty(levels.tile_shape("C"), dtype=levels.dtype)
+    c_tile = None
+    for s, at in enumerate(nest):
+        tiles = {x: (at[i], at[j]) for x, (i, j) in axes.items()}
+        if s and changed["C"][s]:
+            for source, target in writebacks:
+                copy("C", c_tile, source, target)
+        c_tile = tiles["C"]
+        for x in OPERANDS:
+            if not changed[x][s]:
+                continue
+            if x == "C" and first_touch[s]:
+                for level in chains["C"][1:]:
+                    levels.zero("C", c_tile, level)
+            else:
+                for source, target in fills[x]:
+                    copy(x, tiles[x], source, target)
+        a = view(innermost["A"], "A", tiles["A"])
+        b = view(innermost["B"], "B", tiles["B"])
+        c = view(innermost["C"], "C", c_tile)
+        product = scratch[:c.shape[0], :c.shape[1]]
+        np.matmul(a, b, out=product)
+        c += product
+    for source, target in writebacks:
+        copy("C", c_tile, source, target)
+
+
+def _count(levels: Levels, steps) -> None:
+    """Add what :func:`_perform` moved and multiplied, a whole run at a time:
+    each fill and write-back of a level pair summed over its steps, and each
+    kind of compute step (see :meth:`~.steps.Steps.compute_kinds`) counted by
+    the rule once, times the steps of that kind."""
+    from layoutalg.dataflow import reuse
+    from layoutalg.dataflow.schedule import LOOPS, OPERANDS
+
+    schedule = steps.schedule
+    for x in OPERANDS:
+        filled = steps.fills(x)
+        for parent, level in pairwise(schedule.residency(x)):
+            levels.count_moves(x, steps.flat[x][filled], steps.elements(x)[filled],
+                               parent, level)
+    written = steps.writebacks()
+    for parent, level in reversed(list(pairwise(schedule.residency("C")))):
+        levels.count_moves("C", steps.flat["C"][written], steps.elements("C")[written],
+                           level, parent)
+    for (mi, nj, kk, first), (n, at) in steps.compute_kinds().items():
+        step = reuse.Step(*(int(steps.index[loop][at]) for loop in LOOPS))
+        for level, operand, kind, count in reuse.accesses(
+                schedule, reuse.Compute(step, (mi, nj, kk), first)):
+            if level == "mac":
+                levels.tally.macs += n * count
+            else:
+                levels.tally.add(level, operand, kind, n * count)
 
 
 def _operands(a, b):
