@@ -25,7 +25,7 @@ shoot() {  # url file
     --disable-background-networking --disable-component-update --disable-sync \
     --user-data-dir="$(mktemp -d)" --window-size=1280,1600 --hide-scrollbars \
     --screenshot="$2" "$1" >/dev/null 2>&1
-  python - "$2" <<'PY'
+  python3 - "$2" <<'PY'
 import sys
 from PIL import Image
 colours = Image.open(sys.argv[1]).convert("RGB").getcolors(maxcolors=1 << 16)
