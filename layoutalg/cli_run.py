@@ -44,18 +44,18 @@ def _at_example_sizes(subject, spec, console: Console):
     then says why it needs numbers)."""
     from layoutalg.core.chain import Chain
     from layoutalg.core.index_map import IndexMap
-    from layoutalg.verify.instance import example_sizes
+    from layoutalg.verify.instance import example_instance, sizes_text
 
     m = subject.index_map() if isinstance(subject, Chain) else subject
     if not isinstance(m, IndexMap) or m.is_concrete:
         return subject
-    sizes = example_sizes(m, spec.assume)
-    if not sizes:
+    instance = example_instance(m, spec.assume)
+    if instance is None:
         return subject
-    chosen = ", ".join(f"{k}={v}" for k, v in sizes.items())
-    console.print(f"(the claims hold for every size; running at {chosen}, sizes that meet "
-                  "the assumptions)", markup=False)
-    return m.bind(**sizes)
+    bound, sizes = instance
+    console.print(f"(the claims hold for every size; running at {sizes_text(sizes)}, sizes "
+                  "that meet the assumptions)", markup=False)
+    return bound
 
 
 def _fits_claim(spec) -> dict:

@@ -62,13 +62,11 @@ def terminal_picture(m: IndexMap, subject: object = None) -> Text:
     reads without colour too: by the subject's own unit when it has one (a
     Tenstorrent page), else offsets when every element has a cell and memory
     numbers when a cell stands for a block."""
-    from layoutalg.docgen.picture import cell_numbers, colour, sampled_points
+    from layoutalg.docgen.picture import cell_numbers, colour, memory_numbers, sampled_points
 
     rows, cols, ys, step_r, step_c = sampled_points(m, TERMINAL_SIDE)
     sampled = step_r > 1 or step_c > 1
-    memory = ys[:, :-1] if ys.shape[1] > 1 else np.zeros((len(ys), 1), dtype=np.int64)
-    keys, memory_index = np.unique(memory, axis=0, return_inverse=True)
-    memory_index = memory_index.ravel()
+    keys, memory_index = memory_numbers(ys)
     numbered = cell_numbers(subject, m, rows, cols)
     if numbered:
         unit, numbers = f"{numbered[0]}s", numbered[1]

@@ -38,14 +38,23 @@ def drawn_instance(m: IndexMap, assume=()) -> tuple[IndexMap, str] | None:
     """The map to draw and a note on it: ``m`` itself when concrete, else ``m``
     bound to example sizes meeting its assumptions and ``assume`` ("drawn for
     M=7, N=8"). None when no sizes are found."""
-    from layoutalg.verify.instance import example_sizes
+    from layoutalg.verify.instance import example_instance, sizes_text
 
-    if m.is_concrete:
-        return m, ""
-    sizes = example_sizes(m, assume)
-    if not sizes:
+    instance = example_instance(m, assume)
+    if instance is None:
         return None
-    return m.bind(**sizes), "drawn for " + ", ".join(f"{k}={v}" for k, v in sizes.items())
+    drawn, sizes = instance
+    return drawn, f"drawn for {sizes_text(sizes)}" if sizes else ""
+
+
+def memory_numbers(ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct memories (all image coordinates but the last) of the drawn
+    cells, in order, and each cell's memory number."""
+    memory = ys[:, :-1]
+    if not memory.shape[1]:
+        return np.zeros((1, 0), dtype=np.int64), np.zeros(len(ys), dtype=np.int64)
+    keys, index = np.unique(memory, axis=0, return_inverse=True)
+    return keys, index.ravel()
 
 
 def folding(m: IndexMap) -> str:
@@ -142,9 +151,7 @@ def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None)
     sampled = step_r > 1 or step_c > 1
     numbered = cell_numbers(subject, m, rows, cols)
     labels = numbered[1] if numbered else (None if sampled else ys[:, -1])
-    memory = ys[:, :-1] if ys.shape[1] > 1 else np.zeros((len(ys), 0), dtype=np.int64)
-    keys, memory_index = (np.unique(memory, axis=0, return_inverse=True) if memory.shape[1]
-                          else (np.zeros((1, 0)), np.zeros(len(ys), dtype=np.int64)))
+    keys, memory_index = memory_numbers(ys)
     n_rows = int(rows.max()) // step_r + 1
     n_cols = int(cols.max()) // step_c + 1
     if sampled:
@@ -159,7 +166,7 @@ def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None)
     memory_names = m.codomain.names[:-1]
     coords = [np.broadcast_to(v, rows.shape) for v in element_coords(m, rows, cols)]
     unit = f"{numbered[0]} " if numbered else ""
-    for cell, (r, c, k, y) in enumerate(zip(rows, cols, memory_index.ravel(), ys)):
+    for cell, (r, c, k, y) in enumerate(zip(rows, cols, memory_index, ys)):
         x0, y0 = 6 + int(c) // step_c * CELL, top + int(r) // step_r * CELL
         where = ", ".join(f"{n}={v}" for n, v in zip(memory_names, y[:-1]))
         element = ", ".join(str(int(v[cell])) for v in coords)

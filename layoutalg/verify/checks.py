@@ -158,12 +158,7 @@ def check_surjective(
     p, bounds_p = q.unknowns(m.codomain)
     valid = sympy.true if m.valid is None else m.valid
     if m.inverse is not None:
-        gp = substitute_exprs(m.inverse, m.codomain.symbols, p)
-        back = substitute_exprs(m.exprs, m.domain.symbols, gp)
-        escapes = [q.outside(v, e) for v, e in zip(gp, m.domain.extents)]
-        misses = [q.ne(a, b) for a, b in zip(back, p)]
-        outcome = q.run(bounds_p, [valid, sympy.Or(*escapes, *misses)], [m], assume=assume,
-                        timeout_ms=timeout_ms)
+        outcome = inverse_misses(m, assume, timeout_ms)
         if outcome.answer == "unsat":
             return q.result(Status.PROVED, "surjective", m.label, start,
                             reason="every valid slot holds an element (by the inverse)")
@@ -188,6 +183,20 @@ def check_surjective(
         return q.result(Status.UNKNOWN, "surjective", m.label, start,
                         reason=outcome.reason + note)
     return q.result(Status.REFUTED, "surjective", m.label, start, **_empty_slot(m, outcome, p))
+
+
+def inverse_misses(m: IndexMap, assume: Assume, timeout_ms: int):
+    """Ask for a valid slot ``p`` whose ``inverse(p)`` lies outside the domain
+    or does not map back to ``p``; ``unsat`` means the inverse is right on
+    every valid slot. The model names ``p`` by the codomain's symbols."""
+    p, bounds = q.unknowns(m.codomain)
+    gp = substitute_exprs(m.inverse, m.codomain.symbols, p)
+    back = substitute_exprs(m.exprs, m.domain.symbols, gp)
+    escapes = [q.outside(v, e) for v, e in zip(gp, m.domain.extents)]
+    misses = [q.ne(a, b) for a, b in zip(back, p)]
+    valid = sympy.true if m.valid is None else m.valid
+    return q.run(bounds, [valid, sympy.Or(*escapes, *misses)], [m], assume=assume,
+                 timeout_ms=timeout_ms)
 
 
 def _onto_by_counting(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:

@@ -49,3 +49,18 @@ def example_sizes(m: IndexMap, assume: Sequence[sympy.Basic] = ()) -> dict[str, 
 
 def _within(p: sympy.Symbol, bounds: tuple[int, int]) -> sympy.Basic:
     return sympy.And(p >= bounds[0], p <= bounds[1])
+
+
+def example_instance(m: IndexMap, assume: Sequence[sympy.Basic] = ()
+                     ) -> tuple[IndexMap, dict[str, int]] | None:
+    """``m`` bound to ``example_sizes`` and the sizes (``m`` and ``{}`` when it
+    is concrete); None when no sizes are found."""
+    sizes = example_sizes(m, assume)
+    if sizes is None:
+        return None
+    return (m.bind(**sizes) if sizes else m), sizes
+
+
+def sizes_text(sizes: dict[str, int]) -> str:
+    """``M=7, N=8``."""
+    return ", ".join(f"{name}={value}" for name, value in sizes.items())

@@ -28,7 +28,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import MapError, describe
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import (check_bijective, check_images_valid, check_in_bounds,
-                                     check_injective)
+                                     check_injective, inverse_misses)
 from layoutalg.verify.result import CheckResult, Status
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
 
@@ -79,13 +79,8 @@ def _bijection_with_right_inverse(g: IndexMap, assume: Assume, timeout_ms: int) 
         part = check(g, assume=assume, timeout_ms=timeout_ms)
         if not part.proved:
             return part
-    y, bounds = q.unknowns(g.codomain)
-    back = tuple(sympy.sympify(v) for v in g.inverse)
-    there = q.images(g, back)
-    wrong = sympy.Or(*(q.outside(v, e) for v, e in zip(back, g.domain.extents)),
-                     *(q.ne(a, b) for a, b in zip(there, y)))
-    valid = sympy.true if g.valid is None else g.valid
-    outcome = q.run(bounds, [valid, wrong], [g], assume=assume, timeout_ms=timeout_ms)
+    outcome = inverse_misses(g, assume, timeout_ms)
+    y, _ = q.unknowns(g.codomain)
     return q.verdict(outcome, "bijection with a right inverse", g.label, start,
                      proved="a bijection of its domain onto its valid slots, with a right "
                      "inverse",
