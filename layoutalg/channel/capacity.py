@@ -32,9 +32,8 @@ from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
 
 def solve(layout, bounds, constraints, assume, timeout_ms) -> solver.Outcome:
     """One Z3 query with the layout's parameters (each ≥ 1) and ``assume`` in force."""
-    return solver.solve(bounds, constraints, parameters=sorted(layout.parameters, key=str),
-                        assumptions=list(assume),
-                        timeout_ms=timeout_ms)
+    return q.ask(bounds, constraints, parameters=layout.parameters, assumptions=assume,
+                 timeout_ms=timeout_ms)
 
 
 def parameter_values(layout, outcome) -> dict[str, int]:

@@ -63,10 +63,10 @@ def check_meets_compulsory(subject: Schedule | SeedReuse, operand: str | None = 
     short = [sympy.Lt(num, comp * den, evaluate=False) for num, den, comp in
              (claims[x] for x in chosen)]
     schedule = subject.schedule if isinstance(subject, SeedReuse) else subject
-    assumptions = [*assume, *schedule.assumptions]
-    parameters = _parameters(*(v for x in chosen for v in claims[x]), *assumptions)
-    outcome = solver.solve([], [sympy.Or(*short)], parameters=parameters, assumptions=assumptions,
-                           timeout_ms=timeout_ms)
+    parameters = _parameters(*(v for x in chosen for v in claims[x]), *schedule.assumptions)
+    assumptions = [*q.checked_assumptions(assume, parameters), *schedule.assumptions]
+    outcome = q.ask([], [sympy.Or(*short)], parameters=parameters, assumptions=assumptions,
+                    timeout_ms=timeout_ms)
     names = ", ".join(f"{x} ≥ {COMPULSORY[x]}" for x in chosen)
     scope = "for every size" if parameters else "here"
     return q.verdict(outcome, "meets_compulsory", subject.label, start,
@@ -111,10 +111,10 @@ def check_stationary_once(schedule: Schedule, *, assume: Assume = (),
     else:
         measured, expected = {"read": t.get("dram", x, "read")}, {"read": whole}
     wrong = [sympy.Ne(measured[k], expected[k], evaluate=False) for k in measured]
-    assumptions = [*assume, *schedule.assumptions]
-    parameters = _parameters(*measured.values(), whole, *assumptions)
-    outcome = solver.solve([], [sympy.Or(*wrong)], parameters=parameters,
-                           assumptions=assumptions, timeout_ms=timeout_ms)
+    parameters = _parameters(*measured.values(), whole, *schedule.assumptions)
+    assumptions = [*q.checked_assumptions(assume, parameters), *schedule.assumptions]
+    outcome = q.ask([], [sympy.Or(*wrong)], parameters=parameters, assumptions=assumptions,
+                    timeout_ms=timeout_ms)
     return q.verdict(outcome, "stationary_once", schedule.label, start,
                      proved=f"{x} (stationary) crosses DRAM exactly once "
                      f"({COMPULSORY[x]} elements)",
@@ -182,11 +182,11 @@ def check_tiles_fit(schedule: Schedule, capacities: Capacities | None = None, *,
     bounds = [solver.Bounded(p, 0, n) for p, n in zip(point, schedule.trips)]
     need = {lv: step_footprint(schedule, lv, point) for lv in ("l2", "register")}
     over = [sympy.Gt(need[lv], capacities.of(lv), evaluate=False) for lv in need]
-    assumptions = [*assume, *schedule.assumptions]
     parameters = _parameters(*schedule.problem, *schedule.tiles, capacities.l2_bytes,
-                             capacities.register_bytes, *assumptions)
-    outcome = solver.solve(bounds, [sympy.Or(*over)], parameters=parameters,
-                           assumptions=assumptions, timeout_ms=timeout_ms)
+                             capacities.register_bytes, *schedule.assumptions)
+    assumptions = [*q.checked_assumptions(assume, parameters), *schedule.assumptions]
+    outcome = q.ask(bounds, [sympy.Or(*over)], parameters=parameters, assumptions=assumptions,
+                    timeout_ms=timeout_ms)
     return q.verdict(
         outcome, "tiles_fit", schedule.label, start,
         proved=f"every step's tiles fit L2 ({capacities.l2_bytes} B) and the "

@@ -17,6 +17,7 @@ import sympy
 import layoutalg as la
 from layoutalg.mesh.dtypes import element_size
 from layoutalg.mesh.memory_plan import MemoryPlan, PEGroup
+from layoutalg.verify import query as q
 from layoutalg.verify import solver
 from layoutalg.verify.result import CheckResult, Status
 
@@ -59,7 +60,7 @@ def prove_plan(plan: MemoryPlan, *, timeout_ms: int | None = None) -> CheckResul
         for kind, cases in (("overlap", clashes), ("budget", over)):
             if not cases:
                 continue
-            outcome = solver.solve(bounds, [sympy.Or(*cases)], timeout_ms=timeout)
+            outcome = q.ask(bounds, [sympy.Or(*cases)], timeout_ms=timeout)
             if outcome.answer == "unknown":
                 return verdict(Status.UNKNOWN, outcome.reason)
             if outcome.answer == "sat":

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import sympy
 
 from layoutalg.core.index_map import IndexMap
-from layoutalg.verify.solver import solve
+from layoutalg.verify.query import ask
 
 TENSOR, OTHER, ANY = (7, 12), (2, 6), (1, 12)
 TIMEOUT_MS = 2_000
@@ -40,8 +40,8 @@ def example_sizes(m: IndexMap, assume: Sequence[sympy.Basic] = ()) -> dict[str, 
     preferred = [_within(p, TENSOR if p in tensor else OTHER) for p in parameters]
     distinct = [sympy.Ne(a, b) for k, a in enumerate(parameters) for b in parameters[k + 1:]]
     for ranges in ([*preferred, *distinct], [_within(p, ANY) for p in parameters]):
-        outcome = solve([], ranges, parameters=parameters, assumptions=conditions,
-                        timeout_ms=TIMEOUT_MS)
+        outcome = ask([], ranges, parameters=parameters, assumptions=conditions,
+                      timeout_ms=TIMEOUT_MS)
         if outcome.answer == "sat":
             return {str(p): int(outcome.model[p]) for p in parameters}
     return None

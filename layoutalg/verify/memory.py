@@ -11,7 +11,6 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent
 from layoutalg.errors import MapError, describe
 from layoutalg.verify import query as q
-from layoutalg.verify import solver
 from layoutalg.verify.result import CheckResult, Status, point_text
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
 
@@ -99,7 +98,7 @@ def check_fits(
     params = q.parameter_values(outcome, [m])
     point = q.point_of(outcome, x)
     if not params:
-        worst = solver.maximize(need, bounds, [], timeout_ms=timeout_ms)
+        worst = q.maximum(need, bounds, timeout_ms=timeout_ms)
         if worst is not None:
             point = tuple(worst[1][s] for s in x)
     bound = q.concrete(m, params)

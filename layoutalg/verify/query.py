@@ -1,4 +1,4 @@
-"""Shared pieces of the Z3 checks: domain unknowns, running a query, rendering."""
+"""Shared pieces of the Z3 checks: domain unknowns, the one way into Z3, rendering."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from collections.abc import Callable, Sequence
 
 import sympy
 
+from layoutalg.core.expr import as_condition
 from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.core.space import Space
+from layoutalg.errors import MapError, describe
 from layoutalg.verify import solver
 from layoutalg.verify.result import CheckResult, Status
 
@@ -44,39 +46,102 @@ def outside(value: sympy.Expr, extent) -> sympy.Basic:
     return sympy.Or(sympy.Lt(value, 0, evaluate=False), sympy.Ge(value, extent, evaluate=False))
 
 
-def run(
+def ask(
     unknown_bounds: Sequence[solver.Bounded],
     constraints: Sequence[sympy.Basic],
-    maps: Sequence[IndexMap],
     *,
-    assume: Sequence[sympy.Basic] = (),
+    parameters: Sequence[sympy.Symbol] = (),
+    assumptions: Sequence[object] = (),
     timeout_ms: int,
     forall=None,
 ) -> solver.Outcome:
-    """Ask Z3 with the maps' parameters and assumptions in force."""
-    parameters: set[sympy.Symbol] = set()
-    assumptions: list[sympy.Basic] = list(assume)
-    for m in maps:
-        parameters |= m.parameters
-        assumptions.extend(m.assumptions)
-    outcome = solver.solve(
-        unknown_bounds,
-        constraints,
-        parameters=sorted(parameters, key=str),
-        assumptions=assumptions,
-        timeout_ms=timeout_ms,
-        forall=forall,
-    )
-    if outcome.answer == "unsat" and assumptions:
+    """The one way a check reaches Z3: is there a point meeting ``constraints``?
+
+    Every guard is here or in ``solver.solve`` below it, so no check can skip
+    one: an operator outside the vocabulary is UNKNOWN (solver); an unsat
+    answer whose encoding rules out large sizes is UNKNOWN (solver); an unsat
+    answer under assumptions that no sizes meet is UNKNOWN (here), since it
+    proves nothing. ``assumptions`` may mention only ``parameters`` (see
+    :func:`checked_assumptions`). A test asserts no other module calls the
+    solver.
+    """
+    parameters = sorted(set(parameters), key=str)
+    assumed = checked_assumptions(assumptions, parameters)
+    outcome = solver.solve(unknown_bounds, constraints, parameters=parameters,
+                           assumptions=assumed, timeout_ms=timeout_ms, forall=forall)
+    if outcome.answer == "unsat" and assumed:
         # unsat proves nothing if no sizes satisfy the assumptions at all.
-        possible = solver.solve([], [], parameters=sorted(parameters, key=str),
-                                assumptions=assumptions, timeout_ms=timeout_ms)
+        possible = solver.solve([], [], parameters=parameters, assumptions=assumed,
+                                timeout_ms=timeout_ms)
         if possible.answer != "sat":
             reason = ("the assumptions contradict each other, so nothing is proved"
                       if possible.answer == "unsat" else
                       f"cannot tell whether the assumptions can hold ({possible.reason})")
             return solver.Outcome("unknown", reason=reason, seconds=outcome.seconds)
     return outcome
+
+
+def run(
+    unknown_bounds: Sequence[solver.Bounded],
+    constraints: Sequence[sympy.Basic],
+    maps: Sequence[IndexMap],
+    *,
+    assume: Sequence[object] = (),
+    timeout_ms: int,
+    forall=None,
+) -> solver.Outcome:
+    """:func:`ask` with the maps' parameters and assumptions in force, and
+    ``assume`` (over the maps' parameters) besides."""
+    parameters: set[sympy.Symbol] = set()
+    for m in maps:
+        parameters |= m.parameters
+    assumptions = list(checked_assumptions(assume, parameters))
+    for m in maps:
+        assumptions.extend(m.assumptions)
+    return ask(unknown_bounds, constraints, parameters=parameters, assumptions=assumptions,
+               timeout_ms=timeout_ms, forall=forall)
+
+
+def maximum(objective: sympy.Expr, unknown_bounds: Sequence[solver.Bounded], *,
+            timeout_ms: int) -> tuple[int, dict[sympy.Symbol, int]] | None:
+    """The largest value of ``objective`` over concrete ranges, with a point
+    reaching it; None when Z3 does not say. Only picks a worst witness: no
+    verdict rests on it."""
+    return solver.maximize(objective, unknown_bounds, [], timeout_ms=timeout_ms)
+
+
+def checked_assumptions(assume: Sequence[object], parameters) -> tuple[sympy.Basic, ...]:
+    """``assume`` as SymPy booleans over ``parameters`` only.
+
+    An assumption restricts the sizes a claim is proved for; one that
+    mentions a coordinate would shrink the domain instead, and one written
+    with a look-alike symbol (``Symbol("M", integer=True)`` beside the
+    extent ``M``) would name a different unknown. So a look-alike is rebound
+    to the parameter of its name, and any other symbol is refused.
+
+    >>> from layoutalg import extents
+    >>> M, = extents("M")
+    >>> checked_assumptions([sympy.Symbol("M", integer=True) < 9], [M])[0].free_symbols == {M}
+    True
+    """
+    if isinstance(assume, (str, bytes)) or not isinstance(assume, Sequence):
+        raise MapError(f"assume must be a sequence of SymPy booleans; got {describe(assume)}")
+    by_name = {p.name: p for p in parameters}
+    checked = []
+    for k, value in enumerate(assume):
+        condition = as_condition(value, f"assume[{k}]")
+        rebind = {}
+        for symbol in sorted(condition.free_symbols, key=str):
+            canonical = by_name.get(symbol.name)
+            if canonical is None:
+                allowed = ", ".join(sorted(by_name)) or "none: the sizes are concrete"
+                raise MapError(
+                    f"assume[{k}] may mention only the extent parameters ({allowed}); "
+                    f"got symbol {symbol} in {condition}")
+            if canonical is not symbol:
+                rebind[symbol] = canonical
+        checked.append(condition.xreplace(rebind) if rebind else condition)
+    return tuple(checked)
 
 
 def parameter_values(outcome: solver.Outcome, maps: Sequence[IndexMap]) -> dict[sympy.Symbol, int]:

@@ -10,6 +10,7 @@ becomes ``unknown`` too: never a crash and never a pass.
 from __future__ import annotations
 
 import queue
+import random
 import threading
 import time
 from collections.abc import Sequence
@@ -23,6 +24,9 @@ from layoutalg.core.expr import Unsupported, integer_terms, quotient
 DEFAULT_TIMEOUT_MS = 20_000
 SEED = 7
 RACE_AFTER_S = 0.25
+VACUITY_DRAWS = 20
+VACUITY_MAX_BITS = 20
+VACUITY_TIMEOUT_MS = 10_000
 
 
 @dataclass(frozen=True)
@@ -68,30 +72,95 @@ def solve(
         return built
     solver, translator = built
     if not translator.constant_divisions:
-        return _check(solver, translator, unknowns, parameters, timeout_ms, start)
+        outcome = _check(solver, translator, unknowns, parameters, timeout_ms, start)
+        return _unless_vacuous(outcome, built, query)
     # Z3's own div/mod and quotient variables (num = den*q + r, linear) each
     # beat the other by 10x or more on some queries. Z3's own runs first;
     # if it has not answered after RACE_AFTER_S, both run, first answer wins.
     answers: queue.Queue = queue.Queue()
+    builds = {"native": built}
     contexts = [_start("native", built, unknowns, parameters, timeout_ms, start, answers)]
     try:
         outcomes = [answers.get(timeout=RACE_AFTER_S)]
     except queue.Empty:
         outcomes = []
     if outcomes and outcomes[0][1].answer != "unknown":
-        return outcomes[0][1]
+        return _unless_vacuous(outcomes[0][1], built, query)
     remaining = max(1, timeout_ms - int(_since(start) * 1000))
-    linear = _build(*query, quotients=True)
+    builds["quotient variables"] = linear = _build(*query, quotients=True)
     contexts.append(_start("quotient variables", linear, unknowns, parameters, remaining,
                            start, answers))
     while len(outcomes) < len(contexts):
         outcomes.append(answers.get())
-        if outcomes[-1][1].answer != "unknown":
+        label, outcome = outcomes[-1]
+        if outcome.answer != "unknown":
             for ctx in contexts:
                 ctx.interrupt()  # the other attempt: its answer is no longer needed
-            return outcomes[-1][1]
+            return _unless_vacuous(outcome, builds[label], query)
     reason = "; ".join(f"{label}: {outcome.reason}" for label, outcome in outcomes)
     return Outcome("unknown", reason=reason, seconds=_since(start))
+
+
+def _unless_vacuous(outcome: Outcome, built, query) -> Outcome:
+    """``outcome``, or UNKNOWN when an unsat answer may be vacuous.
+
+    Unsat over symbolic sizes proves the claim only for the sizes the
+    encoding admits. The translation adds side conditions (a named tile
+    size ``extent#k = ⌈M/PR⌉``, quotient and remainder variables) that must
+    hold for *every* size: a naming bug that equates two of them rules out
+    large sizes, and the claim is then "proved" for small sizes only, with
+    no counterexample anywhere to show it. So the side conditions alone are
+    checked at ``VACUITY_DRAWS`` sizes that meet the assumptions, drawn up
+    to ``2**VACUITY_MAX_BITS`` per parameter (fixed seed): each must admit
+    them. Skipped when there is nothing to rule sizes out (no parameters or
+    no side conditions).
+    """
+    unknowns, _, parameters, assumptions, _ = query
+    if outcome.answer != "unsat" or not parameters:
+        return outcome
+    solver_, translator = built
+    if not translator.definitions:
+        return outcome
+    ctx = translator.ctx
+    # Sizes meeting the assumptions come from a plain translation (Z3's own
+    # div/mod, no named terms): the query's own translation of them may lean
+    # on the very side conditions under test.
+    plain = _Translator(ctx, plain=True)
+    meets = z3.Solver(ctx=ctx)
+    admits = z3.Solver(ctx=ctx)  # the query's encoding: assumptions and side conditions
+    for s, t in ((meets, plain), (admits, translator)):
+        s.set("timeout", VACUITY_TIMEOUT_MS)
+        s.add([t.term(p) >= 1 for p in parameters])
+        s.add([t.boolean(a) for a in assumptions])
+    drawn = [plain.term(p) for p in parameters]
+    sizes = [translator.term(p) for p in parameters]
+    for unknown in unknowns:
+        var = translator.term(unknown.symbol)
+        admits.add(var >= translator.term(sympy.sympify(unknown.low)))
+        admits.add(var < translator.term(sympy.sympify(unknown.high)))
+    admits.add(translator.definitions)
+    draws = random.Random(SEED)
+    for k in range(VACUITY_DRAWS):
+        floors = [1 if k == 0 else int(2 ** draws.uniform(0, VACUITY_MAX_BITS)) for _ in sizes]
+        meets.push()
+        meets.add([size >= low for size, low in zip(drawn, floors)])
+        found = meets.check() == z3.sat
+        values = [meets.model().eval(size, model_completion=True).as_long()
+                  for size in drawn] if found else []
+        meets.pop()
+        if not found:
+            continue  # the assumptions bound the sizes below these floors
+        admits.push()
+        admits.add([size == value for size, value in zip(sizes, values)])
+        answer = admits.check()
+        admits.pop()
+        if answer != z3.sat:
+            shown = ", ".join(f"{p}={v}" for p, v in zip(parameters, values))
+            what = ("rules out" if answer == z3.unsat else "cannot be shown to admit")
+            return Outcome("unknown", seconds=outcome.seconds, reason=(
+                f"the encoding {what} the sizes {shown}, which meet the assumptions, "
+                "so unsat may hold for small sizes only; nothing is proved"))
+    return outcome
 
 
 def _start(label, built, unknowns, parameters, timeout_ms, start, answers) -> z3.Context:
@@ -212,13 +281,25 @@ def _since(start: float) -> float:
     return time.perf_counter() - start
 
 
+_RELATIONS = {
+    sympy.Eq: lambda a, b: a == b,
+    sympy.Ne: lambda a, b: a != b,
+    sympy.Lt: lambda a, b: a < b,
+    sympy.Le: lambda a, b: a <= b,
+    sympy.Gt: lambda a, b: a > b,
+    sympy.Ge: lambda a, b: a >= b,
+}
+
+
 class _Translator:
     """SymPy → Z3 in one context, memoized per node."""
 
-    def __init__(self, ctx: z3.Context, *, quotients: bool = False) -> None:
+    def __init__(self, ctx: z3.Context, *, quotients: bool = False, plain: bool = False) -> None:
         self.ctx = ctx
         self.quotients = quotients
+        self.plain = plain  # no named terms: Z3's own div/mod and nothing else
         self.constant_divisions = 0
+        self.made = 0
         self.memo: dict[sympy.Basic, z3.ExprRef] = {}
         self.names: dict[sympy.Symbol, z3.ArithRef] = {}
         self.definitions: list[z3.BoolRef] = []
@@ -227,15 +308,27 @@ class _Translator:
 
     def term(self, expr: sympy.Basic) -> z3.ArithRef:
         if expr not in self.memo:
-            self.memo[expr] = self._named(expr) if _derived_extent(expr) else self._term(expr)
+            named = _derived_extent(expr) and not self.plain
+            self.memo[expr] = self._named(expr) if named else self._term(expr)
         return self.memo[expr]
+
+    def fresh(self, prefix: str) -> z3.ArithRef:
+        """A new Z3 integer no other term of this query shares. The counter is
+        taken when the variable is made, after its definition's subterms are
+        translated (they may make variables of their own). "#" never occurs
+        in a dimension name, so these cannot alias a coordinate."""
+        self.made += 1
+        return z3.Int(f"{prefix}#{self.made}", self.ctx)
 
     def _named(self, expr: sympy.Basic) -> z3.ArithRef:
         # A quotient of extents (a tile size such as ceil(M/PR)) becomes a
         # variable of its own with a defining equation: Z3's nonlinear
-        # reasoning handles TR*q far better than ((M+PR-1)/PR)*q.
-        var = z3.Int(f"extent#{len(self.definitions)}", self.ctx)
-        self.definitions.append(var == self._term(expr))
+        # reasoning handles TR*q far better than ((M+PR-1)/PR)*q. The value is
+        # translated before the name is taken: ceil(ceil(M/8)/3) names its
+        # inner ceiling first, and the two must not share a name.
+        value = self._term(expr)
+        var = self.fresh("extent")
+        self.definitions.append(var == value)
         return var
 
     def boolean(self, expr: sympy.Basic) -> z3.BoolRef:
@@ -277,11 +370,9 @@ class _Translator:
             return None
         key = (num, den)
         if key not in self.divisions:
-            # Translate first: nested divisions register theirs, so k is fresh.
+            # Translate first: nested divisions register theirs before these.
             top, bottom = self.term(num), self.term(den)
-            k = len(self.divisions)
-            # "#" never occurs in a dimension name, so these cannot alias a coordinate.
-            q, r = z3.Int(f"quot#{k}", self.ctx), z3.Int(f"rem#{k}", self.ctx)
+            q, r = self.fresh("quot"), self.fresh("rem")
             self.definitions += [top == bottom * q + r, r >= 0, r < bottom]
             self.divisions[key] = (q, r)
         return self.divisions[key]
@@ -354,23 +445,29 @@ class _Translator:
             return result
         raise Unsupported(f"operator {type(expr).__name__} in {expr} is outside the index vocabulary")
 
+    def _relation(self, expr: sympy.Rel) -> z3.BoolRef:
+        """``lhs op rhs``. SymPy may have divided an integer relation through
+        (``9*d > 2`` held as ``d > 2/9``): when ``lhs − rhs`` is an integer
+        term plus a fraction ``p/q``, it is decided as ``q·term + p op 0``,
+        the same relation over the integers. Any other fraction (a
+        non-integer image such as ``i/2``) stays outside the vocabulary."""
+        compare = _RELATIONS[type(expr)]
+        try:
+            return compare(self.term(expr.lhs), self.term(expr.rhs))
+        except Unsupported:
+            fraction, rest = (expr.lhs - expr.rhs).as_coeff_Add()
+            if not (fraction.is_Rational and not fraction.is_Integer):
+                raise
+            p, q = fraction.p, fraction.q
+            return compare(q * self.term(rest) + p, z3.IntVal(0, self.ctx))
+
     def _boolean(self, expr: sympy.Basic) -> z3.BoolRef:
         if expr is sympy.true:
             return z3.BoolVal(True, self.ctx)
         if expr is sympy.false:
             return z3.BoolVal(False, self.ctx)
-        if isinstance(expr, sympy.Eq):
-            return self.term(expr.lhs) == self.term(expr.rhs)
-        if isinstance(expr, sympy.Ne):
-            return self.term(expr.lhs) != self.term(expr.rhs)
-        if isinstance(expr, sympy.Lt):
-            return self.term(expr.lhs) < self.term(expr.rhs)
-        if isinstance(expr, sympy.Le):
-            return self.term(expr.lhs) <= self.term(expr.rhs)
-        if isinstance(expr, sympy.Gt):
-            return self.term(expr.lhs) > self.term(expr.rhs)
-        if isinstance(expr, sympy.Ge):
-            return self.term(expr.lhs) >= self.term(expr.rhs)
+        if type(expr) in _RELATIONS:
+            return self._relation(expr)
         if isinstance(expr, sympy.And):
             return z3.And([self.boolean(a) for a in expr.args])
         if isinstance(expr, sympy.Or):
@@ -379,4 +476,15 @@ class _Translator:
             return z3.Not(self.boolean(expr.args[0]))
         if isinstance(expr, sympy.Implies):
             return z3.Implies(self.boolean(expr.args[0]), self.boolean(expr.args[1]))
+        if isinstance(expr, sympy.ITE):
+            condition, then, otherwise = (self.boolean(a) for a in expr.args)
+            return z3.If(condition, then, otherwise)
+        if isinstance(expr, sympy.Xor):
+            result, *rest = (self.boolean(a) for a in expr.args)
+            for other in rest:
+                result = z3.Xor(result, other)
+            return result
+        if isinstance(expr, sympy.Equivalent):
+            first, *rest = (self.boolean(a) for a in expr.args)
+            return z3.And([first == other for other in rest])
         raise Unsupported(f"condition {type(expr).__name__} in {expr} is outside the vocabulary")
