@@ -158,7 +158,7 @@ def test_an_encoding_that_rules_out_large_sizes_is_unknown_not_proved(monkeypatc
     monkeypatch.setattr(solver._Translator, "_named", old_naming)
     result = la.check_in_bounds(m)
     assert result.status is la.Status.UNKNOWN
-    assert "rules out the sizes" in result.reason
+    assert "does not admit the sizes" in result.reason
 
 
 def test_the_vacuity_guard_respects_assumptions_that_bound_the_sizes():

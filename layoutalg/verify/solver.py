@@ -79,7 +79,8 @@ def solve(
     # if it has not answered after RACE_AFTER_S, both run, first answer wins.
     answers: queue.Queue = queue.Queue()
     builds = {"native": built}
-    contexts = [_start("native", built, unknowns, parameters, timeout_ms, start, answers)]
+    contexts = {"native": _start("native", built, unknowns, parameters, timeout_ms, start,
+                                 answers)}
     try:
         outcomes = [answers.get(timeout=RACE_AFTER_S)]
     except queue.Empty:
@@ -88,14 +89,15 @@ def solve(
         return _unless_vacuous(outcomes[0][1], built, query)
     remaining = max(1, timeout_ms - int(_since(start) * 1000))
     builds["quotient variables"] = linear = _build(*query, quotients=True)
-    contexts.append(_start("quotient variables", linear, unknowns, parameters, remaining,
-                           start, answers))
+    contexts["quotient variables"] = _start("quotient variables", linear, unknowns, parameters,
+                                            remaining, start, answers)
     while len(outcomes) < len(contexts):
         outcomes.append(answers.get())
         label, outcome = outcomes[-1]
         if outcome.answer != "unknown":
-            for ctx in contexts:
-                ctx.interrupt()  # the other attempt: its answer is no longer needed
+            for other, ctx in contexts.items():
+                if other != label:
+                    ctx.interrupt()  # its answer is no longer needed
             return _unless_vacuous(outcome, builds[label], query)
     reason = "; ".join(f"{label}: {outcome.reason}" for label, outcome in outcomes)
     return Outcome("unknown", reason=reason, seconds=_since(start))
@@ -121,6 +123,20 @@ def _unless_vacuous(outcome: Outcome, built, query) -> Outcome:
     solver_, translator = built
     if not translator.definitions:
         return outcome
+    try:
+        shown = _ruled_out_sizes(translator, parameters, assumptions, unknowns)
+    except z3.Z3Exception as exc:
+        shown = f"(the check failed: {exc})"
+    if shown is None:
+        return outcome
+    return Outcome("unknown", seconds=outcome.seconds, reason=(
+        f"the encoding does not admit the sizes {shown}, which meet the assumptions, "
+        "so unsat may hold for small sizes only; nothing is proved"))
+
+
+def _ruled_out_sizes(translator, parameters, assumptions, unknowns) -> str | None:
+    """Sizes meeting the assumptions that the query's side conditions do not
+    admit (or cannot be shown to), as text; None when every draw is admitted."""
     ctx = translator.ctx
     # Sizes meeting the assumptions come from a plain translation (Z3's own
     # div/mod, no named terms): the query's own translation of them may lean
@@ -132,13 +148,13 @@ def _unless_vacuous(outcome: Outcome, built, query) -> Outcome:
         s.set("timeout", VACUITY_TIMEOUT_MS)
         s.add([t.term(p) >= 1 for p in parameters])
         s.add([t.boolean(a) for a in assumptions])
-    drawn = [plain.term(p) for p in parameters]
-    sizes = [translator.term(p) for p in parameters]
     for unknown in unknowns:
         var = translator.term(unknown.symbol)
         admits.add(var >= translator.term(sympy.sympify(unknown.low)))
         admits.add(var < translator.term(sympy.sympify(unknown.high)))
     admits.add(translator.definitions)
+    drawn = [plain.term(p) for p in parameters]
+    sizes = [translator.term(p) for p in parameters]
     draws = random.Random(SEED)
     for k in range(VACUITY_DRAWS):
         floors = [1 if k == 0 else int(2 ** draws.uniform(0, VACUITY_MAX_BITS)) for _ in sizes]
@@ -155,12 +171,8 @@ def _unless_vacuous(outcome: Outcome, built, query) -> Outcome:
         answer = admits.check()
         admits.pop()
         if answer != z3.sat:
-            shown = ", ".join(f"{p}={v}" for p, v in zip(parameters, values))
-            what = ("rules out" if answer == z3.unsat else "cannot be shown to admit")
-            return Outcome("unknown", seconds=outcome.seconds, reason=(
-                f"the encoding {what} the sizes {shown}, which meet the assumptions, "
-                "so unsat may hold for small sizes only; nothing is proved"))
-    return outcome
+            return ", ".join(f"{p}={v}" for p, v in zip(parameters, values))
+    return None
 
 
 def _start(label, built, unknowns, parameters, timeout_ms, start, answers) -> z3.Context:
