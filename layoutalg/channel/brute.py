@@ -22,8 +22,9 @@ from layoutalg.channel.iteration import (
     iteration_space,
 )
 from layoutalg.channel.layout import require_layout
-from layoutalg.channel.load import tile_addresses
+from layoutalg.channel.load import check_addressable, tile_addresses
 from layoutalg.channel.options import MATRICES, TILE_DIMS
+from layoutalg.core.evaluate import as_int64
 from layoutalg.errors import VerificationError
 from layoutalg.verify.result import CheckResult, Status, point_text
 
@@ -39,6 +40,7 @@ def _concrete(layout, who: str):
     layout = require_layout(layout, who)
     if not layout.is_concrete:
         raise VerificationError(f"{who} enumerates concrete layouts; {layout.label} is symbolic")
+    check_addressable(layout, who)
     return layout
 
 
@@ -239,7 +241,7 @@ def _lane_table(access, resource, lane: str):
     position = validate(access, resource, lane, "bank_conflict_degree")
     grids = _grids(access.domain)
     (address,) = access.apply(*grids.values())
-    address = np.moveaxis(np.asarray(address, dtype=np.int64), position, -1)
+    address = np.moveaxis(as_int64(address, f"addresses of {access.label}"), position, -1)
     used = np.asarray(resource_of(resource, address), dtype=np.int64)
     # Lanes reading one word of a bank share a broadcast; channels never do.
     if isinstance(resource, Banks):

@@ -11,16 +11,24 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
+import sympy
 
 from layoutalg.channel.errors import ChannelError
 from layoutalg.channel.layout import require_layout
 from layoutalg.channel.options import MATRICES
+from layoutalg.core.bounds import interval
 from layoutalg.errors import describe
 from layoutalg.verify.result import CheckResult, Status
 
 TILES_PER_CHUNK = 1 << 14
+# Enumeration decodes addresses in NumPy int64. The address formulas add and
+# multiply nonnegative terms (no intermediate exceeds the address) and a
+# swizzle only moves bits below its target field, so addresses within this
+# limit keep every intermediate, beat and offset exact with room to spare.
+ADDRESS_LIMIT = 1 << 60
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,7 @@ def channel_load(layout) -> ChannelLoad:
     if not layout.is_concrete:
         raise ChannelError(f"channel_load counts a concrete layout; {layout.label} has symbolic "
                            f"sizes {sorted(map(str, layout.parameters))}; bind them first")
+    check_addressable(layout, "channel_load")
     rows = []
     for matrix in MATRICES:
         counts = np.zeros(layout.num_channels, dtype=np.int64)
@@ -90,6 +99,33 @@ def channel_load(layout) -> ChannelLoad:
             counts += found
         rows.append((matrix, tuple(int(v) * layout.interleave for v in counts)))
     return ChannelLoad(layout.label, tuple(rows))
+
+
+def check_addressable(layout, who: str) -> None:
+    """Refuse (ChannelError) a concrete layout whose addresses could leave int64."""
+    reach = address_reach(layout)
+    if reach > ADDRESS_LIMIT:
+        raise ChannelError(
+            f"{who}: {layout.label} reaches byte address {reach}; enumeration decodes addresses "
+            f"as int64 and needs them below {ADDRESS_LIMIT} (2**60)")
+
+
+@lru_cache(maxsize=256)
+def address_reach(layout) -> int:
+    """A bound on every byte address, beat and decoded offset of a concrete layout
+    (interval arithmetic over the tile address formulas)."""
+    top = 0
+    for matrix in MATRICES:
+        space = layout.tile_space(matrix)
+        rows, cols = space.symbols
+        ranges = {s: (0, int(e) - 1) for s, e in zip(space.symbols, space.extents)}
+        low, high = interval(sympy.sympify(layout.address_of(matrix, rows, cols)), ranges)
+        top = max(top, -low, high)
+    top += layout.tile_bytes + layout.interleave * layout.beats
+    swizzle = getattr(layout.decoder, "swizzle", None)
+    if swizzle is not None:
+        top = 2 * max(top, 1 << (swizzle.target + swizzle.bits))
+    return top
 
 
 def tile_addresses(layout, matrix: str):

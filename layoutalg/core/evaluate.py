@@ -1,44 +1,267 @@
-"""Exact vectorized evaluation of index expressions with NumPy (int64).
+"""Exact vectorized evaluation of index expressions with NumPy.
 
 This is the one module that turns SymPy into NumPy. ``lambdify`` would print
 ``floor(i/4)`` as a float division, which is inexact past 2**53 and returns
-floats, so expressions are compiled here into closures over ``int64`` arrays
-instead; compiled closures are cached by expression.
+floats, so expressions are compiled here into closures instead, cached by
+expression. Every expression is compiled twice:
+
+* the **fast** kernel runs on int64 arrays. It is taken only when interval
+  arithmetic (:mod:`layoutalg.core.bounds`) proves that every intermediate
+  value fits in int64 for the ranges of the given inputs, so it cannot wrap;
+* the **exact** kernel runs on object arrays of Python ints, with Python's
+  operators (never a NumPy integer loop), for everything else.
+
+Results are int64 arrays when every value fits (even if an intermediate did
+not), else object arrays of exact Python ints; conditions are bool arrays.
+A consumer that needs int64 uses :func:`as_int64`, which refuses a value
+past int64 with a ``MapError`` naming it instead of wrapping.
+
+>>> import sympy
+>>> from layoutalg.core.space import coordinate
+>>> i = coordinate("i")
+>>> evaluate(sympy.floor(i * 2**62 / (2**61 + 1)), {i: np.arange(4)}).tolist()
+[0, 1, 3, 5]
+>>> evaluate(i * 2**62, {i: np.arange(4)}).dtype     # the images themselves are past int64
+dtype('O')
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import sympy
 
+from layoutalg.core.bounds import INT64_LIMIT, Escapes, compile_bounds
 from layoutalg.core.expr import Unsupported, integer_terms, quotient
+from layoutalg.errors import MapError
 
 Kernel = Callable[[dict[sympy.Symbol, np.ndarray]], np.ndarray]
+_INT64_MIN = -(2**63)
+_CHUNK = 1 << 16  # elements per min/max pass over a large input (fits in L2)
 
 
-def evaluate(expr: sympy.Basic, env: dict[sympy.Symbol, np.ndarray | int]) -> np.ndarray:
-    """Evaluate ``expr`` with symbols bound to integer arrays (broadcasting)."""
-    bound = {symbol: np.asarray(value, dtype=np.int64) for symbol, value in env.items()}
-    return np.asarray(compile_expr(expr)(bound))
+@dataclass(frozen=True)
+class Compiled:
+    """The kernels of one expression: int64, exact, and its interval."""
+
+    fast: Kernel
+    exact: Kernel
+    bounds: Callable
+    is_condition: bool
 
 
-def evaluate_all(
-    exprs: Sequence[sympy.Basic], env: dict[sympy.Symbol, np.ndarray | int]
-) -> list[np.ndarray]:
-    bound = {symbol: np.asarray(value, dtype=np.int64) for symbol, value in env.items()}
-    return [np.asarray(compile_expr(expr)(bound)) for expr in exprs]
+def evaluate(expr: sympy.Basic, env: dict[sympy.Symbol, object]) -> np.ndarray:
+    """Evaluate ``expr`` exactly with symbols bound to integer arrays (broadcasting)."""
+    return _run(compile_expr(expr), _Inputs(env))
+
+
+def evaluate_all(exprs: Sequence[sympy.Basic], env: dict[sympy.Symbol, object]) -> list[np.ndarray]:
+    """Evaluate several expressions over one binding (inputs converted once)."""
+    inputs = _Inputs(env)
+    return [_run(compile_expr(expr), inputs) for expr in exprs]
 
 
 @lru_cache(maxsize=4096)
-def compile_expr(expr: sympy.Basic) -> Kernel:
-    """Compile ``expr`` into a closure over a symbol → array mapping."""
-    return _compile(expr)
+def compile_expr(expr: sympy.Basic) -> Compiled:
+    """Compile ``expr`` into its kernels (raises ``Unsupported`` outside the vocabulary)."""
+    exact = _compile(expr, _EXACT)
+    return Compiled(_compile(expr, _FAST), exact, compile_bounds(expr),
+                    not isinstance(expr, sympy.Expr))  # a Symbol is Boolean too
 
 
-def _compile(expr: sympy.Basic) -> Kernel:  # noqa: C901 - one branch per operator
+def as_int64(values: object, what: str) -> np.ndarray:
+    """``values`` as an int64 array, or ``MapError`` naming ``what`` and the first
+    value past int64 (never a wrapped value).
+
+    >>> as_int64(np.array([1, 2**64], dtype=object), "images of m")
+    Traceback (most recent call last):
+    ...
+    layoutalg.errors.MapError: images of m must fit in int64 ...; got 18446744073709551616
+    """
+    array = _integers(values)
+    if array.dtype == object:
+        flat = array.reshape(-1)
+        wide = next(int(v) for v in flat if not _INT64_MIN <= v <= INT64_LIMIT)
+        raise MapError(f"{what} must fit in int64 to be used as NumPy indices or offsets; "
+                       f"got {wide}")
+    return array
+
+
+def narrow(values: object) -> np.ndarray:
+    """Integer ``values`` as int64 when every one fits, else an object array of Python ints."""
+    return _integers(values)
+
+
+# -- inputs ---------------------------------------------------------------------------
+
+
+class _Inputs:
+    """One binding of symbols to values: int64 when all fit, exact on demand."""
+
+    def __init__(self, env: dict[sympy.Symbol, object]) -> None:
+        self.values = {symbol: _integers(value) for symbol, value in env.items()}
+        self.int64 = all(v.dtype != object for v in self.values.values())
+        self.scalar = all(v.ndim == 0 for v in self.values.values())
+        self.ranges = _Ranges(self.values)
+        self._exact: dict[sympy.Symbol, object] | None = None
+
+    @property
+    def exact(self) -> dict[sympy.Symbol, object]:
+        if self._exact is None:
+            # Python ints for single values, object arrays of them otherwise.
+            self._exact = {s: int(v) if v.ndim == 0 else v.astype(object)
+                           for s, v in self.values.items()}
+        return self._exact
+
+
+class _Ranges(dict):
+    """Symbol → (min, max) of its values, computed when a bounds kernel first asks
+    (a symbol without a value is a KeyError, as in a plain dict)."""
+
+    def __init__(self, values: dict[sympy.Symbol, np.ndarray]) -> None:
+        super().__init__()
+        self._values = values
+
+    def __missing__(self, symbol: sympy.Symbol) -> tuple[int, int]:
+        found = self[symbol] = _range(self._values[symbol])
+        return found
+
+
+def _range(array: np.ndarray) -> tuple[int, int]:
+    if array.size == 0:
+        return 0, 0
+    if array.dtype == object:
+        return int(array.min()), int(array.max())
+    # A broadcast input repeats along its zero-stride axes: read one copy.
+    if 0 in array.strides:
+        array = array[tuple(slice(0, 1) if s == 0 else slice(None) for s in array.strides)]
+    if array.size <= _CHUNK or not array.flags.c_contiguous:
+        return int(array.min()), int(array.max())
+    # min and max chunk by chunk: the second reduction reads from cache.
+    flat = array.reshape(-1)
+    lows, highs = [], []
+    for start in range(0, flat.size, _CHUNK):
+        chunk = flat[start:start + _CHUNK]
+        lows.append(chunk.min())
+        highs.append(chunk.max())
+    return int(min(lows)), int(max(highs))
+
+
+def _integers(value: object) -> np.ndarray:
+    """``value`` as an int64 array when every element fits, else object of Python ints."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        number = int(value)
+        return np.asarray(number, dtype=np.int64 if _fits(number, number) else object)
+    array = np.asarray(value)
+    kind = array.dtype.kind
+    if kind in "ib" or (kind == "u" and array.dtype.itemsize < 8):
+        return array.astype(np.int64, copy=False)
+    if kind == "u":
+        if array.size and int(array.max()) > INT64_LIMIT:
+            return array.astype(object)
+        return array.astype(np.int64)
+    if kind == "O":
+        return _shrink(np.frompyfunc(int, 1, 1)(array))
+    if kind == "f" and np.all(np.isfinite(array)) and np.all(array == np.floor(array)):
+        # Integral floats, exactly (a cast would wrap or saturate past int64).
+        return _shrink(np.frompyfunc(int, 1, 1)(array))
+    raise Unsupported(f"values must be integers; got an array of {array.dtype}")
+
+
+def _shrink(exact: object) -> np.ndarray:
+    """Python ints (one, or an object array of them) as int64 when all fit."""
+    if isinstance(exact, int):
+        return np.asarray(exact, dtype=np.int64 if _fits(exact, exact) else object)
+    exact = np.asarray(exact, dtype=object)
+    if exact.size == 0 or _fits(exact.min(), exact.max()):
+        return exact.astype(np.int64)
+    return exact
+
+
+def _fits(low: int, high: int) -> bool:
+    return _INT64_MIN <= low and high <= INT64_LIMIT
+
+
+# -- running --------------------------------------------------------------------------
+
+
+def _run(compiled: Compiled, inputs: _Inputs) -> np.ndarray:
+    if inputs.int64 and not inputs.scalar:
+        try:
+            compiled.bounds(inputs.ranges, INT64_LIMIT)
+        except Escapes:
+            pass
+        else:
+            return np.asarray(compiled.fast(inputs.values))
+    # One point, or values past int64: Python ints (exact), narrowed back.
+    result = compiled.exact(inputs.exact)
+    if compiled.is_condition:
+        return np.asarray(result, dtype=bool)
+    return _shrink(result)
+
+
+@dataclass(frozen=True)
+class _Mode:
+    """How a kernel holds constants and does integer arithmetic."""
+
+    constant: Callable[[int], object]
+    floordiv: Callable
+    mod: Callable
+    pick: Callable  # (min or max) -> elementwise function
+
+
+def _fast_constant(value: int):
+    # A constant past int64 only appears where the bounds send evaluation to
+    # the exact kernel, so the fast kernel never computes with it.
+    return np.int64(value) if _fits(value, value) else value
+
+
+def _exact_pick(which):
+    ufunc = np.minimum if which is min else np.maximum
+
+    def pick(a, b):
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            return ufunc(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+        return which(a, b)
+    return pick
+
+
+def _exact_divide(op):
+    """``op`` (// or %) on Python ints, giving 0 for a zero divisor as NumPy does."""
+    def divide(a, b):
+        try:
+            return op(a, b)
+        except ZeroDivisionError:
+            b = np.asarray(b, dtype=object)
+            zero = b == 0
+            return np.where(zero, 0, op(a, np.where(zero, 1, b))).astype(object)
+    return divide
+
+
+_FAST = _Mode(_fast_constant, np.floor_divide, np.mod,
+              lambda which: np.minimum if which is min else np.maximum)
+_EXACT = _Mode(int, _exact_divide(operator.floordiv), _exact_divide(operator.mod), _exact_pick)
+
+_RELATIONS = {
+    sympy.Eq: operator.eq, sympy.Ne: operator.ne, sympy.Lt: operator.lt,
+    sympy.Le: operator.le, sympy.Gt: operator.gt, sympy.Ge: operator.ge,
+}
+
+
+def _fold(parts, combine):
+    def fold(env):
+        total = parts[0](env)
+        for part in parts[1:]:
+            total = combine(total, part(env))
+        return total
+    return fold
+
+
+def _compile(expr: sympy.Basic, mode: _Mode) -> Kernel:  # noqa: C901 - one branch per operator
     if expr is sympy.true:
         return lambda env: np.bool_(True)
     if expr is sympy.false:
@@ -51,80 +274,61 @@ def _compile(expr: sympy.Basic) -> Kernel:  # noqa: C901 - one branch per operat
                 raise Unsupported(f"symbol {symbol} has no value") from None
         return lookup
     if isinstance(expr, sympy.Integer):
-        value = np.int64(int(expr))
+        value = mode.constant(int(expr))
         return lambda env: value
     if isinstance(expr, sympy.Add):
-        parts = [_compile(arg) for arg in expr.args]
-        def add(env):
-            total = parts[0](env)
-            for part in parts[1:]:
-                total = total + part(env)
-            return total
-        return add
+        return _fold([_compile(arg, mode) for arg in expr.args], operator.add)
     if isinstance(expr, sympy.Mul):
-        parts = [_compile(arg) for arg in integer_terms(expr)]
-        def mul(env):
-            total = parts[0](env)
-            for part in parts[1:]:
-                total = total * part(env)
-            return total
-        return mul
+        return _fold([_compile(arg, mode) for arg in integer_terms(expr)], operator.mul)
     if isinstance(expr, sympy.Pow):
         base, exponent = expr.args
         if not (exponent.is_Integer and exponent >= 0):
             raise Unsupported(f"power {expr} with a non-natural exponent")
-        inner = _compile(base)
+        inner = _compile(base, mode)
         power = int(exponent)
         return lambda env: inner(env) ** power
     if isinstance(expr, (sympy.floor, sympy.ceiling)):
         num, den = quotient(expr.args[0])
-        top, bottom = _compile(num), _compile(den)
+        top, bottom = _compile(num, mode), _compile(den, mode)
+        divide = mode.floordiv
         if isinstance(expr, sympy.floor):
-            return lambda env: np.floor_divide(top(env), bottom(env))
-        return lambda env: -np.floor_divide(-top(env), bottom(env))
+            return lambda env: divide(top(env), bottom(env))
+        return lambda env: -divide(-top(env), bottom(env))
     if isinstance(expr, sympy.Mod):
-        top, bottom = _compile(expr.args[0]), _compile(expr.args[1])
-        return lambda env: np.mod(top(env), bottom(env))
+        top, bottom = _compile(expr.args[0], mode), _compile(expr.args[1], mode)
+        mod = mode.mod
+        return lambda env: mod(top(env), bottom(env))
     if isinstance(expr, (sympy.Min, sympy.Max)):
-        parts = [_compile(arg) for arg in expr.args]
-        pick = np.minimum if isinstance(expr, sympy.Min) else np.maximum
-        def extreme(env):
-            result = parts[0](env)
-            for part in parts[1:]:
-                result = pick(result, part(env))
-            return result
-        return extreme
+        pick = mode.pick(min if isinstance(expr, sympy.Min) else max)
+        return _fold([_compile(arg, mode) for arg in expr.args], pick)
     if isinstance(expr, sympy.Piecewise):
-        branches = [(_compile(value), _compile(cond)) for value, cond in expr.args]
-        def piecewise(env):
-            conds = [np.asarray(cond(env), dtype=bool) for _, cond in branches]
-            values = [np.asarray(value(env)) for value, _ in branches]
-            shape = np.broadcast_shapes(*(c.shape for c in conds), *(v.shape for v in values))
-            conds = [np.broadcast_to(c, shape) for c in conds]
-            values = [np.broadcast_to(v, shape) for v in values]
-            if not np.logical_or.reduce(conds).all():
-                # Outside every branch the value is undefined: never invent one.
-                raise Unsupported(f"{expr} is undefined where no branch condition holds")
-            return np.select(conds, values)
-        return piecewise
-    relations = {
-        sympy.Eq: np.equal, sympy.Ne: np.not_equal, sympy.Lt: np.less,
-        sympy.Le: np.less_equal, sympy.Gt: np.greater, sympy.Ge: np.greater_equal,
-    }
-    for kind, op in relations.items():
+        branches = [(_compile(v, mode), _compile(c, mode)) for v, c in expr.args]
+        return _piecewise(expr, branches, exact=mode is _EXACT)
+    for kind, op in _RELATIONS.items():
         if isinstance(expr, kind):
-            left, right = _compile(expr.args[0]), _compile(expr.args[1])
-            return lambda env, op=op: op(left(env), right(env))
+            left, right = _compile(expr.args[0], mode), _compile(expr.args[1], mode)
+            return lambda env, op=op: np.asarray(op(left(env), right(env)), dtype=bool)
     if isinstance(expr, (sympy.And, sympy.Or)):
-        parts = [_compile(arg) for arg in expr.args]
         op = np.logical_and if isinstance(expr, sympy.And) else np.logical_or
-        def connect(env):
-            result = parts[0](env)
-            for part in parts[1:]:
-                result = op(result, part(env))
-            return result
-        return connect
+        return _fold([_compile(arg, mode) for arg in expr.args], op)
     if isinstance(expr, sympy.Not):
-        inner = _compile(expr.args[0])
+        inner = _compile(expr.args[0], mode)
         return lambda env: np.logical_not(inner(env))
     raise Unsupported(f"operator {type(expr).__name__} in {expr} is outside the index vocabulary")
+
+
+def _piecewise(expr, branches, *, exact: bool) -> Kernel:
+    def piecewise(env):
+        conds = [np.asarray(cond(env), dtype=bool) for _, cond in branches]
+        values = [np.asarray(value(env)) for value, _ in branches]
+        shape = np.broadcast_shapes(*(c.shape for c in conds), *(v.shape for v in values))
+        conds = [np.broadcast_to(c, shape) for c in conds]
+        if not np.logical_or.reduce(conds).all():
+            # Outside every branch the value is undefined: never invent one.
+            raise Unsupported(f"{expr} is undefined where no branch condition holds")
+        if exact:
+            # Keep Python ints: an int64 result would send the next operator
+            # back to NumPy's wrapping integer loops.
+            values = [v.astype(object) for v in values]
+        return np.select(conds, [np.broadcast_to(v, shape) for v in values])
+    return piecewise

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from layoutalg.core.evaluate import as_int64
 from layoutalg.core.index_map import IndexMap
 from layoutalg.verify.brute import image_table
 
@@ -97,8 +98,8 @@ def sampled_points(m: IndexMap, side: int) -> tuple[np.ndarray, np.ndarray, np.n
 def evaluate_at(m: IndexMap, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """The images of the drawn cells (rows, cols), one row of int64 per cell."""
     coords = element_coords(m, rows, cols)
-    return np.stack([np.broadcast_to(v, rows.shape) for v in m.apply(*coords)],
-                    axis=1).astype(np.int64)
+    images = np.stack([np.broadcast_to(v, rows.shape) for v in m.apply(*coords)], axis=1)
+    return as_int64(images, f"images of {m.label} (to draw them)")
 
 
 def element_coords(m: IndexMap, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -192,7 +193,8 @@ def memory_shares(m: IndexMap) -> dict[str, float] | None:
     _, ys = image_table(m)
     memory_extents = tuple(int(e) for e in m.codomain.extents[:-1])
     inside = np.all((ys[:, :-1] >= 0) & (ys[:, :-1] < np.asarray(memory_extents)), axis=1)
-    flat = np.ravel_multi_index(tuple(ys[inside, :-1].T), memory_extents)
+    memory = ys[inside, :-1].astype(np.int64)  # inside the memory dims: they fit
+    flat = np.ravel_multi_index(tuple(memory.T), memory_extents)
     counts = np.bincount(flat, minlength=int(np.prod(memory_extents)))
     counts = counts[counts > 0]
     return {"memories used": int(len(counts)), "min": int(counts.min()),

@@ -23,7 +23,8 @@ from functools import lru_cache
 import numpy as np
 import sympy
 
-from layoutalg.core.evaluate import evaluate
+from layoutalg.core.bounds import INT64_LIMIT
+from layoutalg.core.evaluate import evaluate, narrow
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.execute.errors import CapacityError, MachineError, PlacementError
@@ -31,6 +32,9 @@ from layoutalg.execute.machine import Machine
 from layoutalg.verify.result import point_text
 
 BLOCK_ELEMENTS = 1 << 20
+# In-memory offsets must stay NumPy int64 through ``offset * scale + itemsize``
+# (scale and itemsize divide 64): a larger one fits no memory anyway.
+MAX_OFFSET = (INT64_LIMIT - 64) // 64
 
 Terms = tuple[int, dict[int, np.ndarray]]  # constant, {domain axis: table}
 
@@ -188,6 +192,8 @@ def _separable(layout: IndexMap, shape, extents):
     rank = len(shape)
     memory = _weighted(per_coordinate[:rank], _row_major(codomain[:rank]))
     inner = _weighted(per_coordinate[rank:], _row_major(codomain[rank:]))
+    if memory is None or inner is None:
+        return None
     return memory, inner
 
 
@@ -199,7 +205,13 @@ def _row_major(extents) -> list[int]:
     return strides[::-1]
 
 
-def _weighted(terms_list, weights) -> Terms:
+def _weighted(terms_list, weights) -> Terms | None:
+    """The per-axis tables of ``Σ weight·coordinate``, or None when some table
+    could leave int64 (then the layout is evaluated per element, exactly)."""
+    reach = sum((abs(c) + sum(max(-int(t.min()), int(t.max())) for t in parts.values())) * w
+                for (c, parts), w in zip(terms_list, weights))
+    if reach > MAX_OFFSET:
+        return None
     constant, tables = 0, {}
     for (c, parts), w in zip(terms_list, weights):
         constant += c * w
@@ -247,6 +259,8 @@ def _tables(expr, domain) -> Terms | None:
     for axis, part in groups.items():
         values = np.arange(int(domain.extents[axis]), dtype=np.int64)
         table = np.broadcast_to(evaluate(part, {symbols[axis]: values}), values.shape)
+        if table.dtype == object:
+            return None  # a term past int64: evaluate whole coordinates instead
         tables[axis] = np.ascontiguousarray(table, dtype=np.int64)
     return constant, tables
 
@@ -272,8 +286,8 @@ def _blocks(layout: IndexMap, shape, extents) -> Iterator:
             grid = np.indices((last - first,) + extents[1:], dtype=np.int64).reshape(
                 len(extents), -1)
             grid[0] += first
-        image = [np.asarray(v, dtype=np.int64).reshape(-1) for v in layout.apply(*grid)]
-        image = [np.broadcast_to(v, (grid.shape[1],)) for v in image]
+        # Exact images (object arrays past int64), so none wraps into range.
+        image = [narrow(np.broadcast_to(v, (grid.shape[1],))) for v in layout.apply(*grid)]
         for k, values in enumerate(image):
             bad = np.flatnonzero((values < 0) | (values >= codomain[k]))
             if bad.size:
@@ -281,8 +295,31 @@ def _blocks(layout: IndexMap, shape, extents) -> Iterator:
                 _outside(layout, k, int(values[bad[0]]), point)
         memory = np.zeros(grid.shape[1], dtype=np.int64)
         for values, extent in zip(image[:rank], codomain[:rank]):
-            memory = memory * extent + values
-        offset = np.zeros(grid.shape[1], dtype=np.int64)
-        for values, extent in zip(image[rank:], codomain[rank:]):
-            offset = offset * extent + values
+            memory = memory * extent + values.astype(np.int64)  # < the memories: fits
+        offset = _offsets(layout, grid, image[rank:], codomain[rank:])
         yield slice(first * inner_size, last * inner_size), memory, offset
+
+
+def _offsets(layout: IndexMap, grid: np.ndarray, image, extents) -> np.ndarray:
+    """Row-major in-memory offsets of in-range coordinates, as int64 — or
+    CapacityError naming the element when one is past any memory."""
+    n = grid.shape[1]
+    strides = _row_major(extents)
+    reach = sum(int(v.max()) * w for v, w in zip(image, strides)) if n else 0
+    if reach <= MAX_OFFSET:
+        offset = np.zeros(n, dtype=np.int64)
+        for values, stride in zip(image, strides):
+            if stride <= MAX_OFFSET:   # a larger stride only ever multiplies 0 here
+                offset += values.astype(np.int64) * stride
+        return offset
+    offset = np.zeros(n, dtype=object)   # Python ints: exact however large
+    for values, stride in zip(image, strides):
+        offset = offset + values.astype(object) * stride
+    k = int(np.argmax(offset))
+    if offset[k] > MAX_OFFSET:
+        point = tuple(int(g[k]) for g in grid)
+        raise CapacityError(
+            f"layout {layout.label} places element {point_text(layout.domain.names, point)} at "
+            f"in-memory offset {offset[k]}, past what any memory holds (offsets must stay "
+            f"below {MAX_OFFSET + 1})")
+    return offset.astype(np.int64)

@@ -108,6 +108,7 @@ class Levels:
     """One run's memories: DRAM (channels), L2 and registers, with counters."""
 
     def __init__(self, hierarchy: Hierarchy, schedule, dtype: np.dtype) -> None:
+        from layoutalg.channel.load import check_addressable
         from layoutalg.dataflow.schedule import INDEXED_BY
 
         self.schedule = schedule
@@ -115,6 +116,7 @@ class Levels:
         self._tile_shapes = {x: (schedule.tile(rows), schedule.tile(cols))
                              for x, (rows, cols) in INDEXED_BY.items()}
         self.channels = hierarchy.channel_layout(schedule)
+        check_addressable(self.channels, "Hierarchy")  # tile addresses are decoded as int64
         self.decoder = self.channels.decoder
         self.tally = Tally(self.dtype.itemsize, hierarchy.channels)
         self.dram = Machine.single(int(self.channels.memory_bytes), name="DRAM")

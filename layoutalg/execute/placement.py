@@ -9,6 +9,7 @@ and the rest one evaluated scatter per block (see :mod:`.plan`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -188,7 +189,7 @@ def _cells(machine: Machine, dtype: np.dtype, found: Analysis) -> np.ndarray:
 def _span_bytes(found: Analysis) -> int:
     """Bytes of the layout's in-memory slots (what ``fill`` covers), at most the capacity."""
     codomain = [int(e) for e in found.layout.codomain.extents]
-    span = int(np.prod(codomain[len(found.shape):], dtype=np.int64))
+    span = math.prod(codomain[len(found.shape):])   # exact: a huge codomain must not wrap
     return span if found.in_bytes else span * found.itemsize
 
 

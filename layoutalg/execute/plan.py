@@ -25,6 +25,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from layoutalg.core.bounds import INT64_LIMIT
 from layoutalg.execute.analysis import Analysis, _row_blocks, _row_major
 from layoutalg.execute.errors import MachineError
 
@@ -245,10 +246,20 @@ def _cell_tables(found: Analysis, row: int):
         i_const //= size
         i_tables = {a: t // size for a, t in i_tables.items()}
     constant = m_const * row + i_const
+    # Every partial sum of the cell tables stays within this reach; past
+    # int64 (tables that cancel only in their sum) scatter per element instead.
+    reach = abs(constant) + sum(_magnitude(t) * row for t in m_tables.values()) + sum(
+        _magnitude(t) for t in i_tables.values())
+    if reach > INT64_LIMIT:
+        return None
     tables = {a: t * row for a, t in m_tables.items()}
     for axis, table in i_tables.items():
         tables[axis] = tables.get(axis, 0) + table
     return constant, tables
+
+
+def _magnitude(table: np.ndarray) -> int:
+    return max(-int(table.min()), int(table.max()), 0) if table.size else 0
 
 
 def _to_elements(offset: np.ndarray, found: Analysis) -> np.ndarray:

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from layoutalg.core.evaluate import as_int64
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.pattern_maps import PatternModel, obligations
 from layoutalg.mesh.shapes import check_shape
@@ -56,6 +57,7 @@ def _holders(layout: MeshLayout, shape, pes: tuple[int, int]) -> np.ndarray:
     """``[element, pe]`` booleans: which PEs hold each element (row-major ids)."""
     m = layout.index_map(shape, element_size=1)
     xs, ys = brute.image_table(m)
+    ys = as_int64(ys, f"images of {m.label}")  # they index the PE table
     element = np.ravel_multi_index(tuple(xs[:, -len(shape):].T), shape)
     table = np.zeros((int(np.prod(shape)), pes[0] * pes[1]), dtype=bool)
     table[element, ys[:, 0] * pes[1] + ys[:, 1]] = True
@@ -66,6 +68,7 @@ def memory(layout: MeshLayout, shape, element_size: int) -> np.ndarray:
     """PE memories as ``[pe_row, pe_col, slot]`` element ids (row-major), −1 for padding."""
     m = layout.index_map(shape, element_size=element_size)
     xs, ys = brute.image_table(m)
+    ys = as_int64(ys, f"images of {m.label}")  # they index the PE memories
     mem = np.full((layout.pe_rows, layout.pe_cols, m.codomain.extents[2] // element_size), -1,
                   dtype=np.int64)
     mem[ys[:, 0], ys[:, 1], ys[:, 2] // element_size] = np.ravel_multi_index(

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from layoutalg.core.evaluate import as_int64
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.mesh import maps
@@ -337,7 +338,8 @@ def _enumerate(mapping: IndexMap) -> tuple[np.ndarray, ...]:
         raise MeshError(f"custom layout {mapping.label} has {size} elements; at most "
                         f"{ENUMERATION_LIMIT} can be enumerated")
     points = np.indices(mapping.domain.extents, dtype=np.int64).reshape(mapping.domain.rank, -1)
-    return tuple(np.broadcast_to(v, points.shape[1:]) for v in mapping.apply(*points))
+    return tuple(as_int64(np.broadcast_to(v, points.shape[1:]), f"images of {mapping.label}")
+                 for v in mapping.apply(*points))
 
 
 @lru_cache(maxsize=512)

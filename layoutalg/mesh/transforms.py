@@ -18,7 +18,7 @@ from functools import cached_property
 
 import numpy as np
 
-from layoutalg.core.evaluate import evaluate_all
+from layoutalg.core.evaluate import as_int64, evaluate_all
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.mesh.dtypes import WAVELET_BYTES, element_size
@@ -144,7 +144,8 @@ def separable_blocks(pattern: SeparablePattern, copies: tuple[int, int], size: i
         env[symbol] = value
     env = {k: (v[None] if np.ndim(v) == 2 else v) for k, v in env.items()}
     slots = evaluate_all(list(pattern.read_slot) + list(pattern.write_slot), env)
-    flat = [np.broadcast_to(v, shape).reshape(-1).astype(np.int64) for v in slots]
+    what = f"block slots of {pattern.model.label}"
+    flat = [as_int64(np.broadcast_to(v, shape).reshape(-1), what) for v in slots]
     grid = [np.broadcast_to(v, shape).reshape(-1) for v in
             (r0[row][None], rn[row][None], c0[col][None], cn[col][None])]
     src_stride = pattern.dims[1].source.local_extent * size
@@ -161,8 +162,10 @@ def generic_blocks(model: PatternModel, shape, size: int) -> BlockTable:
                              f"{domain} exceeds {ENUMERATION_LIMIT} elements")
     points = np.indices(domain.extents, dtype=np.int64).reshape(domain.rank, -1)
     n = points.shape[1]
-    read = [np.broadcast_to(v, (n,)) for v in model.reads.apply(*points)]
-    write = [np.broadcast_to(v, (n,)) for v in model.writes.apply(*points)]
+    read = [as_int64(np.broadcast_to(v, (n,)), f"images of {model.reads.label}")
+            for v in model.reads.apply(*points)]
+    write = [as_int64(np.broadcast_to(v, (n,)), f"images of {model.writes.label}")
+             for v in model.writes.apply(*points)]
     tensor = points[-len(shape):]
     vrow = tensor[0]
     vcol = (np.ravel_multi_index(tuple(tensor[1:]), shape[1:]) if len(shape) > 1

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from layoutalg.core import evaluate as ev
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import VerificationError
@@ -38,12 +39,16 @@ def points(space: Space, limit: int = MAX_POINTS) -> np.ndarray:
 
 
 def image_table(m: IndexMap) -> tuple[np.ndarray, np.ndarray]:
-    """``(domain points, images)``, both ``(n, rank)`` arrays."""
+    """``(domain points, images)``, both ``(n, rank)`` arrays.
+
+    The images are exact: int64 when every one fits, else an object array of
+    Python ints (a wrapped image could land back inside the codomain).
+    """
     xs = points(m.domain)
     images = m.apply(*xs.T) if m.domain.rank else m.apply()
     ys = np.stack([np.broadcast_to(v, (len(xs),)) for v in images], axis=1) if images else (
         np.zeros((len(xs), 0), dtype=np.int64))
-    return xs, ys.astype(np.int64)
+    return xs, ev.narrow(ys)
 
 
 def _result(status, check, m_label, start, counterexample=None, reason=""):
@@ -56,7 +61,7 @@ def _named(names, values, suffix=""):
 
 
 def _outside(m: IndexMap, ys: np.ndarray) -> np.ndarray:
-    extents = np.asarray(m.codomain.extents, dtype=np.int64)
+    extents = ev.narrow(np.asarray(m.codomain.extents, dtype=object))
     return np.any((ys < 0) | (ys >= extents), axis=1)
 
 
@@ -94,10 +99,8 @@ def check_injective(m: IndexMap) -> CheckResult:
 def _valid_mask(m: IndexMap, slots: np.ndarray) -> np.ndarray:
     if m.valid is None:
         return np.ones(len(slots), dtype=bool)
-    from layoutalg.core.evaluate import evaluate  # the one NumPy evaluator
-
     env = dict(zip(m.codomain.symbols, slots.T))
-    return np.broadcast_to(np.asarray(evaluate(m.valid, env), dtype=bool), (len(slots),))
+    return np.broadcast_to(np.asarray(ev.evaluate(m.valid, env), dtype=bool), (len(slots),))
 
 
 def check_images_valid(m: IndexMap) -> CheckResult:
@@ -119,7 +122,7 @@ def _occupied(m: IndexMap, ys: np.ndarray) -> np.ndarray:
     """A flat boolean array over the codomain: which slots some element fills."""
     extents = m.codomain.extents
     filled = np.zeros(math.prod(extents), dtype=bool)
-    inside = ys[~_outside(m, ys)]
+    inside = ys[~_outside(m, ys)].astype(np.int64)  # inside the codomain: they fit
     if len(inside):
         filled[np.ravel_multi_index(tuple(inside.T), extents)] = True
     return filled
@@ -186,9 +189,14 @@ def check_fits(m: IndexMap, capacity: int, *, per: Sequence[str] | None = None,
                memory_name: str = "memory") -> CheckResult:
     start = time.perf_counter()
     memory, inside = memory_dims(m, per)
+    if not m.codomain.is_concrete:
+        raise VerificationError(f"enumeration needs concrete extents; {m.codomain} is symbolic")
     xs, ys = image_table(m)
-    flat = flat_offset(m, [ys[:, k] for k in range(ys.shape[1])], inside)
-    need = np.asarray(byte_end(flat, element_bytes, offsets_in_bytes), dtype=np.int64)
+    # The evaluator bounds flat·extent + image (an image far outside the
+    # codomain must not wrap into a small byte count).
+    slot = m.codomain.symbols
+    need = ev.evaluate(byte_end(flat_offset(m, slot, inside), element_bytes, offsets_in_bytes),
+                       dict(zip(slot, ys.T)))
     need = np.broadcast_to(need, (len(ys),))
     if len(need) == 0 or need.max() <= capacity:
         return _result(Status.PROVED, "fits", m.label, start, reason="enumerated")

@@ -1,0 +1,179 @@
+"""Interval bounds of index expressions: every value a subexpression can take.
+
+The NumPy evaluator (:mod:`layoutalg.core.evaluate`) runs an expression on
+int64 arrays only when every intermediate value provably fits in int64, and
+with exact Python ints otherwise. This module gives the proof: interval
+arithmetic over the same tree the evaluator computes (the same
+``quotient`` split of divisions, the same left-to-right folds of sums and
+products, every branch of a ``Piecewise``), given a range for each symbol.
+
+>>> import sympy
+>>> from layoutalg.core.space import coordinate
+>>> i = coordinate("i")
+>>> interval(sympy.floor(i * 2**62 / (2**61 + 1)), {i: (0, 3)})
+(0, 5)
+>>> fits_int64(sympy.floor(i * 2**62 / (2**61 + 1)), {i: (0, 3)})   # i * 2**62 does not
+False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+
+import sympy
+
+from layoutalg.core.expr import Unsupported, integer_terms, quotient
+
+Interval = tuple[int, int]
+Ranges = Mapping[sympy.Symbol, Interval]
+# Symmetric, so that negating a value in range (ceiling, Mod) never overflows.
+INT64_LIMIT = 2**63 - 1
+BOOLEAN: Interval = (0, 1)
+
+
+class Escapes(Exception):
+    """Some intermediate value may lie outside ``[-limit, limit]`` (internal)."""
+
+
+# A bounds kernel: (symbol ranges, limit or None) -> interval of the value.
+BoundsKernel = Callable[[Ranges, "int | None"], Interval]
+
+
+def interval(expr: sympy.Basic, ranges: Ranges) -> Interval:
+    """Lowest and highest value of ``expr`` (a superset: corners of each operator)."""
+    return compile_bounds(expr)(ranges, None)
+
+
+def fits_int64(expr: sympy.Basic, ranges: Ranges) -> bool:
+    """True when every intermediate value of ``expr`` provably fits in int64."""
+    try:
+        compile_bounds(expr)(ranges, INT64_LIMIT)
+    except Escapes:
+        return False
+    return True
+
+
+@lru_cache(maxsize=4096)
+def compile_bounds(expr: sympy.Basic) -> BoundsKernel:
+    """Compile ``expr`` into a closure computing its interval from symbol ranges."""
+    return _compile(expr)
+
+
+def _checked(low: int, high: int, limit: int | None) -> Interval:
+    if limit is not None and (low < -limit or high > limit):
+        raise Escapes
+    return low, high
+
+
+def _corners(op, a: Interval, b: Interval) -> tuple[int, int]:
+    values = [op(x, y) for x in a for y in b]
+    return min(values), max(values)
+
+
+def _fold(parts, combine):
+    def fold(ranges, limit):
+        total = parts[0](ranges, limit)
+        for part in parts[1:]:
+            total = _checked(*combine(total, part(ranges, limit)), limit)
+        return total
+    return fold
+
+
+def _floor_div(n: Interval, d: Interval) -> Interval:
+    if d[0] >= 1 or d[1] <= -1:
+        # n/d is monotone in each argument on a box where d keeps its sign.
+        return _corners(lambda x, y: x // y, n, d)
+    # A zero divisor gives 0 (NumPy's rule, kept by the exact path); a nonzero
+    # one gives at most |n| in magnitude.
+    top = max(abs(n[0]), abs(n[1]))
+    return -top, top
+
+
+def _mod(a: Interval, b: Interval) -> Interval:
+    if b[0] >= 1:
+        return a if 0 <= a[0] and a[1] < b[0] else (0, b[1] - 1)
+    if b[1] <= -1:
+        return a if b[1] < a[0] and a[1] <= 0 else (b[0] + 1, 0)
+    return min(0, b[0] + 1), max(0, b[1] - 1)
+
+
+def _power(base: Interval, exponent: int, limit: int | None) -> Interval:
+    if exponent == 0:
+        return 1, 1
+    top = max(abs(base[0]), abs(base[1]))
+    if limit is not None and top >= 2 and (top.bit_length() - 1) * exponent > limit.bit_length():
+        raise Escapes  # |base|**exponent is past the limit; do not build the number
+    # Repeated squaring never exceeds |base|**exponent in magnitude.
+    _checked(-(top ** exponent), top ** exponent, limit)
+    low, high = base[0] ** exponent, base[1] ** exponent
+    if exponent % 2 == 0 and base[0] < 0 < base[1]:
+        return 0, max(low, high)
+    return min(low, high), max(low, high)
+
+
+def _compile(expr: sympy.Basic) -> BoundsKernel:  # noqa: C901 - one branch per operator
+    if expr is sympy.true or expr is sympy.false:
+        return lambda ranges, limit: BOOLEAN
+    if isinstance(expr, sympy.Symbol):
+        def lookup(ranges, limit, symbol=expr):
+            try:
+                low, high = ranges[symbol]
+            except KeyError:
+                raise Unsupported(f"symbol {symbol} has no value") from None
+            return _checked(low, high, limit)
+        return lookup
+    if isinstance(expr, sympy.Integer):
+        value = int(expr)
+        return lambda ranges, limit: _checked(value, value, limit)
+    if isinstance(expr, sympy.Add):
+        return _fold([_compile(a) for a in expr.args], lambda x, y: (x[0] + y[0], x[1] + y[1]))
+    if isinstance(expr, sympy.Mul):
+        parts = [_compile(a) for a in integer_terms(expr)]
+        return _fold(parts, lambda x, y: _corners(lambda p, q: p * q, x, y))
+    if isinstance(expr, sympy.Pow):
+        base, exponent = expr.args
+        if not (exponent.is_Integer and exponent >= 0):
+            raise Unsupported(f"power {expr} with a non-natural exponent")
+        inner, power = _compile(base), int(exponent)
+        return lambda ranges, limit: _power(inner(ranges, limit), power, limit)
+    if isinstance(expr, (sympy.floor, sympy.ceiling)):
+        num, den = quotient(expr.args[0])
+        top, bottom = _compile(num), _compile(den)
+        if isinstance(expr, sympy.floor):
+            return lambda ranges, limit: _checked(
+                *_floor_div(top(ranges, limit), bottom(ranges, limit)), limit)
+
+        def ceiling(ranges, limit):
+            low, high = top(ranges, limit)
+            q = _floor_div((-high, -low), bottom(ranges, limit))
+            return _checked(-q[1], -q[0], limit)
+        return ceiling
+    if isinstance(expr, sympy.Mod):
+        top, bottom = _compile(expr.args[0]), _compile(expr.args[1])
+        return lambda ranges, limit: _checked(
+            *_mod(top(ranges, limit), bottom(ranges, limit)), limit)
+    if isinstance(expr, (sympy.Min, sympy.Max)):
+        pick = min if isinstance(expr, sympy.Min) else max
+        return _fold([_compile(a) for a in expr.args],
+                     lambda x, y: (pick(x[0], y[0]), pick(x[1], y[1])))
+    if isinstance(expr, sympy.Piecewise):
+        # The evaluator computes every branch everywhere, so every branch counts.
+        branches = [(_compile(value), _compile(cond)) for value, cond in expr.args]
+
+        def piecewise(ranges, limit):
+            spans = []
+            for value, cond in branches:
+                cond(ranges, limit)
+                spans.append(value(ranges, limit))
+            return min(s[0] for s in spans), max(s[1] for s in spans)
+        return piecewise
+    if isinstance(expr, (sympy.core.relational.Relational, sympy.And, sympy.Or, sympy.Not)):
+        parts = [_compile(a) for a in expr.args]
+
+        def condition(ranges, limit):
+            for part in parts:
+                part(ranges, limit)
+            return BOOLEAN
+        return condition
+    raise Unsupported(f"operator {type(expr).__name__} in {expr} is outside the index vocabulary")
