@@ -159,6 +159,9 @@ def test_hardware_single_channel_counterexample_is_real():
 # -- all sizes ------------------------------------------------------------------------------------
 
 M, NT, K, H = la.extents("M NT K H")
+# Proofs over symbolic sizes answer in well under a second on a quiet machine; a
+# timeout would make them UNKNOWN (a failure), so they get room for a loaded one.
+PROOF_MS = 60_000
 
 
 def every_size(option, channels):
@@ -168,10 +171,10 @@ def every_size(option, channels):
 
 def test_iteration_aware_for_every_even_channel_count():
     lay = every_size("iteration_aware", 2 * H)
-    assert check_conflict_free(lay, dataflow="os").proved
-    assert check_conflict_free(lay, dataflow="os", grain="beat").proved
-    assert check_fits(lay).proved
-    refuted = check_conflict_free(lay, dataflow="ws")
+    assert check_conflict_free(lay, dataflow="os", timeout_ms=PROOF_MS).proved
+    assert check_conflict_free(lay, dataflow="os", grain="beat", timeout_ms=PROOF_MS).proved
+    assert check_fits(lay, timeout_ms=PROOF_MS).proved
+    refuted = check_conflict_free(lay, dataflow="ws", timeout_ms=PROOF_MS)
     assert refuted.refuted and {"H", "M", "NT", "K"} <= set(refuted.counterexample)
     bound = lay.bind(**{k: refuted.counterexample[k] for k in ("H", "M", "NT", "K")})
     replay(bound, refuted, "ws", "tile")
@@ -179,7 +182,7 @@ def test_iteration_aware_for_every_even_channel_count():
 
 def test_symbolic_round_robin_counterexample_replays():
     lay = every_size("round_robin", 4)
-    result = check_conflict_free(lay)
+    result = check_conflict_free(lay, timeout_ms=PROOF_MS)
     assert result.refuted
     sizes = {k: result.counterexample[k] for k in ("M", "NT", "K")}
     replay(lay.bind(**sizes), result, "os", "tile")
@@ -221,6 +224,6 @@ def test_load_balance_names_the_busiest_channel():
 
 
 def test_symbolic_sizes_enter_counterexamples_as_ints():
-    result = check_conflict_free(every_size("round_robin", 4))
+    result = check_conflict_free(every_size("round_robin", 4), timeout_ms=PROOF_MS)
     assert all(isinstance(v, int) for v in result.counterexample.values())
     assert sympy.Symbol("M") not in result.counterexample

@@ -5,14 +5,33 @@ the statuses must agree (a Z3 UNKNOWN is a failure, never agreement), the
 exact conflict count is zero exactly when Z3 proves conflict-freedom, and
 every REFUTED counterexample, from either side, is replayed on the layout
 with plain integer arithmetic.
+
+Agreement is not the truth (both sides read the same formulas), so each test
+also states the verdict from plain ints: tile addresses are checked against
+the ports of seed 003's listings in ``test_channel_seed`` (round-robin's
+global index, the hardware walk, option 1's address, option 3's channel),
+then decoded by the seed's rules — ``(addr // granule) % N`` or by range,
+``addr // channel_bytes`` — and judged here: which tiles of one iteration
+share a channel, whether tiles overlap, fit their channel, stay on one.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import sympy
 from hypothesis import given
 from hypothesis import strategies as st
+from test_channel_seed import (
+    hardware_layout_tiles,
+    interleave_channel,
+    iteration_aware_channel,
+    matrix_channel_groups,
+    matrix_tile_address,
+    round_robin_global_index,
+)
+from test_channel_swizzle import cute_swizzle
 
 import layoutalg as la
 from layoutalg.channel import (
@@ -31,7 +50,9 @@ from layoutalg.channel.iteration import concurrent
 from layoutalg.channel.options import TILE_DIMS
 from layoutalg.verify.result import CheckResult, Status
 
-TIMEOUT_MS = 10_000
+# Generous: the slowest query here takes well under a second on a quiet machine; a
+# timeout turns PROVED into UNKNOWN (a failure), so leave room for a loaded one.
+TIMEOUT_MS = 60_000
 
 
 def agree(proved: CheckResult, enumerated: CheckResult) -> None:
@@ -65,6 +86,119 @@ def layouts(draw):
     return lay
 
 
+# -- the truth, from seed 003 with plain ints ---------------------------------------------------
+
+# The matrices streamed together (seed 004): OS streams A and B into the
+# array, WS streams A and the partial sums of C, IS streams B and C.
+STREAMED = {"os": ("A", "B"), "ws": ("A", "C"), "is": ("B", "C")}
+# Option 1's channel groups: the seed lists 4 and 8 channels; for 3 and 5 the
+# streamed A and B get the larger shares, as in the seed's 3/3/2 for 8.
+GROUPS = {3: {"A": [0], "B": [1], "C": [2]}, 4: matrix_channel_groups(4),
+          5: {"A": [0, 1], "B": [2, 3], "C": [4]}, 8: matrix_channel_groups(8)}
+
+
+def iteration_tile(matrix, ti, tj, tk):
+    """The (row, col) of ``matrix``'s tile used by iteration (ti, tj, tk)."""
+    return {"A": (ti, tk), "B": (tk, tj), "C": (ti, tj)}[matrix]
+
+
+def an_iteration(matrix, r, c):
+    """An iteration (ti, tj, tk) that uses tile (r, c) of ``matrix``."""
+    return {"A": (r, 0, c), "B": (0, c, r), "C": (r, c, 0)}[matrix]
+
+
+def seed_addresses(lay) -> dict:
+    """{(matrix, row, col): byte address} — the layout's, checked against the seed."""
+    m, n, k = lay.m_tiles, lay.n_tiles, lay.k_tiles
+    size, cb, channels = lay.tile_bytes, lay.channel_bytes, lay.num_channels
+    grids = {"A": (m, k), "B": (k, n), "C": (m, n)}
+    walk = (hardware_layout_tiles(m, n, k, channels, size, lay.interleave)
+            if lay.option == "hardware" else None)
+    table = {}
+    for x, (rows, cols) in grids.items():
+        for r, c in itertools.product(range(rows), range(cols)):
+            ti, tj, tk = an_iteration(x, r, c)
+            address = int(lay.address_of(x, r, c))
+            if lay.option == "round_robin":
+                assert address == round_robin_global_index(x, ti, tj, tk, m, n, k) * size
+            elif lay.option == "hardware":
+                assert address == walk["ABC".index(x)][r, c]
+            elif lay.option == "matrix":
+                assert address == matrix_tile_address(x, ti, tj, tk, m, n, k, size, cb,
+                                                      GROUPS[channels])
+            else:  # option 3: in the seed's channel, at a whole tile slot of it
+                within = address - iteration_aware_channel(x, ti, tj, tk, channels) * cb
+                assert within >= 0 and within % size == 0, (x, r, c, address)
+            table[x, r, c] = address
+    return table
+
+
+def channel_of(lay, address) -> int:
+    if lay.option in ("matrix", "iteration_aware"):
+        return address // lay.channel_bytes
+    granule = lay.tile_bytes if lay.option == "round_robin" else lay.interleave
+    return interleave_channel(address, granule, lay.num_channels)
+
+
+def offset_in_channel(lay, address) -> int:
+    if lay.option in ("matrix", "iteration_aware"):
+        return address % lay.channel_bytes
+    granule = lay.tile_bytes if lay.option == "round_robin" else lay.interleave
+    return (address // (granule * lay.num_channels)) * granule + address % granule
+
+
+def beat_channels(lay, address) -> list[int]:
+    """The channel of each beat of the tile at ``address``, in streaming order."""
+    return [channel_of(lay, address + lay.interleave * b) for b in range(lay.beats)]
+
+
+def seed_conflict_free(lay, dataflow, grain) -> bool:
+    """No two streamed tiles of one iteration on one channel (at the grain)."""
+    names = STREAMED[dataflow] if isinstance(dataflow, str) else tuple(dataflow)
+    where = seed_addresses(lay)
+    for ti, tj, tk in itertools.product(range(lay.m_tiles), range(lay.n_tiles),
+                                        range(lay.k_tiles)):
+        beats = {x: beat_channels(lay, where[(x, *iteration_tile(x, ti, tj, tk))])
+                 for x in names}
+        for a, b in itertools.combinations(names, 2):
+            if grain == "tile" and beats[a][0] == beats[b][0]:
+                return False
+            if grain == "beat" and any(p == q for p, q in zip(beats[a], beats[b])):
+                return False
+            if grain == "footprint" and set(beats[a]) & set(beats[b]):
+                return False
+    return True
+
+
+def seed_fits(lay) -> bool:
+    where = seed_addresses(lay)
+    if lay.option == "matrix":  # every tile inside one channel of its matrix's group
+        group = GROUPS[lay.num_channels]
+        return all(channel_of(lay, a) == channel_of(lay, a + lay.tile_bytes - 1)
+                   and channel_of(lay, a) in group[x] for (x, _, _), a in where.items())
+    if lay.option == "iteration_aware":  # every tile inside its seed channel
+        return all(channel_of(lay, a) == channel_of(lay, a + lay.tile_bytes - 1)
+                   == iteration_aware_channel(x, *an_iteration(x, r, c), lay.num_channels)
+                   for (x, r, c), a in where.items())
+    return all(offset_in_channel(lay, a + lay.interleave * b) + lay.interleave
+               <= lay.channel_bytes for a in where.values() for b in range(lay.beats))
+
+
+def seed_disjoint(lay) -> bool:
+    starts = sorted(seed_addresses(lay).values())
+    return all(later - earlier >= lay.tile_bytes for earlier, later in zip(starts, starts[1:]))
+
+
+def seed_single_channel(lay) -> bool:
+    return all(len(set(beat_channels(lay, a))) == 1 for a in seed_addresses(lay).values())
+
+
+def default_capacity(lay) -> int:
+    return ChannelLayout(lay.option, num_channels=lay.num_channels, m_tiles=lay.m_tiles,
+                         n_tiles=lay.n_tiles, k_tiles=lay.k_tiles, tile_bytes=lay.tile_bytes,
+                         interleave=lay.interleave).channel_bytes
+
+
 dataflows = st.sampled_from(["os", "ws", "is", ("A", "B", "C")])
 grains = st.sampled_from(["tile", "beat", "footprint"])
 
@@ -90,6 +224,7 @@ def test_conflict_free(lay, dataflow, grain):
     agree(proved, enumerated)
     count = brute.count_conflicts(lay, dataflow=dataflow, grain=grain)
     assert (count == 0) is proved.proved
+    assert proved.proved is seed_conflict_free(lay, dataflow, grain), proved
     for result in (proved, enumerated):
         if result.refuted:
             replay_conflict(lay, result.counterexample, dataflow, grain)
@@ -126,17 +261,21 @@ def replay_split(lay, ce):
 
 
 PLACEMENT = {
-    "fits": (check_fits, brute.check_fits, replay_overflow),
-    "disjoint": (check_disjoint, brute.check_disjoint, replay_overlap),
-    "single_channel": (check_single_channel, brute.check_single_channel, replay_split),
+    "fits": (check_fits, brute.check_fits, replay_overflow, seed_fits),
+    "disjoint": (check_disjoint, brute.check_disjoint, replay_overlap, seed_disjoint),
+    "single_channel": (check_single_channel, brute.check_single_channel, replay_split,
+                       seed_single_channel),
 }
 
 
 @given(layouts(), st.sampled_from(sorted(PLACEMENT)))
 def test_placement(lay, name):
-    z3_check, enumerate_check, replay = PLACEMENT[name]
+    z3_check, enumerate_check, replay, truth = PLACEMENT[name]
     proved, enumerated = z3_check(lay, timeout_ms=TIMEOUT_MS), enumerate_check(lay)
     agree(proved, enumerated)
+    assert proved.proved is truth(lay), proved
+    if name != "single_channel" and lay.channel_bytes == default_capacity(lay):
+        assert proved.proved  # the default capacity holds every tile, none overlapping
     for result in (proved, enumerated):
         if result.refuted:
             replay(lay, result.counterexample)
@@ -178,6 +317,7 @@ def test_swizzle_expression_is_cute_bitwise(sw):
     arithmetic = la.IndexMap(la.Space(x=size), la.Space(y=size), [sw.expr(x)])
     (values,) = arithmetic.apply(np.arange(size))
     assert list(values) == [sw(v) for v in range(size)]
+    assert list(values) == [cute_swizzle(sw.bits, sw.base, sw.shift, v) for v in range(size)]
     # An involution that keeps every period block in place.
     assert all(sw(sw(v)) == v and sw(v) // sw.period == v // sw.period for v in range(size))
 
@@ -200,17 +340,38 @@ def bank_problems(draw):
         resource = Banks(2 ** draw(st.integers(1, 3)), chunk * 2 ** draw(st.integers(0, 1)))
     else:
         resource = Interleave(2 ** draw(st.integers(1, 2)), chunk)
-    return access, resource
+    # the same reads with plain ints: lane addresses at each step, before the swizzle
+    reads = [[lane * chunks * chunk + step * chunk if by_column else
+              step * lanes * chunk + lane * chunk for lane in range(lanes)]
+             for step in range(chunks)]
+    return access, resource, (sw, reads)
+
+
+def plain_bank_conflict_free(resource, sw, reads) -> bool:
+    """No two lanes of one step on one bank (a shared bank word broadcasts) or channel."""
+    for step in reads:
+        addresses = [cute_swizzle(sw.bits, sw.base, sw.shift, a) for a in step]
+        for a, b in itertools.combinations(addresses, 2):
+            if isinstance(resource, Banks):
+                width = resource.bank_bytes
+                if (a // width) % resource.num_banks == (b // width) % resource.num_banks \
+                        and a // width != b // width:
+                    return False
+            elif (a // resource.granule) % resource.num_channels == \
+                    (b // resource.granule) % resource.num_channels:
+                return False
+    return True
 
 
 @given(bank_problems())
 def test_bank_conflict_free(problem):
-    access, resource = problem
+    access, resource, (sw, reads) = problem
     proved = check_bank_conflict_free(access, resource, lane="lane", method="z3",
                                       timeout_ms=TIMEOUT_MS)
     enumerated = brute.check_bank_conflict_free(access, resource, lane="lane")
     agree(proved, enumerated)
     assert (brute.bank_conflict_degree(access, resource, lane="lane") == 1) is proved.proved
+    assert proved.proved is plain_bank_conflict_free(resource, sw, reads), proved
     for result in (proved, enumerated):
         if result.refuted:
             ce = result.counterexample

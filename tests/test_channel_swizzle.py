@@ -1,4 +1,9 @@
-"""CuTe Swizzle<B,M,S> as bank and channel maps: hand-checked bits and bank verdicts."""
+"""CuTe Swizzle<B,M,S> as bank and channel maps: hand-checked bits and bank verdicts.
+
+``cute_swizzle`` is CuTe's ``Swizzle::apply`` (``cute/swizzle.hpp``) typed out
+with plain ints, the reference the swizzle expressions are held to here and
+in ``test_channel_differential``.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,14 @@ from layoutalg.channel import Banks, Interleave, Swizzle, check_bank_conflict_fr
 from layoutalg.channel import brute
 from layoutalg.verify import brute as core_brute
 from layoutalg.verify.result import Status
+
+
+def cute_swizzle(bits: int, base: int, shift: int, offset: int) -> int:
+    """CuTe: ``offset ^ shiftr(offset & yyy_msk, S)``, ``yyy_msk = bit_msk << (M + max(0, S))``,
+    ``shiftr(x, s) = x >> s`` for ``s >= 0`` else ``x << -s``."""
+    yyy_msk = ((1 << bits) - 1) << (base + max(0, shift))
+    picked = offset & yyy_msk
+    return offset ^ (picked >> shift if shift >= 0 else picked << -shift)
 
 
 def test_masks_are_cutes():
@@ -113,3 +126,4 @@ def test_expression_matches_bitwise_on_every_offset(bits, base, shift):
     size = 2 * sw.period
     (values,) = sw.index_map(size).apply(np.arange(size))
     assert (values == sw.table(size)).all()
+    assert values.tolist() == [cute_swizzle(bits, base, shift, v) for v in range(size)]

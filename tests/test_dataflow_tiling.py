@@ -15,6 +15,9 @@ from layoutalg.dataflow.tiling import canonical_tiles
 from layoutalg.verify.result import Status
 
 df = la.dataflow
+# Proofs over symbolic sizes answer in well under a second on a quiet machine; a
+# timeout would make them UNKNOWN (a failure), so they get room for a loaded one.
+PROOF_MS = 60_000
 
 
 def seed_constraint(dataflow, tiles, element_bytes, capacities) -> bool:
@@ -78,9 +81,10 @@ def test_capacity_constraints_imply_every_step_fits_for_all_sizes(dataflow):
     M, N, K, Ti, Tj, Tk, L2, R = la.extents("M N K Ti Tj Tk L2 R")
     schedule = df.Schedule(dataflow, (M, N, K), (Ti, Tj, Tk))
     caps = df.Capacities(L2, R)
-    proved = df.check_tiles_fit(schedule, caps, assume=df.tile_constraints(schedule, caps))
+    proved = df.check_tiles_fit(schedule, caps, assume=df.tile_constraints(schedule, caps),
+                                timeout_ms=PROOF_MS)
     assert proved.status is Status.PROVED, proved
-    refuted = df.check_tiles_fit(schedule, caps)
+    refuted = df.check_tiles_fit(schedule, caps, timeout_ms=PROOF_MS)
     assert refuted.status is Status.REFUTED
     ce = refuted.counterexample
     concrete = df.Schedule(dataflow, (ce["M"], ce["N"], ce["K"]), (ce["Ti"], ce["Tj"], ce["Tk"]))
@@ -94,6 +98,11 @@ def test_tiles_fit_z3_agrees_with_enumeration(schedule, l2, registers):
     proved, enumerated = df.check_tiles_fit(schedule, caps), brute.check_tiles_fit(schedule, caps)
     assert proved.status is not Status.UNKNOWN, proved
     assert proved.status is enumerated.status, (proved, enumerated)
+    # the truth: the first step holds full tiles (tiles never exceed the problem), the
+    # largest of any step, so every step fits exactly when the seed's constraints hold
+    assert all(t <= d for t, d in zip(schedule.tiles, schedule.problem))
+    assert proved.proved is seed_constraint(schedule.dataflow, schedule.tiles,
+                                            schedule.element_bytes, caps), proved
     if proved.refuted:
         ce = proved.counterexample
         assert ce["bytes"] > ce["capacity"]

@@ -52,6 +52,23 @@ def reference(layout: MeshLayout, shape):
     return table
 
 
+def holders(layout: MeshLayout, shape) -> dict:
+    """{view element (i, j): PEs holding it}, from the definitions; a replicated
+    layout holds every element on every PE of its grid."""
+    if layout.is_replicated:
+        every = frozenset((r, c) for r in range(layout.pe_rows) for c in range(layout.pe_cols))
+        return {(i, j): every for i in range(shape[0]) for j in range(math.prod(shape[1:]))}
+    return {view: frozenset([pe]) for view, (pe, _) in reference(layout, shape).items()}
+
+
+def view_index(index, shape):
+    """The 2-D view element of a tensor element: rows, then every other dim flattened."""
+    j = 0
+    for k, n in zip(index[1:], shape[1:]):
+        j = j * n + k
+    return (index[0], j)
+
+
 def tensor_index(view_index, shape):
     i, j = view_index
     if len(shape) == 1:

@@ -4,16 +4,22 @@ The MLP figures are derived here from the seed's layouts by hand formulas
 (ceil-division tiles, every layout anchored at PE (0, 0)), not read from the
 planner: bump = the sum of PE (0, 0)'s reservations; linear scan can do no
 better than the largest sum of reservations live at one step, and on this
-graph it reaches that bound.
+graph it reaches that bound. The proof and its painting twin read the same
+regions, so the random-plan test also states the truth from the regions
+with plain ints, and what any plan must give: every PE that holds part of a
+tensor has a region for it, as large as its tile, live at every step that
+reads or writes the tensor, and no two live regions share a byte.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_mesh_layout import reference
 
 from layoutalg.mesh import (
     Interval, MeshLayout, OpGraph, PEMemoryError, compare_allocators, plan_memory,
@@ -136,12 +142,51 @@ def graphs(draw):
     return graph, layouts
 
 
+def share_a_byte(a, b) -> bool:
+    """Two regions live at a common step that hold a common byte."""
+    return (a.start <= b.end and b.start <= a.end
+            and a.offset < b.offset + b.size and b.offset < a.offset + a.size)
+
+
+def plan_is_safe(plan) -> bool:
+    """The plan's own regions, judged with plain ints: no clash, all within budget."""
+    return all(not any(share_a_byte(a, b) for a, b in itertools.combinations(g.regions, 2))
+               and all(r.offset + r.size <= plan.budget for r in g.regions)
+               for g in plan.groups)
+
+
+def element_bytes(dtype) -> int:
+    return {"float32": 4, "float16": 2}[dtype]
+
+
+def assert_plan_holds_every_tensor(graph, layouts, plan):
+    """What any plan owes the graph, from the graph and the layouts' definitions."""
+    used_at = {t.name: set() for t in graph.tensors}
+    for step, op in enumerate(graph.ops):
+        for name in (op.name, *op.inputs):
+            used_at[name].add(step)
+    group_of = {pe: g for g in plan.groups for pe in g.pes}
+    for t in graph.tensors:
+        tiles: dict = {}
+        for pe, _ in reference(layouts[t.name], t.shape).values():
+            tiles[pe] = tiles.get(pe, 0) + 1
+        for pe, elements in tiles.items():
+            regions = [r for r in group_of[pe].regions if r.tensor == t.name]
+            assert regions, (t.name, pe)
+            assert all(r.size >= elements * element_bytes(t.dtype) for r in regions)
+            for step in used_at[t.name]:
+                assert any(r.start <= step <= r.end for r in regions), (t.name, pe, step)
+    for g in plan.groups:
+        assert not any(share_a_byte(a, b) for a, b in itertools.combinations(g.regions, 2))
+
+
 @given(graphs(), st.sampled_from(["bump", "linear_scan"]), st.sampled_from(["resident", "seed"]),
        st.integers(16, 128), st.data())
 def test_proof_and_painting_agree(problem, strategy, liveness, budget, data):
     graph, layouts = problem
     plan = plan_memory(graph, layouts, strategy=strategy, liveness=liveness, budget=budget,
                        strict=False)
+    assert_plan_holds_every_tensor(graph, layouts, plan)
     if data.draw(st.booleans()):  # break it: move one region onto another
         group = data.draw(st.sampled_from(plan.groups))
         regions = list(group.regions)
@@ -153,6 +198,7 @@ def test_proof_and_painting_agree(problem, strategy, liveness, budget, data):
     proved, painted = plan.prove(), check_memory_safe(plan)
     assert proved.status is not Status.UNKNOWN
     assert proved.status is painted.status, (proved, painted)
+    assert proved.proved is plan_is_safe(plan), proved
     if strategy == "linear_scan":
         assert plan_memory(graph, layouts, liveness=liveness, strict=False).max_pe_memory_used \
             <= plan_memory(graph, layouts, strategy="bump", liveness=liveness,

@@ -1,7 +1,11 @@
 """The layout planner: every grid searched, the seed's score, a proof that it fits.
 
 The optimum is checked against a plain exhaustive loop over every (rows, cols)
-written here; the seed's planner against hand computation from §3.4.
+written here; the seed's planner against hand computation from §3.4. The Z3
+checks are compared with their enumeration twins *and* with the truth from
+the definitions (``test_mesh_layout.reference``: ceil-division tiles, blocks
+dealt round-robin, local order = order of arrival; a replicated layout holds
+every element on every PE), since both sides read the same index map.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_mesh_layout import holders, reference
 
 from layoutalg.mesh import (
     LayoutConstraints, MeshLayout, check_compatible, plan_layout, validate_layout,
@@ -19,6 +24,10 @@ from layoutalg.mesh import (
 from layoutalg.mesh import brute as mesh_brute
 from layoutalg.mesh.seed import seed_linear_layer_layout, seed_plan_layout
 from layoutalg.verify.result import Status
+
+# Generous: the slowest query here takes well under a second on a quiet machine; a
+# timeout turns PROVED into UNKNOWN (a failure), so leave room for a loaded one.
+Z3_MS = 60_000
 
 
 def ceil(a, b):
@@ -112,6 +121,24 @@ def test_validate_layout_gives_verdicts_and_reason():
 # -- compatible_with: Z3 against enumeration ---------------------------------------------------
 
 
+def slot_cols(layout, shape) -> int:
+    """Columns of every PE's slot block: the widest tile (whole blocks if cyclic)."""
+    n = math.prod(shape[1:])
+    parts = (layout.pe_rows, layout.pe_cols)[layout.dim_to_pe[1]]
+    if layout.kind.name == "BLOCK_CYCLIC":
+        return ceil(ceil(n, layout.block_cols), parts) * layout.block_cols
+    return ceil(n, parts)
+
+
+def bytes_needed(layout, shape, size) -> int:
+    """The end of the last slot any PE fills: slots row-major in the slot block."""
+    if layout.is_replicated:  # every PE holds the whole view, row-major
+        return shape[0] * math.prod(shape[1:]) * size
+    width = slot_cols(layout, shape)
+    return max((row * width + col + 1) * size
+               for _, (row, col) in reference(layout, shape).values())
+
+
 @st.composite
 def layouts(draw):
     kind = draw(st.sampled_from(["rows", "cols", "grid", "cyclic", "replicated", "single"]))
@@ -132,9 +159,10 @@ def layouts(draw):
 
 @given(layouts(), layouts(), st.lists(st.integers(1, 6), min_size=1, max_size=3))
 def test_compatible_with_agrees_with_enumeration(a, b, shape):
-    proved = check_compatible(a, b, tuple(shape), timeout_ms=10_000)
+    proved = check_compatible(a, b, tuple(shape), timeout_ms=Z3_MS)
     assert proved.status is not Status.UNKNOWN
     assert proved.status is mesh_brute.check_compatible(a, b, tuple(shape)).status
+    assert proved.proved is (holders(a, tuple(shape)) == holders(b, tuple(shape))), proved
     if proved.refuted:  # the counterexample element really sits on different PEs
         names = a.index_map(tuple(shape)).domain.names[-len(shape):]
         index = tuple(proved.counterexample[n] for n in names)
@@ -165,12 +193,18 @@ def test_fits_and_on_wafer_agree_with_enumeration(layout, shape, dtype, budget, 
     from layoutalg.mesh import check_fits_pe, check_on_wafer
 
     placed = layout.on(tuple(shape), dtype)
-    for proved, enumerated in ((check_fits_pe(placed, budget, timeout_ms=10_000),
-                                mesh_brute.check_fits_pe(placed, budget)),
-                               (check_on_wafer(placed, rows, cols, timeout_ms=10_000),
-                                mesh_brute.check_on_wafer(placed, rows, cols))):
+    size = {"float32": 4, "float16": 2}[dtype]
+    pes = set().union(*holders(layout, tuple(shape)).values())
+    truth = {"fits": bytes_needed(layout, tuple(shape), size) <= budget,
+             "on_wafer": all(r < rows and c < cols for r, c in pes)}
+    for name, proved, enumerated in (
+            ("fits", check_fits_pe(placed, budget, timeout_ms=Z3_MS),
+             mesh_brute.check_fits_pe(placed, budget)),
+            ("on_wafer", check_on_wafer(placed, rows, cols, timeout_ms=Z3_MS),
+             mesh_brute.check_on_wafer(placed, rows, cols))):
         assert proved.status is not Status.UNKNOWN
         assert proved.status is enumerated.status, (proved, enumerated)
+        assert proved.proved is truth[name], proved
     # The bytes a PE needs are its slot block's used part: at most the reservation.
     fits = check_fits_pe(placed, placed.layout.reserved_bytes(tuple(shape), placed.element_size))
     assert fits.proved

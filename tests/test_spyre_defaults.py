@@ -21,6 +21,10 @@ from layoutalg.spyre import (
     stride_map_to_dim_map,
 )
 
+# Proofs over symbolic sizes answer in well under a second on a quiet machine; a
+# timeout would make them UNKNOWN (a failure), so they get room for a loaded one.
+PROOF_MS = 60_000
+
 # (size, dtype, dim_order, device_size, dim_map)
 DEFAULTS = [
     ([], "float16", None, [64], [-1]),
@@ -66,7 +70,7 @@ def test_every_rank_4_order_is_a_bijection_for_all_sizes(order):
     """The proofs cover every order of ranks 2 and 3; rank 4 runs here."""
     size = la.extents("S0 S1 S2 S3")
     (e,) = la.extents("E")
-    verdict = la.check_bijective(parametric_default_map(size, e, order))
+    verdict = la.check_bijective(parametric_default_map(size, e, order), timeout_ms=PROOF_MS)
     assert verdict.proved, verdict
 
 

@@ -4,6 +4,14 @@ enumeration for every check the family uses.
 Layouts are drawn small (a few thousand device slots) so the enumeration
 twins stay fast; broken layouts (built with ``SpyreLayout.unchecked``) lose
 coverage, stretch the stick or drop a torch dim. A Z3 UNKNOWN fails.
+
+Z3 and the twins read the same maps, so agreeing proves nothing about the
+maps themselves: every differential test also states the truth from the
+seed's own rule (document 001), walked here with plain ints by
+``seed_slots``: device coordinate ``c`` holds the host element whose
+coordinate along torch dim ``d`` sums ``c_k`` times the product of the later
+device extents of ``d`` (strides growing right to left), padding where that
+passes the torch size or the synthetic dim is not 0; sticks are 128 bytes.
 """
 
 from __future__ import annotations
@@ -17,6 +25,8 @@ import numpy as np
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from test_spyre_layout import reference_device_to_host
+
 import layoutalg as la
 from layoutalg.spyre import (
     SpyreLayout,
@@ -29,7 +39,9 @@ from layoutalg.spyre import brute as spyre_brute
 from layoutalg.verify import brute
 from layoutalg.verify.result import Status
 
-TIMEOUT_MS = 10_000
+# Generous: the slowest query here takes well under a second on a quiet machine; a
+# timeout turns PROVED into UNKNOWN (a failure), so leave room for a loaded one.
+TIMEOUT_MS = 60_000
 DTYPES = {"float16": 64, "float32": 32, "int8": 128}
 MAX_STICKS = 24  # prod(device_size[:-1]): at most 24·128 = 3072 device slots
 
@@ -91,6 +103,55 @@ def agree(z3_result, enumerated):
     assert z3_result.status is enumerated.status, f"\n  z3:    {z3_result}\n  brute: {enumerated}"
 
 
+# -- the truth, from the seed's rule with plain ints --------------------------------------------
+
+
+def seed_slots(layout) -> dict:
+    """{host element: [device slots holding it]} over the whole device grid."""
+    held: dict = {}
+    for slot in itertools.product(*(range(n) for n in layout.device_size)):
+        host = reference_device_to_host(layout.size, layout.device_size, layout.dim_map, slot)
+        if host is not None:
+            held.setdefault(host, []).append(slot)
+    return held
+
+
+def hosts(layout):
+    return itertools.product(*(range(n) for n in layout.size))
+
+
+def seed_bijective(layout) -> bool:
+    """Every host element sits in exactly one device slot (the others are padding)."""
+    held = seed_slots(layout)
+    return all(len(held.get(h, ())) == 1 for h in hosts(layout))
+
+
+def seed_padding(layout) -> int:
+    """Device slots that hold no host element."""
+    return math.prod(layout.device_size) - sum(len(v) for v in seed_slots(layout).values())
+
+
+def stick_byte(layout, slot) -> int:
+    """Byte of a device slot: 128-byte sticks row-major, elements itemsize apart."""
+    stick = 0
+    for c, n in zip(slot[:-1], layout.device_size[:-1]):
+        stick = stick * n + c
+    return 128 * stick + (128 // DTYPES[layout.dtype]) * slot[-1]
+
+
+def row_major_offset(layout, host) -> int:
+    offset = 0
+    for h, n in zip(host, layout.size):
+        offset = offset * n + h
+    return offset
+
+
+def images(m, layout) -> dict:
+    """The map evaluated at every host element."""
+    xs, ys = brute.image_table(m)
+    return {tuple(int(v) for v in x): tuple(int(v) for v in y) for x, y in zip(xs, ys)}
+
+
 # -- round trips ---------------------------------------------------------------------------
 
 
@@ -118,8 +179,11 @@ def test_every_valid_slot_round_trips_and_counts_the_host(layout):
 def test_vectorized_map_matches_the_coordinate_methods(layout):
     m = layout.index_map()
     xs, ys = brute.image_table(m)
+    held = seed_slots(layout)
     for x, y in zip(xs, ys):
-        assert tuple(int(v) for v in y) == layout.host_to_device(tuple(int(v) for v in x))
+        host, slot = tuple(int(v) for v in x), tuple(int(v) for v in y)
+        assert slot == layout.host_to_device(host)
+        assert held[host] == [slot]  # the seed's rule puts this element there, and only there
     images = layout.device_offset_map().apply(*xs.T) if layout.rank else (
         layout.device_offset_map().apply())
     offsets = np.broadcast_to(images[0], (len(xs),))
@@ -158,7 +222,12 @@ def test_index_map_bijectivity_agrees(layout):
     m = layout.index_map()
     verdict = la.check_bijective(m, timeout_ms=TIMEOUT_MS)
     agree(verdict, brute.check_bijective(m))
-    if isinstance(layout, SpyreLayout) and verdict.refuted:
+    truth = seed_bijective(layout)
+    assert verdict.proved is truth, verdict
+    if truth:  # and the bijection proved is the seed's: each element to its own slot
+        held = seed_slots(layout)
+        assert images(m, layout) == {h: held[h][0] for h in hosts(layout)}
+    if verdict.refuted:
         assert verdict.counterexample  # names an element or a slot
 
 
@@ -167,6 +236,13 @@ def test_device_bytes_agree(layout):
     m = layout.device_offset_map()
     verdict = la.check_bijective(m, timeout_ms=TIMEOUT_MS)
     agree(verdict, brute.check_bijective(m))
+    held = seed_slots(layout)
+    elements = DTYPES[layout.dtype]  # per 128-byte stick
+    inside = all(slot[-1] < elements for slots in held.values() for slot in slots)
+    truth = seed_bijective(layout) and inside
+    assert verdict.proved is truth, verdict
+    if truth:
+        assert images(m, layout) == {h: (stick_byte(layout, held[h][0]),) for h in hosts(layout)}
     if verdict.refuted and "not injective" in verdict.reason:  # two elements on one byte
         ce = verdict.counterexample
         names = m.domain.names
@@ -177,8 +253,11 @@ def test_device_bytes_agree(layout):
 @given(st.one_of(layouts(), broken_layouts()), st.sampled_from([0, 0, -1, 1, 64]))
 def test_padding_claim_agrees(layout, error):
     expected = math.prod(layout.device_size) - layout.numel + error
-    agree(check_padding(layout, expected, timeout_ms=TIMEOUT_MS),
-          spyre_brute.check_padding(layout, expected))
+    verdict = check_padding(layout, expected, timeout_ms=TIMEOUT_MS)
+    agree(verdict, spyre_brute.check_padding(layout, expected))
+    # the count is proved only of a bijection, and then it is the seed's count
+    truth = seed_bijective(layout) and seed_padding(layout) == expected
+    assert verdict.proved is truth, verdict
 
 
 @given(layouts(), st.data())
@@ -189,6 +268,12 @@ def test_stride_map_claim_agrees(layout, data):
         strides[k] = data.draw(st.sampled_from([-1, 0, strides[k] + 1, 2 * strides[k] + 3]))
     z3_verdict = check_stride_map(layout, strides, timeout_ms=TIMEOUT_MS)
     agree(z3_verdict, spyre_brute.check_stride_map(layout, strides))
+    held = seed_slots(layout)
+    truth = all(sum(c * s for c, s in zip(held[h][0], strides) if s != -1)
+                == row_major_offset(layout, h) for h in hosts(layout))
+    assert z3_verdict.proved is truth, z3_verdict
+    if strides == list(layout.stride_map):
+        assert truth  # the layout's own stride_map is right
     if z3_verdict.refuted:
         host = tuple(z3_verdict.counterexample[f"h{k}"] for k in range(layout.rank))
         device = layout.host_to_device(host)
@@ -200,3 +285,4 @@ def test_stride_map_claim_agrees(layout, data):
 def test_padding_of_the_index_map_agrees(layout):
     m = layout.index_map()
     assert la.padding(m).count == brute.padding(m).count == layout.padding_slots
+    assert layout.padding_slots == seed_padding(layout)

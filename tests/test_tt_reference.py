@@ -94,9 +94,17 @@ def nd_slots(memory, tensor_pages, shard_pages):
     return where
 
 
-def reference(shape, dtype, *, layout="TILE", tile=(32, 32), memory="INTERLEAVED",
-              storage="DRAM", device=tt.WORMHOLE_B0, base=0):
-    """Every element's ``(bank_or_core, byte address)``, and the page count."""
+def reference_pages(shape, dtype, *, layout="TILE", tile=(32, 32), memory="INTERLEAVED",
+                    storage="DRAM", device=tt.WORMHOLE_B0, base=0) -> dict:
+    """The page level of the reference: every page's ``(bank_or_core, slot)``
+    and the sizes that place it.
+
+    Keys: ``where`` (page → (location, slot)), ``pages`` (count), ``step``
+    (bytes of one page slot: the page rounded up to the alignment), ``slots``
+    (slots each bank or core reserves: ⌈pages/banks⌉ interleaved, one shard
+    of pages for legacy shards, ⌈shards/cores⌉ shards for N-d shards),
+    ``base``, ``alignment`` and what the element level needs.
+    """
     th, tw = tile if layout == "TILE" else (1, 1)
     *lead, h, w = (1, *shape) if len(shape) == 1 else shape
     if len(shape) == 1:
@@ -123,9 +131,12 @@ def reference(shape, dtype, *, layout="TILE", tile=(32, 32), memory="INTERLEAVED
     if memory == "INTERLEAVED":
         banks = device.dram_banks if storage == "DRAM" else math.prod(device.worker_grid)
         where = {p: (p % banks, p // banks) for p in range(page_rows * page_cols)}
+        slots = -(-(page_rows * page_cols) // banks)
     elif isinstance(memory, tt.ShardSpec):
         sh, sw = memory.shard_shape
-        where = legacy_slots(memory, page_rows, page_cols, -(-sh // ph), -(-sw // pw))
+        shard_rows, shard_cols = -(-sh // ph), -(-sw // pw)
+        where = legacy_slots(memory, page_rows, page_cols, shard_rows, shard_cols)
+        slots = shard_rows * shard_cols
     else:
         shard = list(memory.shard_shape)
         if len(shape) == 1:
@@ -134,6 +145,21 @@ def reference(shape, dtype, *, layout="TILE", tile=(32, 32), memory="INTERLEAVED
             tensor_pages = list(lead) + [hp // ph, -(-wp // pw)]
             shard_pages = shard[:-2] + [-(-shard[-2] // ph), -(-shard[-1] // pw)]
         where = nd_slots(memory, tensor_pages, shard_pages)
+        shards = math.prod(-(-t // s) for t, s in zip(tensor_pages, shard_pages))
+        cores_count = memory.grid[0] * memory.grid[1]
+        slots = -(-shards // cores_count) * math.prod(shard_pages)
+    return {"where": where, "pages": page_rows * page_cols, "step": step, "slots": slots,
+            "base": base, "alignment": align, "lead": lead, "hp": hp, "page": (ph, pw),
+            "page_cols": page_cols, "exp": exp, "size": size}
+
+
+def reference(shape, dtype, *, layout="TILE", tile=(32, 32), memory="INTERLEAVED",
+              storage="DRAM", device=tt.WORMHOLE_B0, base=0):
+    """Every element's ``(bank_or_core, byte address)``, and the page count."""
+    ref = reference_pages(shape, dtype, layout=layout, tile=tile, memory=memory,
+                          storage=storage, device=device, base=base)
+    lead, hp, (ph, pw), page_cols = ref["lead"], ref["hp"], ref["page"], ref["page_cols"]
+    where, step, exp, size = ref["where"], ref["step"], ref["exp"], ref["size"]
     faces = face_table(tile) if layout == "TILE" else None
     out = {}
     for point in itertools.product(*(range(n) for n in shape)):
@@ -146,7 +172,7 @@ def reference(shape, dtype, *, layout="TILE", tile=(32, 32), memory="INTERLEAVED
         inside = faces[(r % ph, j % pw)] if faces else j % pw
         location, slot = where[page]
         out[point] = (location, base + slot * step + exp + inside * size)
-    return out, page_rows * page_cols
+    return out, ref["pages"]
 
 
 def placements(spec: tt.TensorSpec) -> dict:
