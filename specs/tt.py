@@ -99,7 +99,7 @@ def bfloat8_b_tiles_on_blackhole():
     return tt.TensorSpec((3, 40, 50), "bfloat8_b", device="blackhole")
 
 
-@la.spec(claims=["bijective", "fits_device"], timeout_ms=4000)
+@la.spec(claims=["bijective", "fits_device"])
 def interleaved_1024x1024_blackhole():
     """A 1024×1024 bfloat16 tensor, 1024 tiles over Blackhole's 8 DRAM banks,
     proved element by element (a million elements, no enumeration)."""
@@ -205,7 +205,7 @@ def height_shard_overflows_l1():
                          memory=tt.ShardSpec("HEIGHT", (8, 1), (1024, 1024)))
 
 
-@la.spec(claims=["fits_device", "bijective"], timeout_ms=4000)
+@la.spec(claims=["fits_device", "bijective"])
 def same_tensor_fits_on_16_cores():
     """The same tensor over 16 cores: 1 MiB shards fit."""
     return tt.TensorSpec((8192, 1024), "bfloat16", storage="L1",

@@ -429,7 +429,7 @@ def test_a_timeout_is_unknown_not_proved():
     m = la.linearize(la.permute(tiles, ["i_o", "j_o", "i_i", "j_i"]))
     verdict = la.check_injective(m, timeout_ms=5)
     assert verdict.status is UNKNOWN
-    assert verdict.reason == "z3: timeout"
+    assert "timeout" in verdict.reason or "canceled" in verdict.reason
     whole = la.check_bijective(m, timeout_ms=5)
     assert whole.status is UNKNOWN
     assert "timeout" in whole.reason

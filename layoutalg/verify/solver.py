@@ -73,7 +73,7 @@ def solve(
     solver, translator = built
     if not translator.constant_divisions:
         outcome = _check(solver, translator, unknowns, parameters, timeout_ms, start)
-        return _unless_vacuous(outcome, built, query)
+        return _unless_vacuous(outcome, built, query, timeout_ms)
     # Z3's own div/mod and quotient variables (num = den*q + r, linear) each
     # beat the other by 10x or more on some queries. Z3's own runs first;
     # if it has not answered after RACE_AFTER_S, both run, first answer wins.
@@ -86,7 +86,7 @@ def solve(
     except queue.Empty:
         outcomes = []
     if outcomes and outcomes[0][1].answer != "unknown":
-        return _unless_vacuous(outcomes[0][1], built, query)
+        return _unless_vacuous(outcomes[0][1], built, query, timeout_ms)
     remaining = max(1, timeout_ms - int(_since(start) * 1000))
     builds["quotient variables"] = linear = _build(*query, quotients=True)
     contexts["quotient variables"] = _start("quotient variables", linear, unknowns, parameters,
@@ -98,12 +98,12 @@ def solve(
             for other, ctx in contexts.items():
                 if other != label:
                     ctx.interrupt()  # its answer is no longer needed
-            return _unless_vacuous(outcome, builds[label], query)
+            return _unless_vacuous(outcome, builds[label], query, timeout_ms)
     reason = "; ".join(f"{label}: {outcome.reason}" for label, outcome in outcomes)
     return Outcome("unknown", reason=reason, seconds=_since(start))
 
 
-def _unless_vacuous(outcome: Outcome, built, query) -> Outcome:
+def _unless_vacuous(outcome: Outcome, built, query, timeout_ms: int) -> Outcome:
     """``outcome``, or UNKNOWN when an unsat answer may be vacuous.
 
     Unsat over symbolic sizes proves the claim only for the sizes the
@@ -124,7 +124,10 @@ def _unless_vacuous(outcome: Outcome, built, query) -> Outcome:
     if not translator.definitions:
         return outcome
     try:
-        shown = _ruled_out_sizes(translator, parameters, assumptions, unknowns)
+        # Each check is a small ground query; it gets the caller's budget (at
+        # least VACUITY_TIMEOUT_MS), so load alone does not turn PROVED to UNKNOWN.
+        budget = max(timeout_ms, VACUITY_TIMEOUT_MS)
+        shown = _ruled_out_sizes(translator, parameters, assumptions, unknowns, budget)
     except z3.Z3Exception as exc:
         shown = f"(the check failed: {exc})"
     if shown is None:
@@ -134,7 +137,8 @@ def _unless_vacuous(outcome: Outcome, built, query) -> Outcome:
         "so unsat may hold for small sizes only; nothing is proved"))
 
 
-def _ruled_out_sizes(translator, parameters, assumptions, unknowns) -> str | None:
+def _ruled_out_sizes(translator, parameters, assumptions, unknowns,
+                     timeout_ms: int) -> str | None:
     """Sizes meeting the assumptions that the query's side conditions do not
     admit (or cannot be shown to), as text; None when every draw is admitted."""
     ctx = translator.ctx
@@ -145,7 +149,7 @@ def _ruled_out_sizes(translator, parameters, assumptions, unknowns) -> str | Non
     meets = z3.Solver(ctx=ctx)
     admits = z3.Solver(ctx=ctx)  # the query's encoding: assumptions and side conditions
     for s, t in ((meets, plain), (admits, translator)):
-        s.set("timeout", VACUITY_TIMEOUT_MS)
+        s.set("timeout", timeout_ms)
         s.add([t.term(p) >= 1 for p in parameters])
         s.add([t.boolean(a) for a in assumptions])
     for unknown in unknowns:
