@@ -24,7 +24,13 @@ def row_major_is_a_bijection():
 @la.spec(claims=[("equivalent", la.strided(t, d * e))])
 def compose_rank_one():
     """Composition rule: s:d ∘ t:e = t:(d·e) whenever B stays inside A's
-    domain, e·(t − 1) < s; for all s, d, t, e."""
+    domain, e·(t − 1) < s; for all s, d, t, e.
+
+    B is stated into A's domain ``[0, s)`` (its cosize set to ``s``), which
+    is what "B stays inside A's domain" means and what compose proves. With
+    B's natural cosize ``e·(t − 1) + 1`` narrower than ``s``, compose would
+    have to pull that narrower box back through A, which has no inverse for
+    a symbolic stride, and it refuses rather than guess the valid slots."""
     a = la.strided(s, d)
-    b = la.strided(t, e).assuming(e * (t - 1) < s)
+    b = la.strided(t, e, cosize=s).assuming(e * (t - 1) < s)
     return la.compose(b, a)

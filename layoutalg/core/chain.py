@@ -57,7 +57,13 @@ class Chain:
         return self.name or " ∘ ".join(part.label for part in reversed(self.parts))
 
     def index_map(self) -> IndexMap:
-        """The composition of the parts (``compose`` folded left to right)."""
+        """The composition of the parts (``compose`` folded left to right).
+
+        Raises ``CompositionError`` where ``compose`` does: a part whose
+        images (reached from the chain's domain) leave its codomain, so the
+        chain is undefined there — ``check_bijective_by_parts`` reports that
+        as REFUTED at the escaping point instead.
+        """
         m = self.parts[0]
         for part in self.parts[1:]:
             m = compose(m, part)

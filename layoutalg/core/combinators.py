@@ -16,6 +16,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.core.space import Extent, Space, check_extent
 from layoutalg.errors import CompositionError, MapError, describe
+from layoutalg.verify import composition as facts
 
 Source = Space | IndexMap
 
@@ -23,15 +24,31 @@ Source = Space | IndexMap
 def identity(space: Space, *, name: str | None = None) -> IndexMap:
     """The identity map of a space."""
     symbols = space.symbols
-    return IndexMap(space, space, symbols, inverse=symbols, name=name or "identity")
+    # In bounds and its own inverse by construction: compose proves nothing about it.
+    return facts.mark_exact(
+        IndexMap(space, space, symbols, inverse=symbols, name=name or "identity"))
 
 
 def compose(first: IndexMap, then: IndexMap, *, name: str | None = None) -> IndexMap:
     """``then ∘ first``: apply ``first``, feed its codomain to ``then`` by position.
 
     Ranks must agree; names may differ. Every image of ``first`` must lie in
-    ``then``'s domain: when the extents do not show it, it is proved, and a
-    counterexample raises ``CompositionError``.
+    its own codomain and in ``then``'s domain, or the composition is
+    undefined there: this is proved (once per map; maps the combinators
+    build from a Space are in bounds by construction). A counterexample
+    raises ``CompositionError`` naming it; so does a proof Z3 does not
+    decide (UNKNOWN), with Z3's reason — compose never assumes it.
+
+    A slot of the composition is real when ``then`` calls it real and sends
+    a real point of ``first`` there: ``first``'s padding is pulled back
+    through ``then``'s inverse once that inverse is shown right, else listed
+    by enumeration, else (symbolic sizes) ``CompositionError`` — see
+    :func:`_composed_valid`.
+
+    >>> tiles = split(Space(x=10), "x", 4)
+    >>> flat = compose(tiles, linearize(tiles.codomain))
+    >>> flat(9), flat.preimage(10)
+    ((9,), None)
     """
     for argument, value in (("first", first), ("then", then)):
         if not isinstance(value, IndexMap):
@@ -41,22 +58,31 @@ def compose(first: IndexMap, then: IndexMap, *, name: str | None = None) -> Inde
             f"compose: first's codomain {first.codomain} and then's domain {then.domain} "
             f"must have the same rank; got {first.codomain.rank} and {then.domain.rank}"
         )
-    narrower = [
-        k for k, (a, b) in enumerate(zip(first.codomain.extents, then.domain.extents))
-        if not _fits(a, b)
-    ]
-    if narrower:
-        _prove_chain(first, then)
+    fit = facts.lands_in(first, then.domain, assumptions=then.assumptions)
+    if not fit.proved:
+        raise CompositionError(_unfit(first, then, fit))
     exprs = substitute_exprs(then.exprs, then.domain.symbols, first.exprs)
+    valid, then_inverse_wrong = _composed_valid(first, then)
     inverse = None
-    if first.inverse is not None and then.inverse is not None:
+    if first.inverse is not None and then.inverse is not None and not then_inverse_wrong:
         inverse = substitute_exprs(first.inverse, first.codomain.symbols, then.inverse)
-    return IndexMap(
-        first.domain, then.codomain, exprs, inverse=inverse,
-        valid=_composed_valid(first, then),
+    composed = IndexMap(
+        first.domain, then.codomain, exprs, inverse=inverse, valid=valid,
         name=name or _chain_name(first, then),
         assumptions=first.assumptions + then.assumptions,
     )
+    facts.note_composition(composed, first, then)
+    return composed
+
+
+def _unfit(first: IndexMap, then: IndexMap, fit) -> str:
+    rule = (f"compose: every image of {first.label} must lie in its codomain {first.codomain} "
+            f"and in the domain {then.domain} of {then.label}")
+    if fit.refuted:
+        return f"{rule}; {fit.reason}"
+    return (f"{rule}, or the composition is undefined where one escapes; Z3 did not decide it "
+            f"({fit.reason}), and compose does not assume it. Fix: state the sizes' "
+            f"assumptions on the maps (IndexMap.assuming), or bind the sizes")
 
 
 def split(source: Source, dim: str, factor: Extent, *, names: Sequence[str] | None = None) -> IndexMap:
@@ -220,8 +246,10 @@ def delinearize(source: Source, dim: str, **extents: Extent) -> IndexMap:
         flat = sum((p * s for p, s in zip(pieces, strides)), sympy.Integer(0))
         inverse = list(new.symbols[:k]) + [flat] + list(new.symbols[k + len(sizes):])
         valid = None if _equal(total, extent) else sympy.Lt(flat, extent)
-        return IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"delinearize({dim})")
-    return _lift(source, build)
+        m = IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"delinearize({dim})")
+        # In bounds by construction only when the new extents hold every index.
+        return facts.mark_exact(m) if _fits(extent, total) else m
+    return _lift(source, build, by_construction=False)
 
 
 def offset(source: Source, dim: str, amount: Extent) -> IndexMap:
@@ -260,11 +288,24 @@ def scale(source: Source, dim: str, factor: Extent) -> IndexMap:
 # -- helpers -------------------------------------------------------------------
 
 
-def _lift(source: Source, build: Callable[[Space], IndexMap]) -> IndexMap:
+def _lift(source: Source, build: Callable[[Space], IndexMap], *,
+          by_construction: bool = True) -> IndexMap:
+    """``build`` on a Space, or on an IndexMap's codomain composed after it.
+
+    A combinator's own map from a Space is exact by construction (in bounds,
+    a bijection onto its valid slots, its inverse right on them and left
+    everywhere: its formulas say so for every size), so it is recorded as
+    such and compose proves nothing about it; ``by_construction=False`` for
+    a build that records only the cases it can vouch for.
+    """
+    def built(space: Space) -> IndexMap:
+        step = build(space)
+        return facts.mark_exact(step) if by_construction else step
+
     if isinstance(source, Space):
-        return build(source)
+        return built(source)
     if isinstance(source, IndexMap):
-        step = build(source.codomain)
+        step = built(source.codomain)
         return compose(source, step, name=f"{source.label} ▷ {step.label}")
     raise MapError(f"source must be a Space or an IndexMap; got {describe(source)}")
 
@@ -315,31 +356,74 @@ def _fits(inner: Extent, outer: Extent) -> bool:
     return bool(difference.is_nonnegative)
 
 
-def _prove_chain(first: IndexMap, then: IndexMap) -> None:
-    from layoutalg.verify.checks import check_in_bounds  # the proof lives in verify
+def _composed_valid(first: IndexMap, then: IndexMap) -> tuple[sympy.Basic | None, bool]:
+    """The composition's valid slots, and whether ``then``'s inverse was found wrong.
 
-    probe = IndexMap(first.domain, then.domain, first.exprs, name=first.label,
-                     assumptions=first.assumptions + then.assumptions)
-    verdict = check_in_bounds(probe)
-    if not verdict.proved:
-        raise CompositionError(
-            f"compose: every image of {first.label} must lie in the domain {then.domain} of "
-            f"{then.label}; {verdict.reason}"
-        )
+    The rule: a slot is real when ``then`` calls it real and ``then`` sends a
+    real point of ``first`` there (a point inside ``first``'s codomain that
+    ``first.valid`` calls real). Written, in this order of preference:
 
+    - through ``then``'s inverse ``g`` once it is right on ``then``'s valid
+      slots and left on the points sent to them — by construction for the
+      combinators, by enumeration for concrete sizes, else by two Z3 queries
+      (kept per map; only when there is padding to pull back):
+      ``then.valid(y)``, ``g(y)`` inside ``first``'s codomain and
+      ``first.valid(g(y))`` — exact;
+    - with concrete sizes, by enumerating ``then``'s domain: ``then.valid``
+      minus the slots no real point reaches, as runs of flat indices (at
+      most ``facts.RUN_LIMIT``) — exact;
+    - with nothing of ``first``'s to pull back (no padding, its codomain
+      holds ``then``'s domain) and no usable inverse: ``then.valid``, which
+      is exact when ``then`` fills its valid slots (its own claim) and
+      otherwise names too many slots real — so no check can be PROVED
+      wrongly (every image lies among ``then``'s images, and filling every
+      valid slot fills the real ones), though surjectivity may be REFUTED
+      at a valid slot ``then`` itself leaves empty.
 
-def _composed_valid(first: IndexMap, then: IndexMap):
+    Otherwise (padding to pull back, symbolic sizes, no usable inverse) the
+    real slots need an existential the checks cannot state:
+    ``CompositionError``. Dropping ``first``'s padding would call slots real
+    that no element reaches; a wrong inverse would call the wrong slots real.
+    """
+    box = [k for k, (inner, outer) in enumerate(zip(first.codomain.extents, then.domain.extents))
+           if not _fits(outer, inner)]
+    pull = first.valid is not None or bool(box)
     conditions = [] if then.valid is None else [then.valid]
-    if then.inverse is not None:
-        back = then.inverse
-        for value, inner, outer in zip(back, first.codomain.extents, then.domain.extents):
-            if not _equal(inner, outer):
-                conditions.append(sympy.Lt(value, inner))
-        if first.valid is not None:
-            conditions.append(first.valid.xreplace(dict(zip(first.codomain.symbols, back))))
-    if not conditions:
-        return None
-    return sympy.And(*conditions)
+    if facts.is_exact(then):
+        return _pulled_back(first, then, conditions, box), False
+    unlisted = facts.not_enumerable(first, then)
+    known = None
+    if then.inverse is not None and (pull or unlisted is None):
+        known = facts.inverse_exact(then)  # by enumeration when it can, else by Z3
+        if known.proved:
+            return _pulled_back(first, then, conditions, box), False
+    wrong = known is not None and known.refuted
+    if unlisted is None:
+        reached = facts.reached_condition(first, then)
+        if not isinstance(reached, str):
+            return _all(conditions + ([] if reached is None else [reached])), wrong
+        unlisted = reached
+    if not pull:
+        return _all(conditions), wrong
+    why = known.reason if known is not None else f"{then.label} has no inverse"
+    raise CompositionError(
+        f"compose: cannot say which slots of {then.codomain} hold real elements: the "
+        f"padding of {first.label} must be pulled back through {then.label}, whose inverse "
+        f"is not usable ({why}), and {unlisted}. Fix: give {then.label} an inverse that is "
+        f"right on its valid slots, or bind the sizes")
+
+
+def _pulled_back(first: IndexMap, then: IndexMap, conditions: list, box: list):
+    """``then.valid`` and first's padding pulled back through ``then``'s (right) inverse."""
+    back = then.inverse
+    conditions = conditions + [sympy.Lt(back[k], first.codomain.extents[k]) for k in box]
+    if first.valid is not None:
+        conditions.append(first.valid.xreplace(dict(zip(first.codomain.symbols, back))))
+    return _all(conditions)
+
+
+def _all(conditions):
+    return sympy.And(*conditions) if conditions else None
 
 
 def _chain_name(first: IndexMap, then: IndexMap) -> str:

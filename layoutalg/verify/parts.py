@@ -7,25 +7,37 @@ lies in ``C₁`` and ``g(g⁻¹(y)) = y`` for every ``y`` in ``W``). Then
 ``g ∘ f`` is a bijection onto ``g(V)``, the slots ``y ∈ W`` with
 ``g⁻¹(y) ∈ V`` — exactly the valid slots ``compose`` gives the
 composition. (``g⁻¹`` is then also a left inverse: for ``z`` in ``C₁``,
-``g(g⁻¹(g(z))) = g(z)`` and ``g`` is one to one.) So proving each part, each in its own small query, proves the
-whole, whose single query may be beyond Z3 (a flattened padded tiling
-multiplies three unknown sizes).
+``g(g⁻¹(g(z))) = g(z)`` and ``g`` is one to one; so ``g⁻¹`` is the kind
+of inverse ``compose`` pulls ``V`` back through.) So proving each part,
+each in its own small query, proves the whole, whose single query may be
+beyond Z3 (a flattened padded tiling multiplies three unknown sizes).
+
+The composition must exist first: every image of each part must lie in the
+next part's domain (and in its own codomain), or the chain is undefined
+at that point and REFUTED there, whatever the formulas would compute past
+the edge. ``compose`` proves it link by link (a part the combinators built
+is in bounds by construction); the first part's escape is the chain's.
 
 When a part fails (it is not such a bijection, has no inverse, or Z3 does
 not decide it), the lemma says nothing, so the composition is
-checked directly: a failed part never refutes the whole.
+checked directly: a failed part never refutes the whole. (A later part
+that escapes its codomain only at points the chain never reaches fails
+the lemma, but leaves the composition defined: the composition decides.)
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 import sympy
 
 from layoutalg.core.chain import Chain
+from layoutalg.core.combinators import compose
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import MapError, describe
+from layoutalg.errors import CompositionError, MapError, describe
+from layoutalg.verify import composition as facts
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import (check_bijective, check_images_valid, check_in_bounds,
                                      check_injective, inverse_misses)
@@ -48,7 +60,16 @@ def check_bijective_by_parts(
     if not isinstance(chain, Chain):
         raise MapError(f"check_bijective_by_parts: chain must be a Chain; got {describe(chain)}")
     start = time.perf_counter()
-    whole = chain.index_map()
+    if assume:
+        # The composition is judged under the assumptions too (an escape at
+        # sizes they rule out is none): the parts carry them into compose.
+        parameters = frozenset().union(*(part.parameters for part in chain.parts))
+        assumed = q.checked_assumptions(assume, parameters)
+        chain = Chain(tuple(part.assuming(*assumed) for part in chain.parts), name=chain.label)
+    whole = _composition(chain, timeout_ms)
+    if isinstance(whole, CheckResult):
+        return q.result(whole.status, "bijective_by_parts", chain.label, start,
+                        counterexample=whole.counterexample, reason=whole.reason)
     first, *later = chain.parts
     shown = [check_bijective(first, assume=assume, timeout_ms=timeout_ms)]
     for part in later:
@@ -66,6 +87,28 @@ def check_bijective_by_parts(
                     counterexample=direct.counterexample,
                     reason=f"{direct.reason} (checked whole: part {failed.label} is "
                     f"{shown[-1].status}: {shown[-1].reason})")
+
+
+def _composition(chain: Chain, timeout_ms: int) -> IndexMap | CheckResult:
+    """``chain.index_map()``, once every link is proved (each part's images,
+    reached from the chain's domain, lie in the next part's domain); else why
+    not: the link's REFUTED verdict, whose counterexample is a point of the
+    chain's domain, or UNKNOWN when a link or the composed valid slots are
+    not decided (``compose`` would raise: a check gives a verdict instead)."""
+    so_far = chain.parts[0]
+    for part in chain.parts[1:]:
+        fit = facts.lands_in(so_far, part.domain, assumptions=part.assumptions,
+                             timeout_ms=timeout_ms)
+        if not fit.proved:
+            lead = ("the chain is not defined everywhere" if fit.refuted else
+                    "cannot tell whether the chain is defined everywhere")
+            return replace(fit, reason=f"{lead}: {fit.reason}")
+        try:
+            so_far = compose(so_far, part)
+        except CompositionError as error:
+            return q.result(Status.UNKNOWN, "compose", chain.label, time.perf_counter(),
+                            reason=f"the chain has no composition to check: {error}")
+    return so_far.renamed(chain.label)
 
 
 def _bijection_with_right_inverse(g: IndexMap, assume: Assume, timeout_ms: int) -> CheckResult:

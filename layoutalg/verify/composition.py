@@ -1,0 +1,356 @@
+"""What ``compose`` must know about its parts, each fact proved once per map.
+
+``compose(first, then)`` is ``then ∘ first`` only where every image of
+``first`` lies in ``first``'s codomain and in ``then``'s domain (elsewhere
+the composition is undefined), and its ``valid`` predicate pulls ``first``'s
+padding back through ``then``'s inverse, which is right only if that inverse
+is. Both facts are proved here — with Z3, or by enumeration when the map is
+concrete and small — and kept by map (its domain, codomain, formulas,
+inverse, valid and assumptions, not its name), so a map composed many times
+(a swizzle, a chain folded part by part) is proved once. Without a usable
+inverse, :func:`reached_condition` lists the slots of a concrete ``then``
+that no real point of ``first`` reaches.
+
+Maps the combinators build from a ``Space`` are *exact by construction*: in
+bounds, a bijection onto their valid slots, with an inverse that is right on
+every valid slot and left on every point (each combinator's formulas say
+so, and ``tests/test_combinators.py`` checks it over whole domains and
+proves it for symbolic sizes). They are recorded with :func:`mark_exact`
+and need no query; a composition of two exact maps is exact again.
+
+Only PROVED and REFUTED answers are kept (they do not depend on the time
+allowed); UNKNOWN is asked again.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+
+import numpy as np
+import sympy
+
+from layoutalg.core import evaluate as ev
+from layoutalg.core.index_map import IndexMap, substitute_exprs
+from layoutalg.core.space import Space
+from layoutalg.verify import query as q
+from layoutalg.verify.checks import check_in_bounds, inverse_misses
+from layoutalg.verify.result import CheckResult, Status
+from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+
+MEMO_SIZE = 4096
+ENUMERATION_LIMIT = 1 << 16
+RUN_LIMIT = 256
+
+
+class _Memo:
+    """A bounded map from map keys to what is known about them."""
+
+    def __init__(self, size: int = MEMO_SIZE) -> None:
+        self.size = size
+        self.items: OrderedDict = OrderedDict()
+
+    def get(self, key):
+        if key in self.items:
+            self.items.move_to_end(key)
+            return self.items[key]
+        return None
+
+    def put(self, key, value) -> None:
+        self.items[key] = value
+        self.items.move_to_end(key)
+        while len(self.items) > self.size:
+            self.items.popitem(last=False)
+
+
+_exact = _Memo()  # key -> True: exact by construction
+_parts = _Memo()  # key of a composition -> (first, then)
+_in_bounds = _Memo()  # key -> CheckResult (PROVED or REFUTED) of "images in its codomain"
+_fits = _Memo()  # (key, target extents) -> CheckResult of "images in the target"
+_inverse = _Memo()  # key -> CheckResult of "inverse right and left"
+
+
+def key(m: IndexMap) -> tuple:
+    """Everything a fact about ``m`` depends on: all but its name."""
+    return (m.domain, m.codomain, m.exprs, m.inverse, m.valid, m.assumptions)
+
+
+def mark_exact(m: IndexMap) -> IndexMap:
+    """Record ``m`` as exact by construction (see the module docstring) and return it."""
+    _exact.put(key(m), True)
+    return m
+
+
+def is_exact(m: IndexMap) -> bool:
+    return _exact.get(key(m)) is not None
+
+
+def note_composition(composed: IndexMap, first: IndexMap, then: IndexMap) -> None:
+    """Remember the parts of ``composed``: its images are ``then``'s images of
+    points inside ``then``'s domain (compose proved that), so ``then`` being in
+    bounds on its whole domain puts ``composed`` in bounds. Two exact parts
+    make an exact composition: images in bounds and valid, and the composed
+    inverse ``first⁻¹ ∘ then⁻¹`` right and left, part by part."""
+    _parts.put(key(composed), (first, then))
+    if is_exact(first) and is_exact(then):
+        mark_exact(composed)
+
+
+def in_own_codomain(
+    m: IndexMap, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS
+) -> CheckResult:
+    """``check_in_bounds(m)``, from memory when known: exact by construction,
+    proved before, or a composition whose last part is in bounds everywhere."""
+    start = time.perf_counter()
+    k = key(m)
+    known = _in_bounds.get(k)
+    if known is not None and (known.proved or not assume):
+        return known
+    if is_exact(m):
+        return q.result(Status.PROVED, "in_bounds", m.label, start,
+                        reason=f"every image lies in {m.codomain} (by construction)")
+    parts = _parts.get(k)
+    if parts is not None:
+        last = in_own_codomain(parts[1], timeout_ms=timeout_ms)
+        if last.proved:
+            verdict = q.result(Status.PROVED, "in_bounds", m.label, start,
+                               reason=f"every image lies in {m.codomain} (its last part "
+                               f"{parts[1].label} is in bounds on its whole domain)")
+            _in_bounds.put(k, verdict)
+            return verdict
+    verdict = check_in_bounds(m, assume=assume, timeout_ms=timeout_ms)
+    if verdict.status is not Status.UNKNOWN and not assume:
+        _in_bounds.put(k, verdict)
+    return verdict
+
+
+def lands_in(
+    first: IndexMap, target: Space, *, assumptions=(), timeout_ms: int = DEFAULT_TIMEOUT_MS
+) -> CheckResult:
+    """Every image of ``first`` lies in its own codomain and in ``target``.
+
+    In its own codomain first (a map escaping it is no map); then, where
+    ``target`` is not seen to be as wide, in ``target`` itself, under
+    ``first``'s assumptions and the extra ``assumptions``. REFUTED carries
+    a domain point of ``first`` whose image escapes.
+    """
+    wider = [_at_least(b, a) for a, b in zip(first.codomain.extents, target.extents)]
+    narrower = [_at_least(a, b) for a, b in zip(first.codomain.extents, target.extents)]
+    if not all(narrower) or all(wider):
+        own = in_own_codomain(first, timeout_ms=timeout_ms)
+        if not own.proved or all(wider):
+            return own
+    probe = IndexMap(first.domain, target, first.exprs, name=first.label,
+                     assumptions=first.assumptions + tuple(assumptions))
+    k = (key(probe), target.extents)
+    known = _fits.get(k)
+    if known is not None:
+        return known
+    verdict = check_in_bounds(probe, timeout_ms=timeout_ms)
+    if verdict.status is not Status.UNKNOWN:
+        _fits.put(k, verdict)
+    return verdict
+
+
+def inverse_exact(then: IndexMap, *, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+    """``then``'s inverse ``g`` can pull a predicate back through ``then``.
+
+    Right on every valid slot (``g(y)`` in the domain and ``then(g(y)) = y``)
+    and left on every point ``then`` sends to a valid slot inside its
+    codomain (``g(then(z)) = z``): then a valid slot ``y`` holds an element
+    of a set ``V`` exactly when ``g(y)`` is in ``V``. Two quantifier-free
+    queries, or none for a map exact by construction.
+    """
+    start = time.perf_counter()
+    if then.inverse is None:
+        return q.result(Status.UNKNOWN, "inverse", then.label, start,
+                        reason=f"{then.label} has no inverse")
+    if is_exact(then):
+        return q.result(Status.PROVED, "inverse", then.label, start,
+                        reason="right and left (by construction)")
+    k = key(then)
+    known = _inverse.get(k)
+    if known is not None:
+        return known
+    if _enumerable(then):
+        verdict = _inverse_by_enumeration(then, start)
+    else:
+        verdict = _prove_inverse(then, start, timeout_ms)
+    if verdict.status is not Status.UNKNOWN:
+        _inverse.put(k, verdict)
+    return verdict
+
+
+def _prove_inverse(then: IndexMap, start: float, timeout_ms: int) -> CheckResult:
+    right = inverse_misses(then, (), timeout_ms)
+    if right.answer != "unsat":
+        return _inverse_verdict(then, right, start, "right",
+                                lambda: q.point_of(right, then.codomain.symbols))
+    z, bounds = q.unknowns(then.domain)
+    image = q.images(then, z)
+    inside = [sympy.Not(q.outside(v, e)) for v, e in zip(image, then.codomain.extents)]
+    valid = [] if then.valid is None else [
+        then.valid.xreplace(dict(zip(then.codomain.symbols, image)))]
+    back = substitute_exprs(then.inverse, then.codomain.symbols, image)
+    moved = sympy.Or(*(q.ne(a, b) for a, b in zip(back, z)))
+    left = q.run(bounds, [*inside, *valid, moved], [then], timeout_ms=timeout_ms)
+    if left.answer != "unsat":
+        return _inverse_verdict(then, left, start, "left", lambda: q.point_of(left, z))
+    return q.result(Status.PROVED, "inverse", then.label, start,
+                    reason="right on every valid slot and left on every point sent to one")
+
+
+def _inverse_by_enumeration(then: IndexMap, start: float) -> CheckResult:
+    """The two conditions of :func:`inverse_exact`, over every slot and point."""
+    for side, names, miss in (("right", then.codomain.names, _right_miss(then)),
+                              ("left", then.domain.names, _left_miss(then))):
+        if miss is not None:
+            where = q.named(names, miss)
+            text = ", ".join(f"{n}={v}" for n, v in where.items())
+            return CheckResult(Status.REFUTED, "inverse", then.label, counterexample=where,
+                               reason=f"its inverse is not {side} at ({text})",
+                               seconds=time.perf_counter() - start, method="enumeration")
+    return CheckResult(Status.PROVED, "inverse", then.label,
+                       reason="right on every valid slot and left on every point sent to one "
+                       "(enumerated)", seconds=time.perf_counter() - start, method="enumeration")
+
+
+def _right_miss(then: IndexMap) -> list[int] | None:
+    """A valid slot ``y`` with ``g(y)`` outside the domain or ``then(g(y)) != y``."""
+    slots = _grid(then.codomain.extents)
+    size = len(slots[0])
+    claimed = _claimed(then, slots)
+    back = _values(then.inverse, then.codomain.symbols, slots, size)
+    inside = np.ones(size, dtype=bool)
+    for values, extent in zip(back, then.domain.extents):
+        inside &= (values >= 0) & (values < extent)
+    ok = ~claimed | inside
+    if np.all(ok):
+        hit = [np.asarray(values[claimed]).astype(np.int64) for values in back]
+        again = _values(then.exprs, then.domain.symbols, hit, len(hit[0]))
+        ok[claimed] = np.all([a == s[claimed] for a, s in zip(again, slots)], axis=0)
+    if np.all(ok):
+        return None
+    k = int(np.flatnonzero(~ok)[0])
+    return [int(s[k]) for s in slots]
+
+
+def _left_miss(then: IndexMap) -> list[int] | None:
+    """A point ``z`` sent to a valid slot inside the codomain with ``g(then(z)) != z``."""
+    z = _grid(then.domain.extents)
+    size = len(z[0])
+    images = _values(then.exprs, then.domain.symbols, z, size)
+    lands = np.ones(size, dtype=bool)
+    for values, extent in zip(images, then.codomain.extents):
+        lands &= (values >= 0) & (values < extent)
+    if then.valid is not None and np.any(lands):
+        lands[lands] = _claimed(then, [np.asarray(v[lands]).astype(np.int64) for v in images])
+    again = _values(then.inverse, then.codomain.symbols, images, size)
+    moved = lands & ~np.all([a == v for a, v in zip(again, z)], axis=0)
+    if not np.any(moved):
+        return None
+    k = int(np.flatnonzero(moved)[0])
+    return [int(v[k]) for v in z]
+
+
+def _values(exprs, symbols, values, size) -> list[np.ndarray]:
+    """``exprs`` over ``symbols`` at the points ``values`` (one array per symbol)."""
+    env = dict(zip(symbols, values))
+    return [np.broadcast_to(np.asarray(ev.evaluate(e, env)), (size,)) for e in exprs]
+
+
+def _inverse_verdict(then, outcome, start, side, point) -> CheckResult:
+    if outcome.answer == "unknown":
+        return q.result(Status.UNKNOWN, "inverse", then.label, start,
+                        reason=f"cannot tell whether its inverse is {side}: {outcome.reason}")
+    names = then.codomain.names if side == "right" else then.domain.names
+    where = q.named(names, point())
+    text = ", ".join(f"{n}={v}" for n, v in where.items())
+    return q.result(Status.REFUTED, "inverse", then.label, start, counterexample=where,
+                    reason=f"its inverse is not {side} at ({text})"
+                    f"{q.params_text(q.parameter_values(outcome, [then]))}")
+
+
+def not_enumerable(first: IndexMap, then: IndexMap) -> str | None:
+    """None when ``then``'s domain and codomain (and ``first``'s codomain and
+    padding) are concrete and small enough to enumerate; else why not."""
+    symbolic = then.parameters | first.codomain.parameters
+    if first.valid is not None:
+        symbolic |= first.valid.free_symbols - set(first.codomain.symbols)
+    if symbolic:
+        return f"the sizes {sorted(map(str, symbolic))} are symbolic, so no list of slots will do"
+    if not _enumerable(then):
+        return (f"its domain or codomain is too large to list the slots (more than "
+                f"{ENUMERATION_LIMIT} points) or has rank 0")
+    return None
+
+
+def _enumerable(m: IndexMap) -> bool:
+    return (not m.parameters and m.domain.rank > 0 and m.codomain.rank > 0
+            and max(math.prod(m.domain.extents), math.prod(m.codomain.extents))
+            <= ENUMERATION_LIMIT)
+
+
+def reached_condition(first: IndexMap, then: IndexMap) -> sympy.Basic | str | None:
+    """False exactly on the valid slots of ``then`` that no real point of
+    ``first`` reaches through ``then`` (a real point: inside ``first``'s
+    codomain, where ``first.valid`` holds); None when there are none.
+
+    By enumerating ``then``'s domain and codomain (:func:`not_enumerable`
+    must be None). The slots are written as runs of their row-major flat
+    index, ``Not(a <= flat < b or ...)``; more than ``RUN_LIMIT`` runs would
+    make too large a predicate to check, and a sentence saying so is returned.
+    """
+    z = _grid(then.domain.extents)
+    size = len(z[0])
+    real = np.ones(size, dtype=bool)
+    for values, extent in zip(z, first.codomain.extents):
+        real &= values < extent
+    if first.valid is not None:
+        real &= _condition(first.valid, first.codomain.symbols, z, size)
+    images = _values(then.exprs, then.domain.symbols, z, size)
+    for values, extent in zip(images, then.codomain.extents):
+        real &= (values >= 0) & (values < extent)
+    extents = then.codomain.extents
+    filled = np.zeros(math.prod(extents), dtype=bool)
+    if np.any(real):
+        hit = tuple(np.asarray(values[real]).astype(np.int64) for values in images)
+        filled[np.ravel_multi_index(hit, extents)] = True
+    unreached = np.flatnonzero(_claimed(then, _grid(extents)) & ~filled)
+    if not len(unreached):
+        return None
+    breaks = np.flatnonzero(np.diff(unreached) != 1) + 1
+    runs = [(int(run[0]), int(run[-1]) + 1) for run in np.split(unreached, breaks)]
+    if len(runs) > RUN_LIMIT:
+        return (f"its valid slots minus {len(unreached)} unreached ones in {len(runs)} runs "
+                f"(more than {RUN_LIMIT}) would be too large a predicate to check")
+    strides = [math.prod(extents[k + 1:]) for k in range(len(extents))]
+    flat = sum((s * stride for s, stride in zip(then.codomain.symbols, strides)), sympy.Integer(0))
+    return sympy.Not(sympy.Or(*(
+        sympy.Eq(flat, a) if b == a + 1 else sympy.And(flat >= a, flat < b) for a, b in runs)))
+
+
+def _claimed(then: IndexMap, slots: list[np.ndarray]) -> np.ndarray:
+    """Which of the enumerated ``slots`` ``then.valid`` calls real."""
+    size = len(slots[0]) if slots else 1
+    if then.valid is None:
+        return np.ones(size, dtype=bool)
+    return _condition(then.valid, then.codomain.symbols, slots, size)
+
+
+def _grid(extents) -> list[np.ndarray]:
+    """Every point of a concrete box, one flat array per dim (row-major)."""
+    axes = np.meshgrid(*(np.arange(e) for e in extents), indexing="ij")
+    return [axis.ravel() for axis in axes]
+
+
+def _condition(condition, symbols, values, size) -> np.ndarray:
+    """A condition over ``symbols`` at the points ``values`` (one array per symbol)."""
+    env = dict(zip(symbols, values))
+    return np.broadcast_to(np.asarray(ev.evaluate(condition, env), dtype=bool), (size,))
+
+
+def _at_least(a, b) -> bool:
+    """Is ``a >= b`` for every size (as SymPy can tell)?"""
+    return bool(sympy.simplify(sympy.sympify(a) - b).is_nonnegative)
