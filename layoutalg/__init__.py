@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib
 
+# First: SymPy's wrong integer rules are fixed before any expression is built.
+import layoutalg.core.sympy_fixes  # noqa: F401, I001 - installs the fixes on import
 from layoutalg.core.combinators import (
     compose,
     cyclic,

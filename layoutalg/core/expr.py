@@ -10,52 +10,14 @@ compute exact integer division instead of a rational.
 from __future__ import annotations
 
 import sympy
+from sympy.core.relational import Relational
 
+from layoutalg.core.sympy_fixes import common_denominator, integer_relation
 from layoutalg.errors import MapError, describe
 
 
 class Unsupported(Exception):
     """An expression uses an operator outside the vocabulary (internal)."""
-
-
-class Mod(sympy.Mod):
-    """``sympy.Mod`` that never contracts a product holding a ``Mod``.
-
-    SymPy 1.14 evaluates ``Mod(2*Mod(a, 3), 3)`` to ``2*Mod(a, 3)`` (4 at
-    a = 2, not 1) and ``Mod(5*Mod(a, 5), 8)`` to ``Mod(5*Mod(a, 5)**2, 8)``
-    (SymPy issues 24215, 28744, 29757). ``compose`` substitutes such products
-    into mods all the time, so index maps hold this class: such a product
-    stays unevaluated, everything else evaluates as in SymPy. Named ``Mod``
-    so every printer treats it as one; a distinct class (never equal to
-    ``sympy.Mod``) so that SymPy's cache cannot hand a ``sympy.Mod`` back.
-
-    >>> from layoutalg.core.space import coordinate
-    >>> a = coordinate("a")
-    >>> Mod(2 * Mod(a, 3), 3).subs(a, 2)
-    1
-    """
-
-    @classmethod
-    def eval(cls, p, q):
-        if not _product_of_mod(p):
-            return super().eval(p, q)
-        # SymPy's rules for a product holding a Mod are the wrong ones; keep
-        # only "a factor divisible by q makes the product 0".
-        for factor in p.args:
-            if factor.is_integer and not factor.has(sympy.Mod) and sympy.Mod(factor, q) == 0:
-                return sympy.Integer(0)
-        return None
-
-
-def _product_of_mod(p: sympy.Basic) -> bool:
-    return isinstance(p, sympy.Mul) and any(isinstance(f, sympy.Mod) for f in p.args)
-
-
-def safe_mods(expr: sympy.Basic) -> sympy.Basic:
-    """``expr`` with every ``sympy.Mod`` rebuilt (innermost first) as :class:`Mod`."""
-    if not expr.has(sympy.Mod):
-        return expr
-    return expr.replace(lambda e: type(e) is sympy.Mod, lambda e: Mod(*e.args))
 
 
 def as_expr(value: object, what: str) -> sympy.Expr:
@@ -82,6 +44,33 @@ def as_condition(value: object, what: str) -> sympy.Basic:
     if not isinstance(cond, sympy.logic.boolalg.Boolean):
         raise MapError(f"{what} must be a SymPy boolean; got {describe(value)}")
     return cond
+
+
+def integer_form(expr: sympy.Basic) -> sympy.Basic:
+    """``expr`` in the integer vocabulary: no ``ITE``, no fractions in relations.
+
+    SymPy turns a ``Piecewise`` inside a ``Piecewise`` condition into an
+    ``ITE``; ``ITE(c, a, b)`` means ``(~c | a) & (c | b)``, which is in the
+    vocabulary (rebuilt without a ``Piecewise`` in the condition, SymPy does
+    not make the ``ITE`` again). ``floor(a) < n`` is held as ``a < n``, a
+    fraction when ``a`` is a quotient; the relation is multiplied through.
+
+    >>> a, b, c = sympy.symbols("a b c")
+    >>> integer_form(sympy.ITE(c, a, b))
+    (b | c) & (a | ~c)
+    >>> x = sympy.Symbol("x", integer=True)
+    >>> integer_form(x // 2 < 3)
+    x < 6
+    """
+    if expr.has(sympy.ITE):
+        expr = expr.replace(
+            lambda e: isinstance(e, sympy.ITE), lambda e: e.to_nnf(simplify=False)
+        )
+    if not expr.has(Relational):
+        return expr
+    return expr.replace(
+        lambda e: isinstance(e, Relational) and common_denominator(e) != 1, integer_relation
+    )
 
 
 def quotient(arg: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:

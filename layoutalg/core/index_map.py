@@ -9,9 +9,9 @@ import numpy as np
 import sympy
 
 from layoutalg.core import evaluate as ev
-from layoutalg.core.expr import Unsupported, as_condition, as_expr, safe_mods
+from layoutalg.core.expr import Unsupported, as_condition, as_expr, integer_form
 from layoutalg.core.printing import show
-from layoutalg.core.space import Space
+from layoutalg.core.space import Space, check_names_apart
 from layoutalg.errors import MapError, describe
 
 Exprs = tuple[sympy.Expr, ...]
@@ -69,14 +69,15 @@ class IndexMap:
         if name is not None and not isinstance(name, str):
             raise MapError(f"name must be a string; got {describe(name)}")
         params = domain.parameters | codomain.parameters
+        dims = domain.names + codomain.names
+        check_names_apart(dims, params, f"map {name or '<unnamed>'}", MapError)
         forward = _canonical_exprs(exprs, codomain, "exprs", domain, params)
         backward = None
         if inverse is not None:
             backward = _canonical_exprs(inverse, domain, "inverse", codomain, params)
         condition = None
         if valid is not None:
-            condition = safe_mods(
-                _canonical(as_condition(valid, "valid"), codomain, params, "valid"))
+            condition = _canonical(as_condition(valid, "valid"), codomain, params, "valid")
             if condition is sympy.true:
                 condition = None
         assumed = tuple(_assumption(a, params) for a in assumptions)
@@ -87,6 +88,7 @@ class IndexMap:
         object.__setattr__(self, "valid", condition)
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "assumptions", tuple(dict.fromkeys(assumed)))
+        check_names_apart(dims, self.parameters, f"map {self.label}", MapError)
 
     # -- evaluation ---------------------------------------------------------
 
@@ -242,14 +244,20 @@ def _canonical_exprs(values, target: Space, what: str, source: Space, params) ->
             f"({target.rank}); got {len(values)}"
         )
     return tuple(
-        # SafeMod: compose substitutes into these, where sympy.Mod goes wrong.
-        safe_mods(_canonical(as_expr(v, f"{what}[{k}]"), source, params, f"{what}[{k}]"))
+        _canonical(as_expr(v, f"{what}[{k}]"), source, params, f"{what}[{k}]")
         for k, v in enumerate(values)
     )
 
 
 def _canonical(expr: sympy.Basic, source: Space, params, what: str) -> sympy.Basic:
-    """Rebind look-alike symbols to the canonical ones and reject strangers."""
+    """Rebind look-alike symbols to the canonical ones and reject strangers.
+
+    A look-alike is rebound only when the canonical symbol has every
+    property it was declared with: SymPy has already simplified ``expr``
+    under those properties, and a stronger one (a coordinate declared
+    positive, which is 0 at the origin) may have licensed a rewrite that is
+    wrong for the canonical symbol. The result is in :func:`integer_form`.
+    """
     by_name = {s.name: s for s in source.symbols}
     by_name.update({p.name: p for p in params})
     subs = {}
@@ -264,8 +272,29 @@ def _canonical(expr: sympy.Basic, source: Space, params, what: str) -> sympy.Bas
                 f"layoutalg.extents); got {describe(expr)}"
             )
         if canonical != symbol:
+            _check_look_alike(symbol, canonical, what)
             subs[symbol] = canonical
-    return expr.xreplace(subs) if subs else expr
+    rebound = expr.xreplace(subs) if subs else expr
+    return integer_form(rebound)
+
+
+def _check_look_alike(symbol: sympy.Symbol, canonical: sympy.Symbol, what: str) -> None:
+    broken = [
+        fact for fact, value in sorted(symbol.assumptions0.items())
+        if getattr(canonical, f"is_{fact}") != value
+    ]
+    if not broken:
+        return
+    # Name a property the user wrote (positive=True), not one SymPy derived.
+    declared = getattr(symbol, "_assumptions_orig", {})
+    fact = next((f for f in broken if f in declared), broken[0])
+    kind = "parameter" if canonical.is_positive else "coordinate"
+    own = "layoutalg.extents" if kind == "parameter" else "Space.symbols"
+    raise MapError(
+        f"{what} uses symbol {symbol} declared {fact}={symbol.assumptions0[fact]}, which "
+        f"the {kind} {canonical} of the same name is not known to be; use the {kind}'s "
+        f"own symbol ({own}) or a symbol declared with at most integer=True"
+    )
 
 
 def _assumption(value: object, params) -> sympy.Basic:

@@ -9,6 +9,7 @@ from functools import cached_property
 
 import sympy
 
+import layoutalg.core.sympy_fixes  # noqa: F401 - every expression is built on fixed rules
 from layoutalg.errors import SpaceError, describe
 
 Extent = int | sympy.Expr
@@ -64,6 +65,23 @@ def check_dim_name(name: object) -> str:
     return name
 
 
+def check_names_apart(
+    names: tuple[str, ...], parameters, where: str, error: type[Exception]
+) -> None:
+    """Refuse a dimension named like a parameter: one name, two meanings.
+
+    Expressions are rebound to canonical symbols by name, so a dimension
+    ``K`` beside a parameter ``K`` would turn the coordinate into the size.
+    """
+    clash = sorted(set(names) & {p.name for p in parameters})
+    if clash:
+        raise error(
+            f"dimension {clash[0]!r} of {where} has the name of the parameter "
+            f"{clash[0]}; a coordinate and a parameter must have different names: "
+            "rename one of them"
+        )
+
+
 @dataclass(frozen=True)
 class Space:
     """Named dimensions with extents, in order (outermost first).
@@ -90,6 +108,7 @@ class Space:
             seen.add(name)
             checked.append((name, check_extent(name, pair[1])))
         object.__setattr__(self, "dims", tuple(checked))
+        check_names_apart(self.names, self.parameters, repr(self), SpaceError)
 
     @classmethod
     def of(cls, names: tuple[str, ...], extents_: tuple[Extent, ...]) -> Space:
