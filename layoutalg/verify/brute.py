@@ -51,6 +51,14 @@ def image_table(m: IndexMap) -> tuple[np.ndarray, np.ndarray]:
     return xs, ev.narrow(ys)
 
 
+def _images_at(m: IndexMap, at: np.ndarray) -> np.ndarray:
+    """``m``'s exact images of the rows of ``at``, an ``(n, rank)`` array."""
+    images = m.apply(*at.T) if m.domain.rank else m.apply()
+    if not images:
+        return np.zeros((len(at), 0), dtype=object)
+    return np.stack([np.broadcast_to(v, (len(at),)) for v in images], axis=1).astype(object)
+
+
 def _result(status, check, m_label, start, counterexample=None, reason=""):
     return CheckResult(status, check, m_label, counterexample, reason,
                        time.perf_counter() - start, method="enumeration")
@@ -151,8 +159,26 @@ def check_bijective(m: IndexMap) -> CheckResult:
 
 
 def check_bijective_by_parts(chain) -> CheckResult:
-    """The twin of the lemma-based check: the composition, enumerated."""
+    """The twin of the lemma-based check: the chain walked point by point,
+    then the composition enumerated. A reached point that a part sends
+    outside the next part's domain leaves the chain undefined there: REFUTED
+    at that point of the chain's domain."""
     start = time.perf_counter()
+    xs = points(chain.parts[0].domain)
+    reached = xs
+    for part, after in zip(chain.parts, chain.parts[1:]):
+        images = _images_at(part, reached)
+        limits = np.array(after.domain.extents, dtype=object)
+        outside = np.flatnonzero(np.any((images < 0) | (images >= limits), axis=1))
+        if outside.size:
+            k = outside[0]
+            return _result(Status.REFUTED, "bijective_by_parts", chain.label, start,
+                           _named(chain.parts[0].domain.names, xs[k]),
+                           f"the chain is not defined everywhere: {part.label} sends "
+                           f"{point_text(chain.parts[0].domain.names, xs[k])} to "
+                           f"{point_text(part.codomain.names, images[k])}, outside "
+                           f"{after.domain}")
+        reached = images
     verdict = check_bijective(chain.index_map())
     return _result(verdict.status, "bijective_by_parts", chain.label, start,
                    verdict.counterexample, verdict.reason)
