@@ -37,9 +37,13 @@ class MapError(LayoutError):
 class CompositionError(MapError):
     """``compose(first, then)`` was given maps that do not chain.
 
-    Cause: ranks differ, or some image of ``first`` lies outside the domain
-    of ``then`` (the message shows one). Fix: pad or split ``then``'s
-    domain, or restrict ``first``.
+    Cause: ranks differ; some image of ``first`` lies outside its own
+    codomain or outside the domain of ``then`` (the message shows one);
+    Z3 did not decide whether it does (compose never assumes it); or
+    ``then`` has padding to pull back, symbolic sizes and no inverse proved
+    right, so compose cannot say which slots are real. Fix: pad or split
+    ``then``'s domain, restrict ``first``, state assumptions or bind sizes,
+    or give ``then`` a right inverse.
     """
 
 
