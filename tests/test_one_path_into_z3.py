@@ -220,3 +220,29 @@ def test_ite_conditions_are_translated():
         outcome = query.ask([solver.Bounded(d, 0, 6)], [condition, sympy.Eq(d, v)],
                             timeout_ms=10_000)
         assert (outcome.answer == "sat") == (v in holds)
+
+
+# -- found by tests/test_soundness.py ---------------------------------------------------
+
+def test_a_map_without_padding_is_not_proved_under_contradictory_assumptions():
+    N, = la.extents("N")
+    dom = la.Space(x=M, y=3)
+    m = la.IndexMap(dom, la.Space(o=N + 2), [M])
+    contradictory = [sympy.Eq(M, 2 * N + 1), sympy.Eq(M % 2, 0)]  # M odd and even
+    assert la.check_images_valid(m, assume=contradictory).status is la.Status.UNKNOWN
+    assert la.check_images_valid(m).status is la.Status.PROVED
+    x, _ = dom.symbols
+    with pytest.raises(la.LayoutError, match="got symbol x"):
+        la.check_images_valid(m, assume=[x < 2])
+
+
+def test_a_symbolic_capacity_is_a_size_of_its_own():
+    """The capacity's N is at least 1 like every size, and the REFUTED
+    counterexample names it: 4 bytes do not fit N = 1 (truth: they fit N >= 4)."""
+    N, = la.extents("N")
+    m = la.IndexMap(la.Space(x=2, y=M), la.Space(o=M + 1, p=2 * M), [0, 0])
+    result = la.check_fits(m, N, per=(), element_bytes=4, offsets_in_bytes=True)
+    assert result.status is la.Status.REFUTED
+    assert 1 <= result.counterexample["N"] < 4
+    assert la.check_fits(m, N, per=(), element_bytes=4, offsets_in_bytes=True,
+                         assume=[N >= 4]).status is la.Status.PROVED

@@ -428,3 +428,13 @@ def test_each_installed_fix_passes_its_own_probe():
     assert not sympy_fixes.piecewise_divides_conditions()
     assert not sympy_fixes.rounding_drops_to_a_fraction()
     assert sympy_fixes.install() == []  # a second install changes nothing
+
+
+def test_a_piecewise_condition_with_symbols_on_both_sides_is_held_once():
+    """7*x <= -2*x: SymPy's canonical form (x <= -7*x/2) and the fix's
+    multiplied-back form rebuilt the Piecewise without end (found by the
+    soundness suite); held now as x <= 0, which is the truth over the integers."""
+    dom = la.Space(x=6)
+    (x,) = dom.symbols
+    m = la.IndexMap(dom, la.Space(r=1, s=2), [0, sympy.Piecewise((0, 7 * x <= -2 * x), (1, True))])
+    assert [m(v) for v in range(6)] == [(0, 0 if 7 * v <= -2 * v else 1) for v in range(6)]

@@ -177,6 +177,10 @@ def integer_relation(rel: sympy.Basic) -> sympy.Basic:
     scale = common_denominator(rel)
     if scale == 1:
         return rel
+    if rel.rhs.free_symbols:
+        # x <= -7*x/2 must not become 2*x <= -7*x, which SymPy divides back
+        # (a Piecewise rebuilt itself without end): one side, 9*x <= 0.
+        return rel.func(scale * rel.lhs - scale * rel.rhs, 0)
     return rel.func(scale * rel.lhs, scale * rel.rhs)
 
 

@@ -88,20 +88,21 @@ def check_fits(
     x, bounds = q.unknowns(m.domain)
     image = q.images(m, x)
     need = sympy.sympify(byte_end(flat_offset(m, image, inside), element_bytes, offsets_in_bytes))
+    sizes = _capacity_parameters(capacity)
     outcome = q.run(bounds, [sympy.Gt(need, capacity, evaluate=False)], [m], assume=assume,
-                    timeout_ms=timeout_ms)
+                    timeout_ms=timeout_ms, parameters=sizes)
     if outcome.answer == "unsat":
         return q.result(Status.PROVED, "fits", m.label, start,
                         reason=f"every {memory_name} holds its share within {capacity} bytes")
     if outcome.answer == "unknown":
         return q.unknown("fits", m.label, start, outcome)
-    params = q.parameter_values(outcome, [m])
+    params = {**q.parameter_values(outcome, [m]), **{p: outcome.model[p] for p in sizes}}
     point = q.point_of(outcome, x)
     if not params:
         worst = q.maximum(need, bounds, timeout_ms=timeout_ms)
         if worst is not None:
             point = tuple(worst[1][s] for s in x)
-    bound = q.concrete(m, params)
+    bound = q.concrete(m, {p: v for p, v in params.items() if p in m.parameters})
     slot = bound(*point)
     # All at once and as SymPy Integers: a bare-symbol need must become a number too.
     values = {**dict(zip(x, point)), **params}
@@ -122,3 +123,13 @@ def check_fits(
         reason=f"{owner} exceeds memory: {bytes_needed} > {cap} bytes "
         f"(element {point_text(m.domain.names, point)}){q.params_text(params)}",
     )
+
+
+def _capacity_parameters(capacity) -> list[sympy.Symbol]:
+    """The sizes a symbolic capacity mentions: positive integer symbols only."""
+    symbols = sorted(sympy.sympify(capacity).free_symbols, key=str)
+    for symbol in symbols:
+        if not (symbol.is_integer and symbol.is_positive):
+            raise MapError(f"check_fits: capacity may mention only positive integer sizes "
+                           f"(declare them with layoutalg.extents); got {symbol} in {capacity}")
+    return symbols

@@ -89,10 +89,12 @@ def run(
     assume: Sequence[object] = (),
     timeout_ms: int,
     forall=None,
+    parameters: Sequence[sympy.Symbol] = (),
 ) -> solver.Outcome:
     """:func:`ask` with the maps' parameters and assumptions in force, and
-    ``assume`` (over the maps' parameters) besides."""
-    parameters: set[sympy.Symbol] = set()
+    ``assume`` (over the maps' parameters) besides. ``parameters`` adds sizes
+    the maps do not mention (a symbolic capacity): each is ≥ 1 like theirs."""
+    parameters = set(parameters)
     for m in maps:
         parameters |= m.parameters
     assumptions = list(checked_assumptions(assume, parameters))
