@@ -63,3 +63,14 @@ def test_tensor_extents_come_out_larger_than_the_other_sizes():
 def test_a_concrete_map_needs_no_sizes_and_contradictions_give_none():
     assert example_sizes(grid(4, 5)) == {}
     assert example_sizes(grid(A), [sympy.Gt(A, 5), sympy.Lt(A, 3)]) is None
+
+
+def test_sizes_meet_an_assumption_naming_a_size_the_map_lacks():
+    """A spec may bound a capacity the map does not mention (proofs/dataflow.py:
+    tiles fit a symbolic L2); the picture's sizes must meet it, not refuse it."""
+    M, N, L2 = la.extents("M N L2")
+    assume = [sympy.Le(4 * M * N, L2), sympy.Le(L2, 300)]
+    sizes = example_sizes(grid(M, N), assume)
+    assert set(sizes) == {"M", "N"}
+    assert 4 * sizes["M"] * sizes["N"] <= 300
+    assert example_sizes(grid(M, N), [sympy.Le(4 * M * N, L2), sympy.Le(L2, 3)]) is None
