@@ -1,14 +1,18 @@
 """The ``layoutalg`` command line: ``main(argv, *, stream) -> exit code``.
 
 Exit codes: 0 every claim met its expectation; 1 some claim did not (its
-counterexample or error printed); 2 bad input (one line on stderr, no
-traceback).
+counterexample or error printed), or layoutalg itself failed (one line; set
+LAYOUTALG_TRACEBACK=1 for the traceback); 2 bad input or an output that
+could not be written (one line on stderr, no traceback); 130 interrupted
+(Ctrl-C).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
@@ -16,9 +20,11 @@ from typing import TextIO
 from layoutalg.errors import LayoutError
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
+DEFAULT_CLAIM_SECONDS = 300.0
 
 EXAMPLES = """examples:
-  layoutalg prove                      prove the shipped specs/ and proofs/
+  layoutalg prove                      prove specs/ and proofs/ of this folder
   layoutalg prove specs/cute.py        prove one spec module
   layoutalg prove specs --json r.json --junit r.xml
   layoutalg prove -j 2 --no-cache      two worker processes, redo every proof
@@ -57,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     prove = commands.add_parser(
         "prove", help="check every claim of the specs under PATHs",
         description="Check every claim of the spec modules under PATHs "
-        "(default: the shipped specs/ and proofs/).",
+        "(default: specs/ and proofs/ of the working folder).",
     )
     prove.add_argument("paths", nargs="*", metavar="PATH", help="spec module or folder")
     prove.add_argument("--json", type=Path, metavar="FILE", help="write a JSON report")
@@ -68,8 +74,15 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--dask", metavar="ADDRESS",
                        help="prove on a Dask cluster (scheduler address; needs the 'dask' extra)")
     prove.add_argument("--no-cache", action="store_true",
-                       help="redo every proof (default: reuse outcomes of unchanged specs "
-                       "from .layoutalg-cache/)")
+                       help="redo every proof (default: reuse the outcomes of unchanged specs "
+                       "from the cache)")
+    prove.add_argument("--cache-dir", type=Path, metavar="DIR",
+                       help="keep the proof cache in DIR (default $XDG_CACHE_HOME/layoutalg, "
+                       "else ~/.cache/layoutalg)")
+    prove.add_argument("--claim-timeout", type=_positive_seconds, default=DEFAULT_CLAIM_SECONDS,
+                       metavar="SECONDS",
+                       help="a claim still running after SECONDS is UNKNOWN "
+                       f"(default {DEFAULT_CLAIM_SECONDS:g})")
     show = commands.add_parser("show", help="draw a spec's layout in the terminal or as SVG")
     show.add_argument("spec", metavar="SPEC", help="path.py::name, path.py, or a shipped spec name")
     show.add_argument("--svg", type=Path, metavar="FILE", help="write an SVG picture instead")
@@ -78,8 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0, help="seed of the random data (default 0)")
     run.add_argument("--capacity", type=_positive, metavar="BYTES",
                      help="bytes per memory (default: the family's preset, or what fits)")
-    run.add_argument("--element-bytes", type=int, choices=(1, 2, 4, 8), default=4,
-                     help="bytes per element (default 4)")
+    run.add_argument("--element-bytes", type=int, choices=(1, 2, 4, 8), default=None,
+                     help="bytes per element (default: the spec's own, e.g. 2 for a bfloat16 "
+                     "tensor, else 4)")
     run.add_argument("--offsets-in-bytes", action="store_true",
                      help="the layout's offsets already count bytes")
     docs = commands.add_parser("docs", help="write the generated spec pages (Markdown + SVG)")
@@ -91,6 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="build a standalone HTML site of the pages into DIR "
                       "(needs mkdocs and mkdocs-material: the 'docs' extra)")
     docs.add_argument("--no-cache", action="store_true", help="redo every proof")
+    docs.add_argument("--cache-dir", type=Path, metavar="DIR",
+                      help="keep the proof cache in DIR (default as for prove)")
     return parser
 
 
@@ -103,6 +119,12 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
     _Parser.stream = stream
     try:
         args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exc:  # --help and --version end here
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
+    except BadInput as exc:
+        print(f"layoutalg: error: {one_line(str(exc))}", file=errors)
+        return EXIT_BAD_INPUT
+    try:
         if args.command is None:
             parser.print_help(stream)
             return EXIT_BAD_INPUT
@@ -122,8 +144,12 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
             from layoutalg.cli_show import run_docs
 
             return run_docs(args, stream)
-    except SystemExit as exc:  # --help and --version end here
-        return exc.code if isinstance(exc.code, int) else EXIT_OK
+    except SystemExit as exc:  # e.g. rich on a closed pipe; never a green exit
+        if exc.code in (0, None):
+            print("layoutalg: error: the run was ended by sys.exit(0) before it finished",
+                  file=errors)
+            return EXIT_BAD_INPUT
+        return exc.code if isinstance(exc.code, int) else EXIT_UNEXPECTED
     except (BadInput, LayoutError) as exc:
         print(f"layoutalg: error: {one_line(str(exc))}", file=errors)
         return EXIT_BAD_INPUT
@@ -131,9 +157,20 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
         print(f"layoutalg: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
               file=errors)
         return EXIT_BAD_INPUT
+    except MemoryError as exc:
+        print(f"layoutalg: error: out of memory ({one_line(str(exc)) or 'no detail'}); the layout "
+              "is too large to run or draw here: bind smaller sizes", file=errors)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("layoutalg: interrupted", file=errors)
-        return EXIT_BAD_INPUT
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - a bug of layoutalg's: one line, traceback on request
+        if os.environ.get("LAYOUTALG_TRACEBACK"):
+            traceback.print_exc(file=errors)
+        print(f"layoutalg: internal error (a bug in layoutalg; please report it): "
+              f"{type(exc).__name__}: {one_line(str(exc))} (set LAYOUTALG_TRACEBACK=1 to see "
+              "where)", file=errors)
+        return EXIT_UNEXPECTED
     return EXIT_BAD_INPUT
 
 
@@ -144,6 +181,16 @@ def _positive(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer; got {text!r}")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds; got {text!r}")
     return value
 
 

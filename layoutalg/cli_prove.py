@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TextIO
-
+import signal
+import time
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from typing import TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from layoutalg import prover, reports
-from layoutalg.errors import SpecError
+from layoutalg.errors import OutputError, SpecError
 from layoutalg.proof_cache import ProofCache
 
 STYLE = {"PROVED": "green", "REFUTED": "yellow", "UNKNOWN": "red", "ERROR": "red"}
@@ -20,44 +22,120 @@ STYLE = {"PROVED": "green", "REFUTED": "yellow", "UNKNOWN": "red", "ERROR": "red
 
 def run_prove(args, stream: TextIO) -> int:
     found = prover.discover(args.paths)
-    console = Console(file=stream, width=None if stream.isatty() else 132, highlight=False)
     if not found:
-        console.print("no specs found")
-        return 1
-    with Progress(
-        TextColumn("[bold]proving[/]"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("{task.description}"), TimeElapsedColumn(),
-        console=console, transient=True,
-    ) as progress:
-        task = progress.add_task("", total=len(found))
+        where = ", ".join(map(str, args.paths)) or "specs/ and proofs/"
+        raise SpecError(f"paths: no specs found in {where}; a spec module defines functions "
+                        "decorated with @la.spec")
+    console = Console(file=stream, width=None if stream.isatty() else 132, highlight=False)
+    cache = None if args.no_cache else ProofCache(args.cache_dir)
+    done: dict[int, list[prover.Outcome]] = {}
+    order = {id(item): index for index, item in enumerate(found)}
+    interrupted = False
+    with progress_reporter(console, len(found), quiet=args.quiet) as advance:
+        def on_done(item: prover.Found, outcomes: list[prover.Outcome]) -> None:
+            done[order[id(item)]] = outcomes
+            advance(item, outcomes)
 
-        def advance(item, _outcomes):
-            progress.update(task, advance=1, description=item.ident)
-
-        cache = None if args.no_cache else ProofCache()
-        if args.dask:
-            with dask_client(args.dask) as client:
-                outcomes = prover.prove(found, on_done=advance, executor=client.get_executor(),
-                                        cache=cache)
-        elif args.jobs > 1:
-            with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-                outcomes = prover.prove(found, on_done=advance, executor=pool, cache=cache)
-        else:
-            outcomes = prover.prove(found, on_done=advance, cache=cache)
-    if not args.quiet:
+        try:
+            prove_all(args, found, on_done, cache)
+        except KeyboardInterrupt:
+            interrupted = True
+    outcomes = [o for index in sorted(done) for o in done[index]]
+    if outcomes and not args.quiet:
         console.print(result_table(outcomes))
     print_details(console, outcomes, quiet=args.quiet)
     counts = reports.summary(outcomes)
-    if args.json:
-        reports.write_json(outcomes, args.json)
-    if args.junit:
-        reports.write_junit(outcomes, args.junit)
+    unwritten = write_reports(args, outcomes, partial=interrupted)
     verdict = "[green]all as expected[/]" if not counts["unexpected"] else (
         f"[red]{counts['unexpected']} unexpected[/]")
     reused = f" ({counted(cache.hits, 'spec')} reused from the cache)" if cache is not None and cache.hits else ""
+    if interrupted:
+        console.print(f"[red]interrupted[/] after {len(done)} of {counted(len(found), 'spec')} "
+                      f"({counted(counts['claims'], 'claim')}: {verdict}); the reports are "
+                      "marked partial")
+        raise KeyboardInterrupt  # the CLI says so on stderr and exits 130
     console.print(f"{counted(counts['claims'], 'claim')} in {counted(len(found), 'spec')}: "
                   f"{verdict}{reused}")
+    if unwritten:
+        raise OutputError(unwritten)  # one line, exit 2, after the table and the summary
     return 0 if not counts["unexpected"] else 1
+
+
+def prove_all(args, found, on_done, cache) -> None:
+    """Prove in this process, in ``-j`` worker processes, or on a Dask cluster."""
+    options = {"on_done": on_done, "cache": cache, "claim_seconds": args.claim_timeout}
+    if args.dask:
+        with dask_client(args.dask) as client:
+            prover.prove(found, executor=client.get_executor(), **options)
+    elif args.jobs > 1:
+        with worker_pool(args.jobs) as pool:
+            prover.prove(found, executor=pool, **options)
+    else:
+        prover.prove(found, **options)
+
+
+@contextmanager
+def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
+    """Worker processes that leave Ctrl-C to this one, and are stopped at
+    once (not waited for) when the run is interrupted or fails."""
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_sigint_to_parent)
+    try:
+        yield pool
+    except BaseException:
+        # concurrent.futures has no public way to stop running workers before
+        # Python 3.14 (terminate_workers); its process table is the only handle.
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _leave_sigint_to_parent() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def progress_reporter(console: Console, total: int, *, quiet: bool
+                      ) -> Iterator[Callable[[prover.Found, list[prover.Outcome]], None]]:
+    """A live bar on a terminal; one line per spec when output is piped (CI)."""
+    if console.is_terminal:
+        with Progress(TextColumn("[bold]proving[/]"), BarColumn(), MofNCompleteColumn(),
+                      TextColumn("{task.description}"), TimeElapsedColumn(),
+                      console=console, transient=True) as progress:
+            task = progress.add_task("", total=total)
+            yield lambda item, _outcomes: progress.update(task, advance=1,
+                                                          description=item.ident)
+        return
+    count = 0
+    started = time.perf_counter()
+
+    def line(item: prover.Found, outcomes: list[prover.Outcome]) -> None:
+        nonlocal count
+        count += 1
+        if quiet:
+            return
+        bad = sum(not o.ok for o in outcomes)
+        state = "as expected" if not bad else f"{bad} unexpected"
+        state = f", {state}" if bad else f" {state}"
+        console.print(f"[{count}/{total}] {item.ident}: {counted(len(outcomes), 'claim')}"
+                      f"{state} ({time.perf_counter() - started:.1f}s)", markup=False)
+
+    yield line
+
+
+def write_reports(args, outcomes, *, partial: bool) -> str | None:
+    """Write the asked-for reports; the first failure's one-line message, or None."""
+    failed = None
+    for path, write in ((args.json, reports.write_json), (args.junit, reports.write_junit)):
+        if path is None:
+            continue
+        try:
+            write(outcomes, path, partial=partial)
+        except OSError as exc:
+            failed = failed or (f"--{'json' if path is args.json else 'junit'}: cannot write "
+                                f"the report {str(path)!r}: {exc.strerror or exc}")
+    return failed
 
 
 def counted(n: int, noun: str) -> str:
@@ -73,7 +151,7 @@ def dask_client(address: str):
         raise SpecError("--dask needs Dask: pip install 'layoutalg[dask]'") from None
     try:
         return Client(address, timeout=10)
-    except OSError as exc:
+    except (OSError, ValueError, TypeError) as exc:  # unreachable, or not an address
         raise SpecError(f"--dask: cannot reach a Dask scheduler at {address!r}: {exc}") from None
 
 

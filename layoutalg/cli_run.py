@@ -26,7 +26,7 @@ def run_run(args, stream: TextIO) -> int:
     from layoutalg.cli_show import find_spec
 
     found = find_spec(args.spec)
-    subject = found.spec.build()
+    subject = found.subject()
     console = Console(file=stream, highlight=False, width=None if stream.isatty() else 132)
     rng = np.random.default_rng(getattr(args, "seed", 0) or 0)
     console.print(f"[bold]{found.ident}[/bold]", markup=True)

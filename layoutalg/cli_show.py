@@ -101,7 +101,7 @@ def run_docs(args, stream: TextIO) -> int:
     from layoutalg.docgen.pages import build_pages, write_pages
     from layoutalg.proof_cache import ProofCache
 
-    pages = build_pages(args.paths or None, cache=None if args.no_cache else ProofCache())
+    pages = build_pages(args.paths or None, cache=None if args.no_cache else ProofCache(args.cache_dir))
     out = args.out if args.out is not None or args.site is not None else "docs/generated"
     if out is not None:
         write_pages(pages, Path(out))

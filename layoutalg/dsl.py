@@ -17,7 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import sympy
+
 from layoutalg.errors import SpecError, describe
+from layoutalg.validate import is_int
 
 EXPECTATIONS = ("PROVED", "REFUTED")
 
@@ -28,6 +31,7 @@ class ClaimKind:
     check: Callable[..., Any]
     index_map: bool
     arguments: tuple[int, int]
+    validate: Callable[[tuple], None] | None = None
 
 
 _CLAIMS: dict[str, ClaimKind] = {}
@@ -36,15 +40,18 @@ _CLAIMS: dict[str, ClaimKind] = {}
 def register_claim(
     name: str, check: Callable[..., Any], *, index_map: bool = True,
     arguments: tuple[int, int] = (0, 0),
+    validate: Callable[[tuple], None] | None = None,
 ) -> None:
     """Make ``name`` usable in ``claims=``.
 
     ``check(subject, *args, assume=...)`` returns a CheckResult; with
     ``index_map=True`` the spec's value is converted with ``.index_map()``
     first, else the family object itself is passed. ``arguments`` is the
-    (least, most) number of arguments the claim takes after its name.
+    (least, most) number of arguments the claim takes after its name;
+    ``validate(args)`` raises SpecError for arguments of the wrong type or
+    value, so the mistake is reported where the spec is declared.
     """
-    _CLAIMS[name] = ClaimKind(check, index_map, arguments)
+    _CLAIMS[name] = ClaimKind(check, index_map, arguments, validate)
 
 
 def known_claims() -> list[str]:
@@ -121,6 +128,13 @@ def spec(
         name: defaults to the function's name.
     """
     _register_core()
+    if timeout_ms is not None:
+        if not is_int(timeout_ms) or timeout_ms < 1:
+            raise SpecError(f"timeout_ms must be a positive whole number of milliseconds or "
+                            f"None; got {describe(timeout_ms)}")
+        timeout_ms = int(timeout_ms)
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise SpecError(f"name must be a non-empty string; got {describe(name)}")
     if isinstance(claims, (str, bytes)) or not isinstance(claims, Sequence) or not claims:
         raise SpecError(f"claims must be a non-empty list of claims; got {describe(claims)}")
     if isinstance(expect, str):
@@ -174,6 +188,8 @@ def _parse_claim(claim: object, expect: object) -> Claim:
         raise SpecError(
             f"claim {name!r} takes {wanted} argument(s) after its name; got {describe(claim)}"
         )
+    if _CLAIMS[name].validate is not None:
+        _CLAIMS[name].validate(args)
     return Claim(name, args, expect)
 
 
@@ -194,6 +210,33 @@ def _short(value: object) -> str:
     if isinstance(value, dict):
         return ", ".join(f"{k}={v}" for k, v in value.items())
     return str(value)
+
+
+FITS_OPTIONS = {"per": "a tuple of dimension names", "element_bytes": "a positive int",
+                "offsets_in_bytes": "True or False", "memory_name": "a string"}
+
+
+def _valid_fits(args: tuple) -> None:
+    """``("fits", capacity[, options])``: capacity a whole number of bytes
+    (or a size expression), options a dict of check_fits's keywords."""
+    capacity = args[0]
+    if isinstance(capacity, bool) or not (is_int(capacity) or isinstance(capacity, sympy.Expr)):
+        raise SpecError(f"claim 'fits': capacity must be a whole number of bytes; "
+                        f"got {describe(capacity)}")
+    if is_int(capacity) and capacity < 0:
+        raise SpecError(f"claim 'fits': capacity must be at least 0 bytes; got {capacity}")
+    options = args[1] if len(args) > 1 else {}
+    if not isinstance(options, dict):
+        raise SpecError(f"claim 'fits': options must be a dict such as "
+                        f"{{'element_bytes': 2}}; got {describe(options)}")
+    unknown = sorted(set(map(str, options)) - set(FITS_OPTIONS))
+    if unknown:
+        raise SpecError(f"claim 'fits': unknown option {unknown[0]!r}; the options are "
+                        f"{', '.join(FITS_OPTIONS)}")
+    size = options.get("element_bytes", 1)
+    if not is_int(size) or size < 1:
+        raise SpecError(f"claim 'fits': option element_bytes must be {FITS_OPTIONS['element_bytes']}; "
+                        f"got {describe(size)}")
 
 
 def _fits(m, capacity, options=None, **kwargs):
@@ -228,6 +271,6 @@ def _register_core() -> None:
     register_claim("in_bounds", checks.check_in_bounds)
     register_claim("bijective", checks.check_bijective)
     register_claim("surjective", checks.check_surjective)
-    register_claim("fits", _fits, arguments=(1, 2))
+    register_claim("fits", _fits, arguments=(1, 2), validate=_valid_fits)
     register_claim("equivalent", _equivalent, arguments=(1, 1))
     register_claim("bijective_by_parts", _by_parts, index_map=False)

@@ -56,6 +56,14 @@ class SpecError(LayoutError):
     """
 
 
+class OutputError(LayoutError):
+    """A report, page or site cannot be written where it was asked for: the
+    folder is not writable, is a file, or holds files layoutalg did not make.
+
+    Fix: choose another path, or empty the folder yourself.
+    """
+
+
 class VerificationError(LayoutError):
     """A check cannot be asked of this layout (e.g. enumeration of a
     symbolic or too large layout by the brute-force twins).

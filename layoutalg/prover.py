@@ -14,6 +14,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
+from layoutalg.claim_limit import ClaimTimeLimit, within
 from layoutalg.core.index_map import IndexMap
 from layoutalg.dsl import Spec, run_claim
 from layoutalg.errors import LayoutError, SpecError
@@ -22,7 +23,6 @@ from layoutalg.verify.result import CheckResult
 if TYPE_CHECKING:
     from layoutalg.proof_cache import ProofCache
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_FOLDERS = ("specs", "proofs")
 
 
@@ -37,10 +37,27 @@ class Found:
     def ident(self) -> str:
         return f"{self.path.stem}::{self.spec.name}"
 
+    def subject(self):
+        """Build the spec: an IndexMap or a family's layout. Whatever the
+        spec's code raises (or a ``sys.exit`` in it) is a SpecError naming it."""
+        try:
+            return self.spec.build()
+        except LayoutError as exc:
+            raise SpecError(f"spec {self.ident} did not build: {exc}") from None
+        except SystemExit as exc:
+            raise SpecError(f"spec {self.ident} called sys.exit({exc.code!r})") from None
+        except Exception as exc:  # noqa: BLE001 - the spec's own code failed: the user's input
+            raise SpecError(f"spec {self.ident} did not build: {type(exc).__name__}: {exc}"
+                            f"{_line(exc, self.path)}") from None
+
     def built(self) -> tuple[object, IndexMap]:
-        """Build the spec: its subject (an IndexMap or a family's layout) and index map."""
-        subject = self.spec.build()
-        return subject, subject if isinstance(subject, IndexMap) else subject.index_map()
+        """The spec's subject (see ``subject``) and its index map."""
+        subject = self.subject()
+        try:
+            return subject, subject if isinstance(subject, IndexMap) else subject.index_map()
+        except Exception as exc:  # noqa: BLE001 - as above
+            raise SpecError(f"spec {self.ident}: its layout gives no index map: "
+                            f"{type(exc).__name__}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -66,13 +83,17 @@ class Outcome:
 
 
 def default_paths() -> list[Path]:
-    """``specs/`` and ``proofs/`` of the working directory, else of the project."""
-    for base in (Path.cwd(), PROJECT_ROOT):
-        found = [base / f for f in DEFAULT_FOLDERS if (base / f).is_dir()]
-        if found:
-            return found
-    raise SpecError(f"no spec folders found: looked for {DEFAULT_FOLDERS} in {Path.cwd()} "
-                    f"and {PROJECT_ROOT}; pass paths explicitly")
+    """``specs/`` and ``proofs/`` of the working directory.
+
+    Never the package's own: a user who runs ``layoutalg prove`` in the
+    wrong folder must hear so, not see layoutalg's shipped specs pass.
+    """
+    base = Path.cwd()
+    found = [base / f for f in DEFAULT_FOLDERS if (base / f).is_dir()]
+    if found:
+        return found
+    raise SpecError(f"paths: none given, and the working folder {base} has no specs/ or "
+                    "proofs/ folder; pass spec modules or folders, e.g. layoutalg prove my_specs.py")
 
 
 def spec_files(paths: Iterable[Path | str]) -> list[Path]:
@@ -105,6 +126,11 @@ def load_module(path: Path):
         raise SpecError(f"spec module {path} cannot be loaded")
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
+    # A spec module may import a helper beside it (``from sizes import M``),
+    # as it could if it were run as a script from its own folder.
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
     try:
         module_spec.loader.exec_module(module)
     except LayoutError as exc:
@@ -140,11 +166,23 @@ def discover(paths: Sequence[Path | str] | None = None) -> list[Found]:
     return found
 
 
-def prove_spec(found: Found) -> list[Outcome]:
-    """Build the spec once and check each claim."""
+def prove_spec(found: Found, claim_seconds: float | None = None) -> list[Outcome]:
+    """Build the spec once and check each claim.
+
+    ``claim_seconds`` limits the wall-clock time of the build and of each
+    claim (see ``claim_limit``); a claim past it is UNKNOWN.
+    """
     start = time.perf_counter()
     try:
-        subject = found.spec.build()
+        with within(claim_seconds):
+            subject = found.spec.build()
+    except ClaimTimeLimit:
+        return [_failed(found, claim, f"building the spec took longer than the per-claim limit "
+                        f"of {claim_seconds:g} s (--claim-timeout)", start)
+                for claim in found.spec.claims]
+    except SystemExit as exc:  # a spec's sys.exit(0) must not end the run green
+        return [_failed(found, claim, f"spec called sys.exit({exc.code!r})", start)
+                for claim in found.spec.claims]
     except Exception as exc:  # noqa: BLE001 - reported as this spec's failure
         return [_failed(found, claim, f"spec raised {type(exc).__name__}: {exc}", start)
                 for claim in found.spec.claims]
@@ -152,7 +190,17 @@ def prove_spec(found: Found) -> list[Outcome]:
     for claim in found.spec.claims:
         claim_start = time.perf_counter()
         try:
-            result = run_claim(found.spec, claim, subject)
+            with within(claim_seconds):
+                result = run_claim(found.spec, claim, subject)
+        except ClaimTimeLimit:
+            outcomes.append(_failed(found, claim, f"exceeded the per-claim limit of "
+                                    f"{claim_seconds:g} s (--claim-timeout)", claim_start,
+                                    status="UNKNOWN"))
+            continue
+        except SystemExit as exc:
+            outcomes.append(_failed(found, claim, f"the claim called sys.exit({exc.code!r})",
+                                    claim_start))
+            continue
         except Exception as exc:  # noqa: BLE001 - reported as this claim's failure
             outcomes.append(_failed(found, claim, f"{type(exc).__name__}: {exc}", claim_start))
             continue
@@ -166,6 +214,7 @@ def prove(
     on_done: Callable[[Found, list[Outcome]], None] | None = None,
     executor: Executor | None = None,
     cache: ProofCache | None = None,
+    claim_seconds: float | None = None,
 ) -> list[Outcome]:
     """Prove every spec, calling ``on_done`` after each; outcomes in spec order.
 
@@ -173,6 +222,11 @@ def prove(
         executor: a ``concurrent.futures.Executor`` (local processes, or a
             Dask cluster's ``client.get_executor()``); None proves in-process.
         cache: a ``ProofCache``; specs whose content is unchanged are not redone.
+        claim_seconds: wall-clock limit per claim (None: no limit).
+
+    A worker that dies (killed, out of memory) makes its spec's claims ERROR;
+    Ctrl-C (KeyboardInterrupt) goes up to the caller, which holds what
+    ``on_done`` was given so far.
     """
     results: dict[int, list[Outcome]] = {}
     pending: dict[Future, int] = {}
@@ -183,22 +237,29 @@ def prove(
             if on_done is not None:
                 on_done(item, cached)
         elif executor is None:
-            results[index] = prove_spec(item)
+            results[index] = prove_spec(item, claim_seconds)
             _finish(item, results[index], cache, on_done)
         else:
-            pending[executor.submit(prove_by_name, str(item.path), item.spec.name)] = index
+            future = executor.submit(prove_by_name, str(item.path), item.spec.name, claim_seconds)
+            pending[future] = index
     for future in as_completed(pending):
         index = pending[future]
-        results[index] = future.result()
+        try:
+            results[index] = future.result()
+        except Exception as exc:  # noqa: BLE001 - the worker, not the claim, failed
+            start = time.perf_counter()
+            results[index] = [_failed(found[index], claim, f"the worker proving this spec "
+                                      f"failed: {type(exc).__name__}: {exc}", start)
+                              for claim in found[index].spec.claims]
         _finish(found[index], results[index], cache, on_done)
     return [outcome for index in range(len(found)) for outcome in results[index]]
 
 
-def prove_by_name(path: str, name: str) -> list[Outcome]:
+def prove_by_name(path: str, name: str, claim_seconds: float | None = None) -> list[Outcome]:
     """Prove one spec found by file and name (what worker processes run)."""
     for item in discover([path]):
         if item.spec.name == name:
-            return prove_spec(item)
+            return prove_spec(item, claim_seconds)
     raise SpecError(f"spec {name!r} not found in {path}")
 
 
@@ -217,8 +278,8 @@ def _from_result(found: Found, claim, result: CheckResult) -> Outcome:
     )
 
 
-def _failed(found: Found, claim, reason: str, start: float) -> Outcome:
+def _failed(found: Found, claim, reason: str, start: float, status: str = "ERROR") -> Outcome:
     return Outcome(
         path=str(found.path), spec=found.spec.name, claim=claim.label, expected=claim.expect,
-        status="ERROR", reason=reason, seconds=time.perf_counter() - start,
+        status=status, reason=reason, seconds=time.perf_counter() - start,
     )

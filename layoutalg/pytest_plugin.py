@@ -3,7 +3,9 @@
 Each claim of each spec becomes one test item named ``spec::claim``; a claim
 whose verdict differs from its expectation fails with the counterexample as
 the message. Spec modules are collected from folders named ``specs`` or
-``proofs`` (or listed in the ``layoutalg_spec_dirs`` ini option). Nothing
+``proofs`` (or listed in the ``layoutalg_spec_dirs`` ini option), counted
+from pytest's rootdir: ``<rootdir>/specs/grid.py`` is collected,
+``/home/me/specs/project/deploy.py`` with the rootdir at ``project`` is not. Nothing
 heavy is imported until a spec file is collected.
 """
 
@@ -25,7 +27,14 @@ def pytest_collect_file(file_path: Path, parent):
     if file_path.suffix != ".py" or file_path.name.startswith(("_", "test_", "conftest")):
         return None
     dirs = parent.config.getini("layoutalg_spec_dirs")
-    if not any(part in dirs for part in file_path.parent.parts):
+    # Only the folders below pytest's rootdir count: a file that merely sits
+    # somewhere under an unrelated ``specs/`` (a checkout inside ~/specs/...)
+    # is not a spec module.
+    try:
+        folders = file_path.resolve().parent.relative_to(parent.config.rootpath.resolve()).parts
+    except ValueError:
+        return None  # outside the rootdir
+    if not any(part in dirs for part in folders):
         return None
     return SpecModule.from_parent(parent, path=file_path)
 

@@ -29,7 +29,7 @@ def test_every_cli_command_is_documented(command):
     assert f"`layoutalg {command}" in CLI_PAGE
 
 
-@pytest.mark.parametrize("code", [0, 1, 2])
+@pytest.mark.parametrize("code", [0, 1, 2, 130])
 def test_every_exit_code_has_an_anchor(code):
     assert f"{{#exit-{code}}}" in CLI_PAGE
 

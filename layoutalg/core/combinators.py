@@ -192,6 +192,9 @@ def cyclic(
 def linearize(source: Source, dims: Sequence[str] | None = None, *, name: str = "offset") -> IndexMap:
     """Merge ``dims`` (default: all) row-major into one dim at the first one's place."""
     def build(space: Space) -> IndexMap:
+        if isinstance(dims, str):
+            raise MapError(f"linearize: dims must be a list of names, e.g. [{dims!r}]; got the "
+                           f"single string {dims!r}")
         chosen = list(space.names if dims is None else dims)
         if not chosen or len(set(chosen)) != len(chosen):
             raise MapError(f"linearize: dims must be distinct names of {space.names}; got {chosen}")
@@ -313,6 +316,9 @@ def _lift(source: Source, build: Callable[[Space], IndexMap], *,
 def _names(given, default, argument):
     if given is None:
         return default
+    if isinstance(given, str):  # "ab" is one name, not the pair ("a", "b")
+        raise MapError(f"{argument} must be {len(default)} distinct names given as a tuple, "
+                       f"e.g. {default}; got the single string {given!r}")
     if len(given) != len(default) or len(set(given)) != len(given):
         raise MapError(f"{argument} must be {len(default)} distinct names; got {describe(given)}")
     return tuple(given)

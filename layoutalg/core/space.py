@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
+import numpy as np
 import sympy
 
 import layoutalg.core.sympy_fixes  # noqa: F401 - every expression is built on fixed rules
@@ -22,6 +23,13 @@ def extents(names: str) -> tuple[sympy.Symbol, ...]:
     >>> M.is_positive and M.is_integer
     True
     """
+    if not isinstance(names, str) or not names.replace(",", " ").split():
+        raise SpaceError(f"extents: names must be a string naming at least one size, e.g. "
+                         f"extents('M N'); got {describe(names)}")
+    for name in names.replace(",", " ").split():
+        if not name.isidentifier() or keyword.iskeyword(name):
+            raise SpaceError(f"extents: each size must be named by a Python identifier; got "
+                             f"{name!r} in {names!r}")
     return tuple(sympy.symbols(names, integer=True, positive=True, seq=True))
 
 
@@ -37,6 +45,8 @@ def check_extent(name: str, value: object) -> Extent:
             f"extent {name} must be a positive integer or a positive integer symbol; "
             f"got {describe(value)}"
         )
+    if isinstance(value, np.integer):  # NumPy sizes are as good as Python ints
+        value = int(value)
     if isinstance(value, int):
         if value < 1:
             raise SpaceError(

@@ -87,7 +87,9 @@ def sampled_points(m: IndexMap, side: int) -> tuple[np.ndarray, np.ndarray, np.n
     elements are evaluated, so huge layouts draw as fast as small ones."""
     n_rows, n_cols = _grid(m)
     step_r, step_c = -(-n_rows // side), -(-n_cols // side)
-    rr, cc = np.meshgrid(np.arange(0, n_rows, step_r), np.arange(0, n_cols, step_c), indexing="ij")
+    kind = _index_dtype(m)
+    rr, cc = np.meshgrid(np.arange(0, n_rows, step_r, dtype=kind),
+                         np.arange(0, n_cols, step_c, dtype=kind), indexing="ij")
     rows, cols = rr.ravel(), cc.ravel()
     if m.domain.rank == 1:
         inside = rows * n_cols + cols < int(m.domain.extents[0])
@@ -109,7 +111,20 @@ def element_coords(m: IndexMap, rows: np.ndarray, cols: np.ndarray) -> tuple[np.
         return ()
     if m.domain.rank == 1:
         return (rows * _grid(m)[1] + cols,)
+    if _index_dtype(m) is object:  # past int64: exact Python ints, no wrap-around
+        leading = []
+        rest = rows
+        for extent in reversed(extents[:-1]):
+            rest, here = rest // extent, rest % extent
+            leading.append(here)
+        return (*reversed(leading), cols)
     return (*np.unravel_index(rows, extents[:-1]), cols)
+
+
+def _index_dtype(m: IndexMap):
+    """int64 for element numbers that fit it with room to spare, else exact
+    Python ints (object arrays): a 2**64-element layout must not wrap."""
+    return np.int64 if math.prod(int(e) for e in m.domain.extents) < 2**62 else object
 
 
 def _grid(m: IndexMap) -> tuple[int, int]:

@@ -13,6 +13,18 @@ from layoutalg.execute.errors import MachineError
 WSE_SRAM_BYTES = 48 * 1024
 #: Storage grows in steps of this many bytes per memory (never past the capacity).
 GRANULE = 64
+# What the emulated memories may hold in all, so a sparse layout is refused in
+# one line instead of asking NumPy for terabytes (the build machine has 24 GB).
+EMULATED_BYTES_LIMIT = 8 * 2**30
+
+
+def _bytes_text(n: int) -> str:
+    """``48.0 TiB``."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{n} B"
+        n /= 1024
+    return f"{n} B"
 
 
 class _Store:
@@ -194,6 +206,12 @@ class Machine:
         if nbytes <= old.shape[1]:
             return old
         size = min(self.capacity, -(-nbytes // GRANULE) * GRANULE)
+        if size * self.memories > EMULATED_BYTES_LIMIT:
+            raise MachineError(
+                f"reserve: emulating {self.memories} {self.plural} of {size} bytes each needs "
+                f"{_bytes_text(size * self.memories)}, past the emulator's limit of "
+                f"{_bytes_text(EMULATED_BYTES_LIMIT)}; the layout's offsets are too sparse to "
+                "emulate (bind smaller sizes, or check the offsets)")
         new = np.zeros((self.memories, size), dtype=np.uint8)
         new[:, :old.shape[1]] = old
         self._store.array = new

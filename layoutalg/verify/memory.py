@@ -10,6 +10,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent
 from layoutalg.errors import MapError, describe
+from layoutalg.validate import is_int
 from layoutalg.verify import query as q
 from layoutalg.verify.result import CheckResult, Status, point_text
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
@@ -79,10 +80,16 @@ def check_fits(
     """
     if not isinstance(m, IndexMap):
         raise MapError(f"check_fits: m must be an IndexMap; got {describe(m)}")
-    if isinstance(element_bytes, bool) or not isinstance(element_bytes, int) or element_bytes < 1:
+    if is_int(element_bytes):
+        element_bytes = int(element_bytes)
+    if not is_int(element_bytes) or element_bytes < 1:
         raise MapError(f"check_fits: element_bytes must be a positive int; got {describe(element_bytes)}")
+    if is_int(capacity):
+        capacity = int(capacity)
     if isinstance(capacity, bool) or not isinstance(capacity, (int, sympy.Expr)):
         raise MapError(f"check_fits: capacity must be a number of bytes; got {describe(capacity)}")
+    if capacity < 0 if isinstance(capacity, int) else capacity.is_negative:
+        raise MapError(f"check_fits: capacity must be at least 0 bytes; got {describe(capacity)}")
     memory, inside = memory_dims(m, per)
     start = time.perf_counter()
     x, bounds = q.unknowns(m.domain)

@@ -16,10 +16,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import sympy
 import z3
 
 from layoutalg.core.expr import Unsupported, integer_terms, quotient
+from layoutalg.errors import MapError, describe
 
 DEFAULT_TIMEOUT_MS = 20_000
 SEED = 7
@@ -65,6 +67,7 @@ def solve(
     inverse, which keeps queries quantifier-free). The model maps every
     unknown and parameter to an int.
     """
+    timeout_ms = checked_timeout(timeout_ms)
     start = time.perf_counter()
     query = (unknowns, constraints, parameters, assumptions, forall)
     built = _build(*query, quotients=False)
@@ -81,6 +84,17 @@ def solve(
     builds = {"native": built}
     contexts = {"native": _start("native", built, unknowns, parameters, timeout_ms, start,
                                  answers)}
+    try:
+        return _race(answers, builds, contexts, query, unknowns, parameters, timeout_ms, start)
+    except BaseException:  # Ctrl-C or the per-claim time limit: stop every check now
+        for ctx in contexts.values():
+            ctx.interrupt()
+        raise
+
+
+def _race(answers, builds, contexts, query, unknowns, parameters, timeout_ms, start) -> Outcome:
+    """Wait for the native check; past RACE_AFTER_S, race quotient variables."""
+    built = builds["native"]
     try:
         outcomes = [answers.get(timeout=RACE_AFTER_S)]
     except queue.Empty:
@@ -164,7 +178,7 @@ def _ruled_out_sizes(translator, parameters, assumptions, unknowns,
         floors = [1 if k == 0 else int(2 ** draws.uniform(0, VACUITY_MAX_BITS)) for _ in sizes]
         meets.push()
         meets.add([size >= low for size, low in zip(drawn, floors)])
-        found = meets.check() == z3.sat
+        found = interruptible_check(meets, ctx) == z3.sat
         values = [meets.model().eval(size, model_completion=True).as_long()
                   for size in drawn] if found else []
         meets.pop()
@@ -172,7 +186,7 @@ def _ruled_out_sizes(translator, parameters, assumptions, unknowns,
             continue  # the assumptions bound the sizes below these floors
         admits.push()
         admits.add([size == value for size, value in zip(sizes, values)])
-        answer = admits.check()
+        answer = interruptible_check(admits, ctx)
         admits.pop()
         if answer != z3.sat:
             return ", ".join(f"{p}={v}" for p, v in zip(parameters, values))
@@ -262,7 +276,7 @@ def maximize(
         opt.add(translator.definitions)
     except Unsupported:
         return None
-    if opt.check() != z3.sat:
+    if interruptible_check(opt, ctx) != z3.sat:
         return None
     model = opt.model()
     value = model.eval(translator.term(objective), model_completion=True)
@@ -280,9 +294,52 @@ def _check_with_deadline(solver, ctx: z3.Context, timeout_ms: int):
     guard.daemon = True
     guard.start()
     try:
-        return solver.check()
+        return interruptible_check(solver, ctx)
     finally:
         guard.cancel()
+
+
+def checked_timeout(timeout_ms: object) -> int:
+    """``timeout_ms`` as an int, or MapError: a positive whole number of
+    milliseconds (NumPy integers too); a negative or zero one would make Z3
+    give up at once, and a string is a mistake."""
+    if isinstance(timeout_ms, (bool, np.bool_)) or not isinstance(timeout_ms, (int, np.integer)) \
+            or timeout_ms < 1:
+        raise MapError(f"timeout_ms must be a positive whole number of milliseconds; "
+                       f"got {describe(timeout_ms)}")
+    return int(timeout_ms)
+
+
+def interruptible_check(solver, ctx: z3.Context):
+    """``solver.check()`` that Ctrl-C stops at once.
+
+    Left to itself, Z3 catches SIGINT during a check and answers "unknown
+    (canceled)", so the run went on with the next query and Ctrl-C was lost.
+    Here Z3 leaves SIGINT alone (``ctrl_c`` off) and the check runs in a
+    thread (Z3 releases the GIL) while the calling thread waits; in the main
+    thread that wait raises KeyboardInterrupt, which interrupts the check
+    and goes on up to the CLI (exit 130).
+    """
+    solver.set("ctrl_c", False)
+    if threading.current_thread() is not threading.main_thread():
+        return solver.check()  # only the main thread receives SIGINT
+    answer: queue.Queue = queue.Queue()
+
+    def run() -> None:
+        try:
+            answer.put(solver.check())
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            answer.put(exc)
+
+    threading.Thread(target=run, name="z3 check", daemon=True).start()
+    try:
+        result = answer.get()
+    except BaseException:  # Ctrl-C, or the per-claim time limit's alarm
+        ctx.interrupt()
+        raise
+    if isinstance(result, BaseException):
+        raise result
+    return result
 
 
 def _derived_extent(expr: sympy.Basic) -> bool:
