@@ -5,7 +5,7 @@ Issue 12, item 6. The layers, lowest first::
     foundation  errors, validate
     core        layoutalg.core
     verify      layoutalg.verify
-    families    mesh, spyre, tt, channel, dataflow
+    families    mesh, spyre, tt, channel, dataflow, dtensor
     execute     layoutalg.execute
     runner      dsl, prover, claim_limit, proof_cache, reports, pytest_plugin
     surface     cli, cli_prove, cli_show, cli_run, docgen, __main__
@@ -34,7 +34,7 @@ LAYERS = {
     "errors": 0, "validate": 0,
     "core": 1,
     "verify": 2,
-    "mesh": 3, "spyre": 3, "tt": 3, "channel": 3, "dataflow": 3,
+    "mesh": 3, "spyre": 3, "tt": 3, "channel": 3, "dataflow": 3, "dtensor": 3,
     "execute": 4,
     "dsl": 5, "prover": 5, "claim_limit": 5, "proof_cache": 5, "reports": 5, "pytest_plugin": 5,
     "cli": 6, "cli_prove": 6, "cli_show": 6, "cli_run": 6, "docgen": 6, "__main__": 6,
