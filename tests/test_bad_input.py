@@ -76,6 +76,10 @@ API_ROWS = [
     row(lambda: la.Space(i="4"), la.SpaceError, f"extent i {EXTENT_RULE}; got '4'", id="space-str"),
     row(lambda: la.Space(i=True), la.SpaceError, f"extent i {EXTENT_RULE}; got True", id="space-bool"),
     row(lambda: la.Space(i=None), la.SpaceError, f"extent i {EXTENT_RULE}; got None", id="space-none"),
+    row(lambda: la.Space(i=np.bool_(True)), la.SpaceError, f"extent i {EXTENT_RULE}; got np.True_",
+        id="space-numpy-bool"),
+    row(lambda: la.Space(i=np.float64(4)), la.SpaceError,
+        f"extent i {EXTENT_RULE}; got np.float64(4.0)", id="space-numpy-float"),
     row(lambda: la.Space(i=sympy.Symbol("n")), la.SpaceError,
         f"extent i {EXTENT_RULE} (declare it with layoutalg.extents('...')); got n",
         id="space-symbol-not-integer"),
@@ -119,6 +123,7 @@ API_ROWS = [
         id="indexmap-call-arity"),
     row(lambda: M(4, 0), la.MapError, "coord i must lie in [0, 4); got 4", id="indexmap-call-range"),
     row(lambda: M(1.5, 0), la.MapError, "coord i must be an int; got 1.5", id="indexmap-call-float"),
+    row(lambda: M(True, 0), la.MapError, "coord i must be an int; got True", id="indexmap-call-bool"),
     row(lambda: la.linearize(la.Space(i=la.extents("n")[0])).bind(n=-1), la.MapError,
         "bind: n must be a positive int; got -1", id="bind-negative"),
     row(lambda: la.linearize(la.Space(i=la.extents("n")[0])).bind(q=3), la.MapError,
@@ -166,6 +171,9 @@ API_ROWS = [
         id="cyclic-zero-parts"),
     row(lambda: la.cyclic(S, "i", 2, block=0), la.SpaceError, f"extent block {EXTENT_RULE}; got 0",
         id="cyclic-zero-block"),
+    row(lambda: la.cyclic(S, "i", 2, names="ab"), la.MapError,
+        "names must be 2 distinct names given as a tuple, e.g. ('i_part', 'i_local'); "
+        "got the single string 'ab'", id="cyclic-names-string"),
     row(lambda: la.offset(S, "i", -1), la.MapError,
         "offset: amount must be a nonnegative integer; got -1", id="offset-negative"),
     row(lambda: la.delinearize(la.Space(k=32), "k", a=3, b=4), la.MapError,
@@ -243,6 +251,10 @@ API_ROWS = [
         "check_fits: capacity must be a number of bytes; got 32.0", id="fits-float"),
     row(lambda: la.check_fits(M, 32, per=["q"]), la.MapError,
         "check_fits: per must name codomain dims of [offset:32]; got ['q']", id="fits-per"),
+    row(lambda: la.check_fits(M, 32, per=3), la.MapError,
+        rx(r"check_fits: per must name codomain dims of \[offset:32\]; got 3"), id="fits-per-int",
+        marks=bug("check_fits(m, 32, per=3) raises TypeError: 'int' object is not iterable",
+                  raises=TypeError)),
     row(lambda: la.check_fits(M, 32, element_bytes=0), la.MapError,
         "check_fits: element_bytes must be a positive int; got 0", id="fits-element-bytes"),
     row(lambda: la.check_fits(M, 32, offsets_in_bytes="yes"), la.MapError,
@@ -621,6 +633,14 @@ FILES = {
         def sparse():
             return la.strided((4, 4), (1, 2**40))
         ''',
+    "dense.py": '''
+        import layoutalg as la
+
+
+        @la.spec(claims=["injective"])
+        def dense():
+            return la.linearize(la.Space(i=2**20, j=2**20))
+        ''',
     "fits_string.py": '''
         import layoutalg as la
 
@@ -753,6 +773,9 @@ CLI_ROWS = [
             r"reserve: emulating 1 memories of 13194139533376 bytes each needs 12\.0 TiB, past the "
             r"emulator's limit of .*; the layout's offsets are too sparse to emulate .*",
             id="run-huge-sparse-layout"),
+    cli_row(["run", "{d}/dense.py"],
+            r"run: layout linearize has 1099511627776 elements; the executor runs layouts of at most "
+            r"\d+", id="run-huge-dense-layout"),
     cli_row(["run", "{d}/good.py", "--seed", "abc"], r"argument --seed: invalid int value: 'abc'",
             id="run-seed"),
     cli_row(["run", "{d}/good.py", "--capacity", "0"],
@@ -843,13 +866,21 @@ NUMPY_ROWS = [
     same(lambda: la.split(S, "i", N64(2)), lambda: la.split(S, "i", 2), id="split-factor"),
     same(lambda: la.cyclic(S, "j", N32(2)), lambda: la.cyclic(S, "j", 2), id="cyclic-parts"),
     same(lambda: M(N64(1), N32(2)), lambda: M(1, 2), id="indexmap-call"),
+    same(lambda: la.pad(S, "i", to=N64(8)), lambda: la.pad(S, "i", to=8), id="pad-to"),
+    same(lambda: la.scale(S, "i", N64(3)), lambda: la.scale(S, "i", 3), id="scale-factor"),
+    same(lambda: la.delinearize(la.Space(k=32), "k", a=N64(4), b=N32(8)),
+         lambda: la.delinearize(la.Space(k=32), "k", a=4, b=8), id="delinearize-extents"),
     same(lambda: verdict(la.check_fits(M, N64(31))), lambda: verdict(la.check_fits(M, 31)),
          id="check-fits-capacity"),
     same(lambda: la.spec(claims=["injective"], timeout_ms=N64(500))(lambda: M).timeout_ms,
          lambda: 500, id="spec-timeout"),
     same(lambda: la.mesh.MeshLayout.grid(N64(2), N32(2)), lambda: GRID, id="mesh-grid"),
     same(lambda: GRID.index_map((N64(8), N64(8))), lambda: GRID_MAP, id="mesh-index-map-shape"),
+    same(lambda: la.mesh.MeshLayout.block_cyclic(N64(2), 2, N32(2), 2),
+         lambda: la.mesh.MeshLayout.block_cyclic(2, 2, 2, 2), id="mesh-block-cyclic"),
     same(lambda: la.spyre.default_layout((N64(64), N32(128))), lambda: SPYRE, id="spyre-size"),
+    same(lambda: la.spyre.SpyreLayout((64, 128), "float16", (N64(2), 64, 64), (1, 0, 1)), lambda: SPYRE,
+         id="spyre-layout-device-size"),
     same(lambda: SPYRE.host_to_device((N64(3), N64(5))), lambda: SPYRE.host_to_device((3, 5)),
          id="spyre-host-coord"),
     same(lambda: la.tt.TensorSpec((N64(64), N64(64)), "bfloat16"), lambda: TT, id="tt-shape"),
@@ -885,6 +916,17 @@ NUMPY_ROWS = [
          lambda: verdict(la.channel.check_fits(CHANNEL, 4096)), id="channel-check-fits",
          marks=bug("channel.check_fits(layout, np.int64(4096)): 'capacity must be a positive "
                    "number of bytes'", raises=ChannelError)),
+    same(lambda: la.offset(S, "i", N64(3)), lambda: la.offset(S, "i", 3), id="offset-amount",
+         marks=bug("offset(s, 'i', np.int64(3)): 'amount must be a nonnegative integer'",
+                   raises=la.MapError)),
+    same(lambda: la.tt.TensorSpec((64, 64), "bfloat16", tile=(N64(16), N64(32))),
+         lambda: la.tt.TensorSpec((64, 64), "bfloat16", tile=(16, 32)), id="tt-tile",
+         marks=bug("TensorSpec(tile=(np.int64(16), np.int64(32))): 'tile must be a (height, "
+                   "width) pair of ints'", raises=TTError)),
+    same(lambda: la.dataflow.systolic_cycles((64, 64, 64), "os", rows=N64(8)),
+         lambda: la.dataflow.systolic_cycles((64, 64, 64), "os", rows=8), id="dataflow-systolic-rows",
+         marks=bug("systolic_cycles(..., rows=np.int64(8)): 'rows must be a positive int'",
+                   raises=DataflowError)),
     same(lambda: la.execute.Machine.wse(N64(2), N32(2), sram_bytes=N64(1024)),
          lambda: la.execute.Machine.wse(2, 2, sram_bytes=1024), id="execute-wse",
          marks=bug("Machine.wse(np.int64(2), 2): 'each dim must be (name, positive int)'",
