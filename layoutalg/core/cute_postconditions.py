@@ -1,0 +1,324 @@
+"""The postcondition of each CuTe operation, proved on its result by the checks.
+
+Each ``prove_*`` takes an operation's arguments and, optionally, a claimed
+result (default: layoutalg's own), and returns a ``CheckResult``: PROVED
+when the postcondition holds for every index (Z3, through
+``check_equivalent`` / ``check_injective`` on index maps built by
+``strided`` and ``compose``), REFUTED with the index where it fails — so a
+wrong answer from elsewhere (pycute's, a paper's) is refuted, not trusted.
+
+| operation | postcondition |
+|---|---|
+| ``coalesce(L)`` | same size, ``R ≡ L`` |
+| ``composition(A, B)`` | ``R(i) == A(B(i))`` for every ``i < size(B)`` |
+| ``complement(L, M)`` | ``(filter(L), R)`` a bijection onto ``[0, N)``, ``N >= M`` |
+| ``logical_divide(A, B)`` | ``R ≡ A ∘ (B, complement(B, size(A)))`` (both proved) |
+| ``zipped/tiled_divide``, ``blocked/raked_product`` | ``R ≡ P ∘ L``: the logical result ``L`` re-indexed by the permutation ``P`` of its modes |
+| ``logical_product(A, B)`` | ``R = (A, C ∘ B)``, ``C = complement(A, size(A)·cosize(B))`` proved |
+| ``right_inverse(L)`` | ``L(R(i)) == i`` for every ``i < size(R)`` |
+| ``left_inverse(L)`` | ``R(L(i)) == i`` for every ``i < size(L)`` |
+"""
+
+from __future__ import annotations
+
+import time
+
+from layoutalg.core import cute_algebra as cute
+from layoutalg.core.combinators import compose
+from layoutalg.core.cute import strided
+from layoutalg.core.cute_layout import CuteLayout, as_layout, flatten
+from layoutalg.core.index_map import IndexMap
+from layoutalg.verify.checks import check_bijective, check_equivalent, check_in_bounds
+from layoutalg.verify.result import CheckResult, Status
+
+# Regroupings up to this size are checked by evaluating every index (exact);
+# larger ones go to Z3 through compose and check_equivalent.
+REGROUP_LIMIT = 1 << 16
+
+
+def check_layout_equivalent(a: object, b: object) -> CheckResult:
+    """Do two layouts (or a layout and an index map) send every index to the same offset?
+
+    Unlike ``check_equivalent``, different sizes are an answer, not an
+    error: REFUTED ``sizes differ: 2 vs 3``, with the first index that only
+    the larger one has.
+
+    >>> check_layout_equivalent("(2,2):(1,2)", "4:1").status
+    <Status.PROVED: 'PROVED'>
+    >>> check_layout_equivalent("2:1", "3:1").reason
+    'sizes differ: 2 vs 3; index i=2 lies in one domain only'
+    """
+    first = _as_map(a, "a")
+    second = _as_map(b, "b")
+    n1, n2 = first.domain.extents[0], second.domain.extents[0]
+    if n1 != n2:
+        return _refuted("equivalent", f"{first.label} ≡ {second.label}", {"i": min(n1, n2)},
+                        f"sizes differ: {n1} vs {n2}; index i={min(n1, n2)} lies in one "
+                        f"domain only")
+    return check_equivalent(first, second)
+
+
+def prove_coalesce(layout: object, result: object = None) -> CheckResult:
+    """``coalesce(layout)`` has the same size and sends every index where ``layout`` does."""
+    layout = as_layout(layout, "layout")
+    result = cute.coalesce(layout) if result is None else as_layout(result, "result")
+    return _named(check_layout_equivalent(result, layout), "coalesce")
+
+
+def prove_composition(a: object, b: object, result: object = None) -> CheckResult:
+    """``result(i) == A(B(i))`` for every index of ``B`` (``result`` default: ``composition(a, b)``).
+
+    ``A`` is read past its size as CuTe does (its last coalesced mode keeps
+    counting) when ``B`` reaches past it. A tuple ``b`` is proved mode by mode.
+    """
+    a = as_layout(a, "a")
+    if isinstance(b, tuple):
+        result = cute.composition(a, b) if result is None else as_layout(result, "result")
+        parts = [prove_composition(a[k], t, result[k]) for k, t in enumerate(b) if t is not None]
+        return _all_of("composition", f"{result} = {a} ∘ {_text(b)}", parts + _kept(a, b, result))
+    b = as_layout(b, "b")
+    result = cute.composition(a, b) if result is None else as_layout(result, "result")
+    return _named(check_layout_equivalent(result, composed_map(a, b)), "composition")
+
+
+def composed_map(a: CuteLayout, b: CuteLayout) -> IndexMap:
+    """``A ∘ B`` as an index map, built by ``compose`` from the two layouts' maps."""
+    extended = cute.extended_to(a, b.cosize)
+    label = f"{a} ∘ {b}" if extended is a else f"{a} (extended to {extended}) ∘ {b}"
+    return compose(b.index_map(cosize=extended.size), extended.index_map(), name=label)
+
+
+def prove_complement(layout: object, cosize_hi: int | None = None,
+                     result: object = None) -> CheckResult:
+    """``(filter(layout), R)`` is a bijection onto ``[0, N)`` with ``N >= cosize_hi``.
+
+    So ``R`` is injective, never meets the layout's offsets (but at 0), and
+    together they fill every offset up to at least ``cosize_hi`` exactly once.
+    """
+    layout = as_layout(layout, "layout")
+    hi = layout.cosize if cosize_hi is None else cosize_hi
+    result = cute.complement(layout, hi) if result is None else as_layout(result, "result")
+    both = cute.make_layout(cute.filter_layout(layout), result)
+    if both.size < hi:
+        return _refuted("complement", f"({layout}, {result})", {"offset": both.size},
+                        f"({layout}, {result}) holds {both.size} offsets, fewer than "
+                        f"cosize_hi={hi}")
+    return _named(check_bijective(both.index_map(cosize=both.size)), "complement")
+
+
+def prove_logical_divide(a: object, tiler: object, result: object = None) -> CheckResult:
+    """``R ≡ A ∘ (B, complement(B, size(A)))``, with that complement proved (mode by mode for a tuple)."""
+    a = as_layout(a, "a")
+    result = cute.logical_divide(a, tiler) if result is None else as_layout(result, "result")
+    if tiler is None:
+        return _named(check_layout_equivalent(result, a), "logical_divide")
+    if isinstance(tiler, tuple):
+        parts = [prove_logical_divide(a[k], t, result[k])
+                 for k, t in enumerate(tiler) if t is not None]
+        return _all_of("logical_divide", f"{result} = logical_divide({a}, {_text(tiler)})",
+                       parts + _kept(a, tiler, result))
+    b = as_layout(tiler, "tiler")
+    rest = cute.complement(b, a.size)
+    return _all_of("logical_divide", f"{result} = logical_divide({a}, {b})", [
+        prove_complement(b, a.size, rest),
+        prove_composition(a, cute.make_layout(b, rest), result)])
+
+
+def prove_logical_product(a: object, tiler: object, result: object = None) -> CheckResult:
+    """``R = (A, C ∘ B)`` with ``C = complement(A, size(A)·cosize(B))``: both proved."""
+    a = as_layout(a, "a")
+    result = cute.logical_product(a, tiler) if result is None else as_layout(result, "result")
+    if tiler is None:
+        return _named(check_layout_equivalent(result, a), "logical_product")
+    if isinstance(tiler, tuple):
+        parts = [prove_logical_product(a[k], t, result[k])
+                 for k, t in enumerate(tiler) if t is not None]
+        return _all_of("logical_product", f"{result} = logical_product({a}, {_text(tiler)})",
+                       parts + _kept(a, tiler, result))
+    b = as_layout(tiler, "tiler")
+    hi = a.size * b.cosize
+    rest = cute.complement(a, hi)
+    if result.rank != 2:
+        return _refuted("logical_product", str(result), None,
+                        f"{result} has rank {result.rank}; a logical product has 2 modes")
+    return _all_of("logical_product", f"{result} = logical_product({a}, {b})", [
+        _named(check_layout_equivalent(result[0], a), "logical_product"),
+        prove_complement(a, hi, rest),
+        prove_composition(rest, b, result[1])])
+
+
+def prove_zipped_divide(a: object, tiler: object, result: object = None) -> CheckResult:
+    """``logical_divide`` proved, and ``R`` is it with the modes gathered."""
+    return _regrouped("zipped_divide", a, tiler, result, cute.logical_divide,
+                      prove_logical_divide, lambda t: cute.tile_unzip(t, tiler))
+
+
+def prove_tiled_divide(a: object, tiler: object, result: object = None) -> CheckResult:
+    """``logical_divide`` proved, and ``R`` is it with the modes gathered and unpacked."""
+    def regroup(t):
+        zipped = cute.tile_unzip(t, tiler)
+        return cute.make_layout(zipped[0], *zipped[1].modes)
+    return _regrouped("tiled_divide", a, tiler, result, cute.logical_divide,
+                      prove_logical_divide, regroup)
+
+
+def prove_blocked_product(block: object, tiler: object, result: object = None) -> CheckResult:
+    """The logical product proved, and ``R`` is it regrouped as ``(block_k, tiler_k)`` modes."""
+    return _rank_product("blocked_product", block, tiler, result, block_first=True)
+
+
+def prove_raked_product(block: object, tiler: object, result: object = None) -> CheckResult:
+    """The logical product proved, and ``R`` is it regrouped as ``(tiler_k, block_k)`` modes."""
+    return _rank_product("raked_product", block, tiler, result, block_first=False)
+
+
+def prove_right_inverse(layout: object, result: object = None) -> CheckResult:
+    """``L(R(i)) == i`` for every ``i < size(R)``."""
+    layout = as_layout(layout, "layout")
+    result = cute.right_inverse(layout) if result is None else as_layout(result, "result")
+    into = result.index_map(cosize=layout.size)
+    outside = check_in_bounds(into)
+    if not outside.proved:
+        return _named(outside, "right_inverse")
+    round_trip = compose(into, layout.index_map(), name=f"{layout} ∘ {result}")
+    return _named(check_equivalent(round_trip, strided(result.size, 1)), "right_inverse")
+
+
+def prove_left_inverse(layout: object, result: object = None) -> CheckResult:
+    """``R(L(i)) == i`` for every ``i < size(L)``."""
+    layout = as_layout(layout, "layout")
+    result = cute.left_inverse(layout) if result is None else as_layout(result, "result")
+    into = layout.index_map(cosize=result.size)
+    outside = check_in_bounds(into)
+    if not outside.proved:
+        return _named(outside, "left_inverse")
+    round_trip = compose(into, result.index_map(), name=f"{result} ∘ {layout}")
+    return _named(check_equivalent(round_trip, strided(layout.size, 1)), "left_inverse")
+
+
+# -- helpers --------------------------------------------------------------------------
+
+
+def _rank_product(check, block, tiler, result, *, block_first):
+    product, rank = cute.rank_product_parts(block, tiler)
+    made = cute.blocked_product if block_first else cute.raked_product
+    result = made(block, tiler) if result is None else as_layout(result, "result")
+    first = prove_logical_product(*_product_args(block, tiler, rank), product)
+    permutation = _permutation(product, lambda t: cute.zip_product(t, rank, block_first=block_first))
+    return _all_of(check, f"{result} = {check}({block}, {tiler})",
+                   [first, _as_regrouping(check, result, product, permutation)])
+
+
+def _product_args(block, tiler, rank):
+    return (cute.append_modes(as_layout(block, "block"), rank),
+            cute.append_modes(as_layout(tiler, "tiler"), rank))
+
+
+def _regrouped(check, a, tiler, result, logical, prove_logical, regroup):
+    a = as_layout(a, "a")
+    logical_result = logical(a, tiler)
+    result = regroup(logical_result) if result is None else as_layout(result, "result")
+    permutation = _permutation(logical_result, regroup)
+    return _all_of(check, f"{result} = {check}({a}, {_text(tiler)})", [
+        prove_logical(a, tiler, logical_result),
+        _as_regrouping(check, result, logical_result, permutation)])
+
+
+def _permutation(layout: CuteLayout, regroup) -> CuteLayout:
+    """The layout ``P`` with ``regroup(layout) ≡ layout ∘ P``: index → index of ``layout``.
+
+    ``regroup`` only moves modes, so it is run on a copy of ``layout`` whose
+    strides are the leaves' ordinals, which tells where each leaf went; ``P``
+    sends a leaf's coordinate to its colexicographic step in ``layout``.
+    """
+    leaves = layout.leaves()
+    labels = _relabel(layout.shape, iter(range(len(leaves))))
+    moved = regroup(CuteLayout(layout.shape, labels))
+    steps = [1]
+    for s, _ in leaves[:-1]:
+        steps.append(steps[-1] * s)
+    strides = _relabel(moved.shape, iter(steps[label] if s > 1 else 0
+                                         for s, label in moved.leaves()))
+    return CuteLayout(moved.shape, strides)
+
+
+def _relabel(shape, values):
+    if isinstance(shape, tuple):
+        return tuple(_relabel(s, values) for s in shape)
+    return next(values)
+
+
+def _as_regrouping(check, result, logical_result, permutation) -> CheckResult:
+    """``result(i) == logical_result(P(i))`` for every index, by exhaustive evaluation.
+
+    A regrouping only moves modes, and the flat-index maps of a permutation
+    are hard for Z3 (seconds for a few hundred indices) and for SymPy's
+    substitution; evaluating every index in Python ints is a complete proof
+    over the finite domain and takes microseconds per index.
+    """
+    start = time.perf_counter()
+    subject = f"{result} ≡ {logical_result} regrouped by {permutation}"
+    if result.size != logical_result.size:
+        return _refuted(check, subject, {"i": min(result.size, logical_result.size)},
+                        f"sizes differ: {result.size} vs {logical_result.size}")
+    if result.size > REGROUP_LIMIT:
+        reference = compose(permutation.index_map(cosize=logical_result.size),
+                            logical_result.index_map(), name=f"{logical_result} regrouped")
+        return _named(check_layout_equivalent(result, reference), check)
+    for i in range(result.size):
+        want = logical_result.offset(permutation.offset(i))
+        if result.offset(i) != want:
+            return _refuted(check, subject, {"i": i},
+                            f"they differ at (i={i}): {result} gives {result.offset(i)}, the "
+                            f"regrouped {logical_result} gives {want}")
+    return CheckResult(Status.PROVED, check, subject, None,
+                       f"every one of the {result.size} indices goes where the regrouped "
+                       f"layout sends it", time.perf_counter() - start, "enumeration")
+
+
+def _kept(a: CuteLayout, tiler: tuple, result: CuteLayout) -> list[CheckResult]:
+    """Modes a tuple tiler leaves alone (None, or past its end) must come out unchanged."""
+    kept = [k for k, t in enumerate(tiler) if t is None] + list(range(len(tiler), a.rank))
+    return [_named(check_layout_equivalent(result[k], a[k]), "unchanged mode") for k in kept]
+
+
+def _as_map(value: object, argument: str) -> IndexMap:
+    if isinstance(value, IndexMap):
+        return value
+    return as_layout(value, argument).index_map()
+
+
+def _named(result: CheckResult, check: str) -> CheckResult:
+    return CheckResult(result.status, check, result.subject, result.counterexample,
+                       result.reason, result.seconds, result.method)
+
+
+def _refuted(check, subject, counterexample, reason) -> CheckResult:
+    return CheckResult(Status.REFUTED, check, subject, counterexample, reason, 0.0, "arithmetic")
+
+
+def _all_of(check: str, subject: str, parts: list[CheckResult]) -> CheckResult:
+    """PROVED when every part is; else the first part that is not (UNKNOWN is not a pass)."""
+    start = time.perf_counter()
+    for part in parts:
+        if not part.proved:
+            return CheckResult(part.status, check, subject, part.counterexample,
+                               f"{part.check}({part.subject}): {part.reason}",
+                               sum(p.seconds for p in parts), part.method)
+    reasons = "; ".join(f"{p.check}: {p.reason}" for p in parts)
+    return CheckResult(Status.PROVED, check, subject, None, reasons,
+                       sum(p.seconds for p in parts) + time.perf_counter() - start)
+
+
+def _text(tiler) -> str:
+    if isinstance(tiler, tuple):
+        return "(" + ", ".join(_text(t) for t in tiler) + ")"
+    return "_" if tiler is None else str(as_layout(tiler, "tiler"))
+
+
+__all__ = [
+    "check_layout_equivalent", "composed_map", "prove_blocked_product", "prove_coalesce",
+    "prove_complement", "prove_composition", "prove_left_inverse", "prove_logical_divide",
+    "prove_logical_product", "prove_raked_product", "prove_right_inverse",
+    "prove_tiled_divide", "prove_zipped_divide",
+]
