@@ -1,0 +1,59 @@
+"""PyTorch DTensor layouts and redistributions, proved (issue 16, item 1).
+
+A DTensor is a tensor on a device mesh with one placement per mesh dim:
+``Shard(d)`` (``torch.chunk``'s rule: chunks of ⌈n/k⌉, trailing ranks get
+fewer rows or none), ``Replicate()`` or ``Partial()``. ``DTensorLayout``
+reads the mesh shape (or a ``DeviceMesh``), the placements (torch's objects,
+their printed forms ``"S(0)"``, ``"R"``, ``"P"``, or dicts) and the global
+shape (ints or symbols), and builds the map element → (mesh coordinate,
+local index) from the core combinators. ``check_exactly_once`` and
+``check_local_shapes`` prove it is torch's layout; ``Redistribution`` and
+``check_redistribution`` prove a plan of collectives delivers every element
+exactly once to the right local index, or name the rank and element it
+loses (pytorch#194457: ``specs/dtensor.py``). torch is never imported.
+
+Importing this package registers the spec claims ``torch_local_shapes`` (a
+DTensorLayout) and ``delivers`` (a Redistribution); ``bijective`` on a
+DTensorLayout is its exactly-once claim.
+"""
+
+from __future__ import annotations
+
+from layoutalg.dsl import register_claim
+from layoutalg.dtensor import brute
+from layoutalg.dtensor.checks import check_exactly_once, check_local_shapes, torch_rule_map
+from layoutalg.dtensor.chunks import chunk, nested_chunk
+from layoutalg.dtensor.errors import DTensorError
+from layoutalg.dtensor.layout import DTensorLayout
+from layoutalg.dtensor.placements import Partial, Placement, Replicate, Shard, placement, placements
+from layoutalg.dtensor.plan import (
+    AllGather, AllToAll, LocalChunk, Redistribution, check_redistribution, plan_redistribution,
+)
+from layoutalg.errors import describe
+
+__all__ = [
+    "AllGather", "AllToAll", "DTensorError", "DTensorLayout", "LocalChunk", "Partial",
+    "Placement", "Redistribution", "Replicate", "Shard", "brute", "check_exactly_once",
+    "check_local_shapes", "check_redistribution", "chunk", "nested_chunk", "placement",
+    "placements", "plan_redistribution", "torch_rule_map",
+]
+
+
+def _local_shapes_claim(subject, *, assume=(), timeout_ms=None):
+    if not isinstance(subject, DTensorLayout):
+        raise DTensorError(f"claim 'torch_local_shapes' applies to a DTensorLayout; the spec "
+                           f"returned {describe(subject)}")
+    options = {} if timeout_ms is None else {"timeout_ms": timeout_ms}
+    return check_local_shapes(subject, assume=assume, **options)
+
+
+def _delivers_claim(subject, *, assume=(), timeout_ms=None):
+    if not isinstance(subject, Redistribution):
+        raise DTensorError(f"claim 'delivers' applies to a Redistribution; the spec returned "
+                           f"{describe(subject)}")
+    options = {} if timeout_ms is None else {"timeout_ms": timeout_ms}
+    return check_redistribution(subject, assume=assume, **options)
+
+
+register_claim("torch_local_shapes", _local_shapes_claim, index_map=False)
+register_claim("delivers", _delivers_claim, index_map=False)

@@ -1,0 +1,112 @@
+"""Checks of one DTensor layout: exactly once per replica group, torch's local shapes.
+
+Both reach Z3 through the core checks (``check_bijective``,
+``check_equivalent``); with symbolic sizes they hold for every size.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import sympy
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
+from layoutalg.dtensor.chunks import nested_chunk_expr
+from layoutalg.dtensor.errors import DTensorError
+from layoutalg.dtensor.layout import DTensorLayout
+from layoutalg.errors import describe
+from layoutalg.verify.checks import check_bijective, check_equivalent
+from layoutalg.verify.result import CheckResult
+from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+
+
+def _layout(subject: object, check: str) -> DTensorLayout:
+    if not isinstance(subject, DTensorLayout):
+        raise DTensorError(f"{check}: subject must be a DTensorLayout; got {describe(subject)}")
+    return subject
+
+
+def check_exactly_once(layout: DTensorLayout, *, assume=(),
+                       timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+    """Every rank holds each element of its shard exactly once, and nothing else.
+
+    The map (copy, element) → (rank, local index) is a bijection onto the
+    slots torch's chunk rule fills: within each replica group every element
+    lies on exactly one rank, once; every rank along a Replicate or Partial
+    mesh dim holds its copy (for Partial: its summand) of it.
+
+    >>> check_exactly_once(DTensorLayout((2, 2), ["S(0)", "S(0)"], (5, 3))).status.name
+    'PROVED'
+    """
+    layout = _layout(layout, "exactly_once")
+    verdict = check_bijective(layout.index_map(), assume=assume, timeout_ms=timeout_ms)
+    reason = verdict.reason
+    if verdict.proved:
+        reason = (f"every element lies exactly once in each replica group, on the rank and "
+                  f"local index torch's chunk rule gives ({reason})")
+    return dataclasses.replace(verdict, check="exactly_once", reason=reason)
+
+
+def torch_rule_map(layout: DTensorLayout) -> IndexMap:
+    """Slot (rank, local index) → (real?, global index), written from torch's rule alone.
+
+    ``Shard.local_shard_size_and_offset`` applied left to right
+    (pytorch/pytorch ``torch/distributed/tensor/placement_types.py``,
+    ``_utils.py``): on rank ``a`` a dim of size ``s`` keeps
+    ``max(0, min(s, a·c + c) − a·c)`` rows from ``min(s, a·c)``, ``c = ⌈s/k⌉``.
+    A slot is real when every local index is below that length; its element
+    is the offset plus the local index. Padding slots give ``(0, 0, …)``.
+    """
+    space = layout.index_map().codomain
+    sym = dict(zip(space.names, space.symbols))
+    real, element = [], []
+    for i, size in enumerate(layout.shape):
+        dims = layout.shard_mesh_dims(i)
+        start, length = nested_chunk_expr(size, [layout.mesh_shape[k] for k in dims],
+                                          [sym[f"m{k}"] for k in dims])
+        real.append(sympy.Lt(sym[f"l{i}"], length))
+        element.append(start + sym[f"l{i}"])
+    holds = sympy.And(*real)
+    exprs = [sympy.Piecewise((1, holds), (0, True))]
+    exprs += [sympy.Piecewise((e, holds), (0, True)) for e in element]
+    return IndexMap(space, _answers(layout), exprs, name=f"torch's chunk rule for {layout}")
+
+
+def layout_slot_map(layout: DTensorLayout) -> IndexMap:
+    """Slot → (real?, global index) as the layout's map says: its ``valid`` and inverse."""
+    m = layout.index_map()
+    holds = sympy.true if m.valid is None else m.valid
+    tensor = m.inverse[len(m.inverse) - len(layout.shape):]
+    exprs = [sympy.Piecewise((1, holds), (0, True))]
+    exprs += [sympy.Piecewise((e, holds), (0, True)) for e in tensor]
+    return IndexMap(m.codomain, _answers(layout), exprs, name=f"slots of {layout}")
+
+
+def _answers(layout: DTensorLayout) -> Space:
+    return Space(("real", 2), *((f"global{i}", n) for i, n in enumerate(layout.shape)))
+
+
+def check_local_shapes(layout: DTensorLayout, *, assume=(),
+                       timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+    """On every rank the real slots are torch's local shape, holding torch's elements.
+
+    Compares the layout's map (its ``valid`` slots and inverse) with
+    ``torch_rule_map``, written separately from torch's formulas, at every
+    slot: the same slots are real and each holds the same global element.
+    With ``check_exactly_once`` this is torch's layout: local shapes and
+    global offsets included.
+    """
+    layout = _layout(layout, "local_shapes")
+    start = time.perf_counter()
+    verdict = check_equivalent(layout_slot_map(layout), torch_rule_map(layout), assume=assume,
+                               timeout_ms=timeout_ms)
+    reason = verdict.reason
+    if verdict.proved:
+        reason = ("on every rank the real slots are torch's local shape and each holds the "
+                  "element torch's chunk rule puts there")
+    elif verdict.refuted:
+        reason = f"the layout differs from torch's chunk rule: {reason}"
+    return dataclasses.replace(verdict, check="local_shapes", reason=reason,
+                               seconds=time.perf_counter() - start)

@@ -1,0 +1,188 @@
+"""``DTensorLayout``: a tensor on a device mesh with one placement per mesh dim.
+
+The plain form of PyTorch DTensor's (``DeviceMesh`` shape, placements,
+global shape), pytorch/pytorch ``torch/distributed/tensor/_api.py`` and
+``placement_types.py``. Sizes are ints or positive integer SymPy symbols
+(``la.extents``); lookups of one element or rank need ints.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.combinators import linearize
+from layoutalg.dtensor.chunks import nested_chunk
+from layoutalg.dtensor.errors import DTensorError
+from layoutalg.dtensor.maps import placement_map, sharding
+from layoutalg.dtensor.placements import Placement, Shard
+from layoutalg.dtensor.placements import placements as read_placements
+from layoutalg.errors import describe
+from layoutalg.validate import is_int
+
+
+@dataclass(frozen=True, init=False)
+class DTensorLayout:
+    """A tensor of ``shape`` on a mesh of ``mesh_shape`` ranks, placed by ``placements``.
+
+    ``mesh_shape`` may be a DeviceMesh (its ``.shape`` is read), ``placements``
+    torch's objects or their printed or dict forms (see ``placements``).
+
+    >>> layout = DTensorLayout((2, 2), ["S(0)", "S(0)"], (5, 3))
+    >>> layout.local_shape((0, 0)), layout.local_shape((1, 1))
+    ((2, 3), (1, 3))
+    >>> layout.owners((4, 0)), layout.local_index((4, 0))
+    (((1, 1),), (0, 0))
+    """
+
+    mesh_shape: tuple
+    placements: tuple[Placement, ...]
+    shape: tuple
+
+    def __init__(self, mesh_shape, placements, shape) -> None:
+        mesh = _extents("mesh_shape", _mesh_shape(mesh_shape))
+        tensor = _extents("shape", shape)
+        chosen = read_placements(placements)
+        if len(chosen) != len(mesh):
+            raise DTensorError(f"placements: one per mesh dim ({len(mesh)} for mesh "
+                               f"{mesh}); got {len(chosen)}: {describe(placements)}")
+        normal = []
+        for k, p in enumerate(chosen):
+            if isinstance(p, Shard):
+                if not -len(tensor) <= p.dim < len(tensor):
+                    raise DTensorError(
+                        f"placements[{k}]: Shard dim must lie in [{-len(tensor)}, "
+                        f"{len(tensor)}) for a rank-{len(tensor)} tensor; got {p}")
+                p = Shard(p.dim % len(tensor))  # torch normalizes negative dims the same way
+            normal.append(p)
+        object.__setattr__(self, "mesh_shape", mesh)
+        object.__setattr__(self, "placements", tuple(normal))
+        object.__setattr__(self, "shape", tensor)
+
+    @classmethod
+    def of(cls, dtensor) -> DTensorLayout:
+        """The layout of a torch ``DTensor`` (its mesh, placements and global shape)."""
+        for attribute in ("device_mesh", "placements", "shape"):
+            if not hasattr(dtensor, attribute):
+                raise DTensorError(f"dtensor: must be a DTensor (with device_mesh, placements "
+                                   f"and shape); got {describe(dtensor)}")
+        return cls(dtensor.device_mesh, dtensor.placements, tuple(dtensor.shape))
+
+    def __str__(self) -> str:
+        shown = ", ".join(str(p) for p in self.placements)
+        return f"DTensor {_tuple(self.shape)} on mesh {_tuple(self.mesh_shape)} as [{shown}]"
+
+    @property
+    def is_concrete(self) -> bool:
+        return all(isinstance(e, int) for e in self.mesh_shape + self.shape)
+
+    def replaced(self, mesh_dim: int, placement: Placement) -> DTensorLayout:
+        """The same tensor and mesh with mesh dim ``mesh_dim`` placed by ``placement``."""
+        chosen = list(self.placements)
+        chosen[mesh_dim] = placement
+        return DTensorLayout(self.mesh_shape, chosen, self.shape)
+
+    def index_map(self, *, flat: bool = False) -> IndexMap:
+        """Element (with its copy coordinates) → (``m0, m1, …``, ``l0, l1, …``).
+
+        ``flat``: the local index as one row-major ``offset`` into the padded
+        local buffer (every rank's buffer the largest local shape, as the
+        padded collectives send it), not the exact offset of a smaller shard.
+        """
+        return _index_map(self, flat)
+
+    def shard_mesh_dims(self, dim: int) -> tuple[int, ...]:
+        """The mesh dims that shard tensor dim ``dim``, in the order torch applies them."""
+        return tuple(sharding(self.placements, dim))
+
+    def _bounds(self, coord) -> list[tuple[int, int]]:
+        point = _point("coord", coord, self._concrete("mesh_shape"))
+        bounds = []
+        for i, size in enumerate(self.shape):
+            dims = sharding(self.placements, i)
+            bounds.append(nested_chunk(size, [self.mesh_shape[k] for k in dims],
+                                       [point[k] for k in dims]))
+        return bounds
+
+    def local_shape(self, coord) -> tuple[int, ...]:
+        """The shape of the local tensor on the rank at mesh coordinate ``coord``."""
+        return tuple(length for _, length in self._bounds(coord))
+
+    def global_offset(self, coord) -> tuple[int, ...]:
+        """Where that local tensor starts in the global one (torch's ``global_offset``)."""
+        return tuple(start for start, _ in self._bounds(coord))
+
+    def owners(self, index) -> tuple[tuple[int, ...], ...]:
+        """The mesh coordinates of every rank holding element ``index`` (row-major)."""
+        point = _point("index", index, self._concrete("shape"))
+        ranks = itertools.product(*(range(k) for k in self.mesh_shape))
+        held = []
+        for rank in ranks:
+            if all(start <= x < start + length
+                   for x, (start, length) in zip(point, self._bounds(rank))):
+                held.append(rank)
+        return tuple(held)
+
+    def local_index(self, index) -> tuple[int, ...]:
+        """Element ``index``'s position in the local tensor of each rank holding it."""
+        rank = self.owners(index)[0]
+        return tuple(x - start for x, (start, _) in zip(index, self._bounds(rank)))
+
+    def _concrete(self, which: str) -> tuple[int, ...]:
+        if not self.is_concrete:
+            raise DTensorError(f"{self}: looking up one element or rank needs concrete sizes; "
+                               f"got symbolic {which}")
+        return getattr(self, which)
+
+
+@functools.lru_cache(maxsize=256)
+def _index_map(layout: DTensorLayout, flat: bool) -> IndexMap:
+    m = placement_map(layout.mesh_shape, layout.placements, layout.shape, str(layout))
+    if flat:
+        locals_ = [f"l{i}" for i in range(len(layout.shape))]
+        m = linearize(m, locals_, name="offset").renamed(f"{layout} (flat)")
+    return m
+
+
+def _mesh_shape(mesh) -> object:
+    if hasattr(mesh, "shape") and not isinstance(mesh, (Sequence, sympy.Basic)):
+        return tuple(mesh.shape)  # a torch DeviceMesh
+    if is_int(mesh) or isinstance(mesh, sympy.Basic):
+        return (mesh,)
+    return mesh
+
+
+def _extents(argument: str, values) -> tuple:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
+        raise DTensorError(f"{argument}: must be a non-empty sequence of positive ints or "
+                           f"positive integer symbols; got {describe(values)}")
+    checked = []
+    for k, value in enumerate(values):
+        if is_int(value) and value >= 1:
+            checked.append(int(value))
+        elif isinstance(value, sympy.Expr) and value.is_integer and value.is_positive:
+            checked.append(value)
+        else:
+            raise DTensorError(f"{argument}[{k}]: must be a positive int or a positive integer "
+                               f"symbol (la.extents); got {describe(value)}")
+    return tuple(checked)
+
+
+def _point(argument: str, values, extents: tuple[int, ...]) -> tuple[int, ...]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or (
+            len(values) != len(extents)):
+        raise DTensorError(f"{argument}: must be {len(extents)} ints; got {describe(values)}")
+    for k, (v, e) in enumerate(zip(values, extents)):
+        if not is_int(v) or not 0 <= v < e:
+            raise DTensorError(f"{argument}[{k}]: must be an int in [0, {e}); got {describe(v)}")
+    return tuple(int(v) for v in values)
+
+
+def _tuple(values) -> str:
+    return "(" + ", ".join(str(v) for v in values) + ("," if len(values) == 1 else "") + ")"
+

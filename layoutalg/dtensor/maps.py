@@ -1,0 +1,164 @@
+"""The index map of a DTensor layout, built from the core combinators.
+
+Element ``(copies…, d0, d1, …)`` → ``(m0, m1, …, l0, l1, …)``: the mesh
+coordinate of the rank holding it and its index in that rank's local
+tensor. A mesh dim that replicates (or holds partial summands) has one copy
+of every element per rank along it; the domain carries that copy as the
+coordinate ``m<k>`` it lands on, so a bijection onto the valid slots says:
+every rank holds each element of its shard exactly once.
+
+A tensor dim sharded by one mesh dim is ``split`` by ``c = ⌈n/k⌉`` and the
+rank extent ``pad``-ded to ``k`` (trailing ranks get fewer rows or none:
+``torch.chunk``'s rule). By several mesh dims, left to right as DTensor
+does: when the nested pieces are one flat ``torch.chunk`` by the product
+(always when it divides the size) the same split, then ``delinearize`` of
+the flat rank into the mesh coordinates; otherwise the pieces (2/1/1/1 for
+5 rows on a 2×2 mesh) are no split of fixed size, and a ``chunks`` step
+written with ``Piecewise`` over the concrete boundaries gives the flat rank
+and the local row (``_pieces``; concrete sizes only).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+import sympy
+
+from layoutalg.core.combinators import delinearize, linearize, pad, permute, split
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
+from layoutalg.dtensor.chunks import ceil_div, flat_lengths, nested_lengths
+from layoutalg.dtensor.errors import DTensorError
+from layoutalg.dtensor.placements import Shard
+
+
+def mesh_names(rank: int) -> list[str]:
+    return [f"m{k}" for k in range(rank)]
+
+
+def local_names(rank: int) -> list[str]:
+    return [f"l{i}" for i in range(rank)]
+
+
+def tensor_names(rank: int) -> list[str]:
+    return [f"d{i}" for i in range(rank)]
+
+
+def sharding(placements: Sequence, dim: int) -> list[int]:
+    """The mesh dims that shard tensor dim ``dim``, in mesh order."""
+    return [k for k, p in enumerate(placements) if isinstance(p, Shard) and p.dim == dim]
+
+
+def is_flat(size, parts: Sequence) -> bool:
+    """Are the nested pieces of ``size`` over ``parts`` one flat chunk by their product?"""
+    total = math.prod(parts)
+    if len(parts) == 1:
+        return True
+    if isinstance(size, int) and all(isinstance(k, int) for k in parts):
+        return nested_lengths(size, parts) == flat_lengths(size, total)
+    return sympy.simplify(sympy.Mod(size, total)) == 0
+
+
+def placement_map(mesh_shape: Sequence, placements: Sequence, shape: Sequence,
+                  name: str) -> IndexMap:
+    """Element (with its copy coordinates) → (mesh coordinate, local index)."""
+    copies = [(f"m{k}", e) for k, (e, p) in enumerate(zip(mesh_shape, placements))
+              if not isinstance(p, Shard)]
+    space = Space(*copies, *zip(tensor_names(len(shape)), shape))
+    uneven = {}
+    for i, size in enumerate(shape):
+        parts = [mesh_shape[k] for k in sharding(placements, i)]
+        if not is_flat(size, parts):
+            if not isinstance(size, int) or not all(isinstance(k, int) for k in parts):
+                raise DTensorError(
+                    f"placements: tensor dim {i} is sharded by mesh dims "
+                    f"{sharding(placements, i)} whose nested pieces depend on the sizes; "
+                    f"give concrete sizes (or a size the product {math.prod(parts)} divides); "
+                    f"got size {size} over {parts}")
+            uneven[i] = (sharding(placements, i), parts)
+    placed: Space | IndexMap = _pieces(space, uneven) if uneven else space
+    for i, size in enumerate(shape):
+        shards = sharding(placements, i)
+        parts = {f"m{k}": mesh_shape[k] for k in shards}
+        d, local = f"d{i}", f"l{i}"
+        if i in uneven:
+            placed = delinearize(placed, f"g{i}", **parts)
+            continue
+        if not shards:
+            placed = linearize(placed, [d], name=local)  # a rename: d_i is l_i
+            continue
+        total = math.prod(parts.values())
+        rank = f"m{shards[0]}" if len(shards) == 1 else f"g{i}"
+        placed = split(placed, d, ceil_div(size, total), names=(rank, local))
+        if _may_differ(ceil_div(size, ceil_div(size, total)), total):
+            placed = pad(placed, rank, to=total)  # torch.chunk: trailing ranks empty
+        if len(shards) > 1:
+            placed = delinearize(placed, rank, **parts)
+    order = mesh_names(len(mesh_shape)) + local_names(len(shape))
+    return permute(placed, order).renamed(name)
+
+
+def _may_differ(a, b) -> bool:
+    return sympy.simplify(sympy.sympify(a) - b) != 0
+
+
+def _pieces(space: Space, uneven: dict[int, tuple[list[int], list[int]]]) -> IndexMap:
+    """Each uneven tensor dim ``d<i>`` → (flat rank ``g<i>``, local row ``l<i>``)
+    over its concrete pieces (ranks in row-major order); other dims pass.
+
+    The piece boundaries are constants, so the flat rank is a count of the
+    boundaries passed, each ``[x ≥ e]`` written ``(x + n - e) // n`` for
+    ``0 ≤ x < n`` (a floor by a constant, which Z3's integer theory
+    decides; a ``Piecewise`` would cost SymPy seconds per substitution).
+    """
+    dims, exprs, inverse_of, valid = [], [], {}, []
+    for name, extent in space.dims:
+        i = _uneven_dim(name, uneven)
+        if i is None:
+            dims.append((name, extent))
+            continue
+        lengths = nested_lengths(extent, uneven[i][1])
+        dims += [(f"g{i}", len(lengths)), (f"l{i}", max(lengths))]
+    codomain = Space(*dims)
+    sym = dict(zip(codomain.names, codomain.symbols))
+    shown = []
+    for (name, extent), x in zip(space.dims, space.symbols):
+        i = _uneven_dim(name, uneven)
+        if i is None:
+            exprs.append(x)
+            inverse_of[name] = sym[name]
+            continue
+        lengths = nested_lengths(extent, uneven[i][1])
+        ends = list(itertools.accumulate(lengths))
+        count = len(lengths)
+        owner = sum((_at_least(x, e, extent) for e in ends[:-1]), sympy.Integer(0))
+        g, row = sym[f"g{i}"], sym[f"l{i}"]
+        start = _running(g, lengths, count, skip_first=True)
+        exprs += [owner, x - start.xreplace({g: owner})]
+        inverse_of[name] = row + start
+        valid.append(sympy.Lt(row + start, _running(g, lengths, count, skip_first=False)))
+        shown.append(f"{name}: {'/'.join(map(str, lengths))}")
+    inverse = [inverse_of[name] for name in space.names]
+    return IndexMap(space, codomain, exprs, inverse=inverse, valid=sympy.And(*valid),
+                    name=f"chunks({', '.join(shown)})")
+
+
+def _at_least(x, bound: int, extent: int) -> sympy.Expr:
+    """``1`` if ``x ≥ bound`` else ``0``, for ``0 ≤ x < extent`` and ``0 ≤ bound ≤ extent``."""
+    return (x + extent - bound) // extent
+
+
+def _running(g, lengths: list[int], count: int, *, skip_first: bool) -> sympy.Expr:
+    """Rows before piece ``g`` (``skip_first``), or up to its end: Σ lengths[j]·[g ≥ j…]."""
+    shift = 1 if skip_first else 0
+    terms = [n * _at_least(g, j + shift, count) for j, n in enumerate(lengths[:count - shift])
+             if n]
+    return sum(terms, sympy.Integer(0))
+
+
+def _uneven_dim(name: str, uneven: dict) -> int | None:
+    if name.startswith("d") and name[1:].isdigit() and int(name[1:]) in uneven:
+        return int(name[1:])
+    return None
