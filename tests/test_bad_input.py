@@ -385,6 +385,13 @@ API_ROWS = [
     row(lambda: GRID.index_map(()), MeshError,
         "shape: rank must be at least 1 (a PE mesh places arrays, not scalars); got ()",
         id="mesh-index-map-scalar"),
+    row(lambda: la.mesh.memory_usage(GRID, (8, 8), "float99"), MeshError,
+        "dtype: must be one of ['bfloat16', 'float16', 'float32', 'int16', 'int32']; got 'float99'",
+        id="mesh-memory-usage-dtype"),
+    row(lambda: la.mesh.memory_usage(3, (8, 8)), MeshError,
+        rx(r".*layout.* must be a MeshLayout; got 3"), id="mesh-memory-usage-layout",
+        marks=bug("la.mesh.memory_usage(3, (8, 8)) raises AttributeError: 'int' object has no "
+                  "attribute 'tile_elements'", raises=AttributeError)),
     # spyre
     row(lambda: la.spyre.default_layout((-1, 64)), SpyreError,
         "size[0] must be a positive int; got -1 in size=[-1, 64]", id="spyre-size-negative"),
@@ -428,6 +435,14 @@ API_ROWS = [
         "host_coord[0] must lie in [0, 64) for size [64, 128]; got 64", id="spyre-host-coord"),
     row(lambda: SPYRE.host_to_device((0.5, 0)), SpyreError,
         "host_coord[0] must be an int; got 0.5 in host_coord=(0.5, 0)", id="spyre-host-float"),
+    row(lambda: la.spyre.default_dim_map((0, 0)), SpyreError,
+        rx(r".*must be a permutation of range\(2\).*; got \(0, 0\)"), id="spyre-default-dim-map",
+        marks=bug("la.spyre.default_dim_map((0, 0)) returns (0, 0, 0); default_layout refuses "
+                  "dim_order=(0, 0)")),
+    row(lambda: la.spyre.default_dim_map(3), SpyreError, rx(r".*order.*; got 3"),
+        id="spyre-default-dim-map-type",
+        marks=bug("la.spyre.default_dim_map(3) raises TypeError: 'int' object is not iterable",
+                  raises=TypeError)),
     # tenstorrent
     row(lambda: la.tt.tile_offset(32, 0), TTError,
         "row must be an int in [0, 32) for a 32x32 tile; got 32",
@@ -480,6 +495,19 @@ API_ROWS = [
         "memory: grid (x=99, y=99) exceeds the wormhole_b0 L1 core grid (x=8, y=10); got "
         "ShardSpec(strategy='BLOCK', grid=(99, 99), shard_shape=(32, 32), orientation='ROW_MAJOR')",
         id="tt-shard-grid-too-big"),
+    row(lambda: la.tt.cores_in_order((2, 2), "DIAG"), TTError,
+        "orientation must be one of ('ROW_MAJOR', 'COL_MAJOR'); got 'DIAG'",
+        id="tt-cores-in-order-orientation",
+        marks=bug("la.tt.cores_in_order((2, 2), 'DIAG') is accepted; ShardSpec refuses it")),
+    row(lambda: la.tt.cores_in_order((0, 2), "ROW_MAJOR"), TTError,
+        rx(r"grid must be \(x, y\) = \(columns, rows\), two positive ints; got \(0, 2\)"),
+        id="tt-cores-in-order-grid",
+        marks=bug("la.tt.cores_in_order((0, 2), 'ROW_MAJOR') returns []")),
+    row(lambda: la.tt.cores_in_order(3, "ROW_MAJOR"), TTError,
+        rx(r"grid must be \(x, y\) = \(columns, rows\), two positive ints; got 3"),
+        id="tt-cores-in-order-grid-type",
+        marks=bug("la.tt.cores_in_order(3, 'ROW_MAJOR') raises TypeError: cannot unpack",
+                  raises=TypeError)),
     # channels
     row(lambda: channel_layout("diagonal"), ChannelError,
         "ChannelLayout: option must be one of ('matrix', 'round_robin', 'iteration_aware', "
@@ -560,6 +588,26 @@ API_ROWS = [
     row(lambda: la.dataflow.check_reuse_above(SCHEDULE, SCHEDULE, "Q"), DataflowError,
         "check_reuse_above: operand must be one of ('A', 'B', 'C'); got 'Q'",
         id="dataflow-reuse-operand"),
+    row(lambda: la.dataflow.fetch_factor(SCHEDULE, "Q"), DataflowError,
+        "fetch_factor: operand must be one of ('A', 'B', 'C'); got 'Q'",
+        id="dataflow-fetch-factor-operand",
+        marks=bug("la.dataflow.fetch_factor(schedule, 'Q') raises KeyError: 'Q'", raises=KeyError)),
+    row(lambda: la.dataflow.fetch_factor(3, "A"), DataflowError,
+        "fetch_factor: schedule must be a Schedule; got 3", id="dataflow-fetch-factor-schedule",
+        marks=bug("la.dataflow.fetch_factor(3, 'A') raises AttributeError", raises=AttributeError)),
+    row(lambda: la.dataflow.simulate(3), DataflowError,
+        "simulate: schedule must be a Schedule; got 3", id="dataflow-simulate",
+        marks=bug("la.dataflow.simulate(3) raises AttributeError: no attribute 'residency'",
+                  raises=AttributeError)),
+    row(lambda: list(la.dataflow.loop_nest(3)), DataflowError,
+        "loop_nest: schedule must be a Schedule; got 3", id="dataflow-loop-nest",
+        marks=bug("list(la.dataflow.loop_nest(3)) raises AttributeError: no attribute 'problem'",
+                  raises=AttributeError)),
+    row(lambda: la.dataflow.tile_constraints(SCHEDULE, 3), DataflowError,
+        "tile_constraints: capacities must be a Capacities; got 3",
+        id="dataflow-tile-constraints",
+        marks=bug("la.dataflow.tile_constraints(schedule, 3) raises AttributeError: no "
+                  "attribute 'of'", raises=AttributeError)),
     # executor
     row(lambda: WSE(0, 2), MachineError,
         "Machine: each dim must be (name, positive int); got ('pe_row', 0)", id="execute-wse-rows"),
@@ -1011,7 +1059,33 @@ def test_numpy_integers_are_accepted_like_python_ints(call_numpy, call_python):
     assert call_numpy() == call_python()
 
 
+# -- (d) sizes past int64 are exact, never wrapped ------------------------------------
+
+def exact(call, expected, *, id, marks=()):
+    return pytest.param(call, expected, id=f"huge-{id}", marks=marks)
+
+
+HUGE_ROWS = [
+    exact(lambda: la.strided((4, 4), (1, 2**62))(15), (3 + 3 * 2**62,), id="indexmap-call"),
+    exact(lambda: la.padding(la.strided((2, 2), (1, 2**63))).count, 2**63 - 2, id="padding-count"),
+    exact(lambda: GRID.tile_shape((1, 1), (2**33, 2**33)), (2**32, 2**32), id="mesh-tile-shape"),
+    exact(lambda: GRID.reserved_bytes((2**33, 2**33), 4), 4 * 2**64, id="mesh-reserved-bytes"),
+    exact(lambda: la.tt.TensorSpec((2**40, 2**40), "bfloat16").num_pages, 2**70, id="tt-num-pages"),
+    exact(lambda: la.mesh.MeshLayout.grid(1, 1).memory_per_pe((2**32, 2**32), 8), 8 * 2**64,
+          id="mesh-memory-per-pe",
+          marks=bug("grid(1, 1).memory_per_pe((2**32, 2**32), 8) returns 0: the int64 tile "
+                    "sizes wrap (reserved_bytes gives the exact 2**67)")),
+    exact(lambda: GRID.memory_usage((2**33, 2**33)).max, 4 * 2**64, id="mesh-memory-usage",
+          marks=bug("grid(2, 2).memory_usage((2**33, 2**33)) is all 0: int64 wraps")),
+]
+
+
+@pytest.mark.parametrize("call, expected", HUGE_ROWS)
+def test_sizes_past_int64_are_exact(call, expected):
+    assert call() == expected
+
+
 def test_the_tables_cover_at_least_70_kinds():
     assert len(API_ROWS) + len(CLI_ROWS) >= 70
-    ids = [p.id for p in API_ROWS + CLI_ROWS + NUMPY_ROWS]
+    ids = [p.id for p in API_ROWS + CLI_ROWS + NUMPY_ROWS + HUGE_ROWS]
     assert len(ids) == len(set(ids))
