@@ -14,6 +14,7 @@ the right behaviour, so they start to XPASS (and fail) once fixed.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import textwrap
 from io import StringIO
@@ -828,7 +829,9 @@ CLI_ROWS = [
             id="prove-claim-timeout-nan"),
     cli_row(["prove", "{d}/good.py", "--dask", "not an address"],
             r"--dask: cannot reach a Dask scheduler at 'not an address': .*",
-            id="prove-dask-address"),
+            id="prove-dask-address",
+            marks=pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
+                                     reason="needs the 'dask' extra")),
     cli_row(["prove", "{d}/good.py", "--json", "{d}/no_such_dir/r.json"],
             r"--json: cannot write the report '{d}/no_such_dir/r\.json': No such file or directory",
             out="2 claims in 1 spec: all as expected", id="prove-json-missing-folder"),
