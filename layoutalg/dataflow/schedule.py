@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy
 
+from layoutalg.core.combinators import permute
+from layoutalg.core.space import Space
 from layoutalg.dataflow.errors import DataflowError, check_choice, check_count, check_triple
 
 DATAFLOWS = ("os", "ws", "is")
@@ -167,11 +169,9 @@ class Schedule:
         >>> print(Schedule("ws", (4, 4, 4), (2, 2, 4)).index_map().formula())
         (tk, tj, ti) ↦ (ti, tj, tk)
         """
-        import layoutalg as la
-
         order = self.loop_order
-        nest = la.Space(**{loop: self.trip(loop) for loop in order})
-        return la.permute(nest, list(LOOPS)).renamed(f"loop nest of {self.label}")
+        nest = Space(**{loop: self.trip(loop) for loop in order})
+        return permute(nest, list(LOOPS)).renamed(f"loop nest of {self.label}")
 
     @property
     def label(self) -> str:

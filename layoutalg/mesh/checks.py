@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-import layoutalg as la
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
+from layoutalg.verify.checks import check_in_bounds
+from layoutalg.verify.memory import check_fits
 from layoutalg.errors import describe
 from layoutalg.mesh.errors import MeshError
 from layoutalg.mesh.layout import WSE2
@@ -34,7 +37,7 @@ def check_fits_pe(subject: PlacedTensor, budget: int = DEFAULT_DATA_BYTES, *, as
     placed = _placed(subject)
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise MeshError(f"fits_pe: budget must be a positive int of bytes; got {describe(budget)}")
-    return la.check_fits(placed.index_map(), budget, per=("pe_row", "pe_col"),
+    return check_fits(placed.index_map(), budget, per=("pe_row", "pe_col"),
                          element_bytes=placed.element_size, offsets_in_bytes=True,
                          memory_name="PE", assume=assume, timeout_ms=timeout_ms)
 
@@ -47,7 +50,7 @@ def check_on_wafer(subject: PlacedTensor, rows: int = WSE2.rows, cols: int = WSE
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise MeshError(f"on_wafer: {argument} must be a positive int; got {describe(value)}")
     m = placed.index_map()
-    probe = la.IndexMap(m.domain, la.Space(pe_row=rows, pe_col=cols), m.exprs[:2],
+    probe = IndexMap(m.domain, Space(pe_row=rows, pe_col=cols), m.exprs[:2],
                         name=f"{placed} on {cols} wide × {rows} tall PEs")
-    verdict = la.check_in_bounds(probe, assume=assume, timeout_ms=timeout_ms)
+    verdict = check_in_bounds(probe, assume=assume, timeout_ms=timeout_ms)
     return dataclasses.replace(verdict, check="on_wafer")

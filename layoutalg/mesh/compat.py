@@ -15,7 +15,8 @@ import time
 
 import sympy
 
-import layoutalg as la
+from layoutalg.core.space import Space
+from layoutalg.verify.checks import check_equivalent
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.mesh.errors import MeshError
@@ -35,8 +36,8 @@ def _covered(a: MeshLayout, b: MeshLayout, shape, assume, timeout_ms) -> CheckRe
     else:
         tensor = ma.domain.symbols[ma.domain.rank - mb.domain.rank:]
         there = [e.xreplace(dict(zip(mb.domain.symbols, tensor))) for e in mb.exprs[:2]]
-    pes = la.Space(pe_row=max(a.pe_rows, b.pe_rows), pe_col=max(a.pe_cols, b.pe_cols))
-    return la.check_equivalent(IndexMap(ma.domain, pes, here, name=str(a)),
+    pes = Space(pe_row=max(a.pe_rows, b.pe_rows), pe_col=max(a.pe_cols, b.pe_cols))
+    return check_equivalent(IndexMap(ma.domain, pes, here, name=str(a)),
                                IndexMap(ma.domain, pes, there, name=str(b)),
                                assume=assume, timeout_ms=timeout_ms)
 

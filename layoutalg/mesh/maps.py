@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 import sympy
 
-import layoutalg as la
+from layoutalg.core.combinators import compose, cyclic, linearize, pad, permute, scale, split
+from layoutalg.core.space import Space
 from layoutalg.core.index_map import IndexMap
 from layoutalg.mesh.axes import Axis
 from layoutalg.mesh.shapes import domain_names
@@ -31,46 +32,46 @@ def separable_map(view: tuple[int, int], axes: Sequence[Axis], element_size: int
     Extents may be SymPy symbols (``proofs/mesh.py`` builds parametric
     layouts through this same function); ``tile_coordinates`` stops before
     linearizing, giving ``(pe_row, pe_col, row, col)``."""
-    placed: la.Space | IndexMap = la.Space(i=view[0], j=view[1])
+    placed: Space | IndexMap = Space(i=view[0], j=view[1])
     for dim, local, axis in zip(VIEW_NAMES, ("row", "col"), axes):
         pe = PE_NAMES[axis.pe_axis]
         if axis.cyclic:
-            placed = la.cyclic(placed, dim, axis.parts, block=axis.block, names=(pe, local))
+            placed = cyclic(placed, dim, axis.parts, block=axis.block, names=(pe, local))
         else:
-            placed = la.split(placed, dim, axis.block, names=(pe, local))
+            placed = split(placed, dim, axis.block, names=(pe, local))
             if sympy.simplify(axis.parts - axis.blocks) != 0:  # trailing PEs get empty tiles
-                placed = la.pad(placed, pe, to=axis.parts)
-    placed = la.permute(placed, [*PE_NAMES, "row", "col"])
+                placed = pad(placed, pe, to=axis.parts)
+    placed = permute(placed, [*PE_NAMES, "row", "col"])
     if tile_coordinates:  # stop before the offset: (pe_row, pe_col, row, col)
         return placed.renamed(name)
-    placed = la.linearize(placed, ["row", "col"], name="offset")
-    return la.scale(placed, "offset", element_size).renamed(name)
+    placed = linearize(placed, ["row", "col"], name="offset")
+    return scale(placed, "offset", element_size).renamed(name)
 
 
 def replicated_map(view: tuple[int, int], copies: tuple[int, int], element_size: int,
                    name: str) -> IndexMap:
     """Copy ``(copy_row, copy_col)`` of element ``(i, j)`` → that PE, row-major offset."""
     rows, cols = view
-    domain = la.Space(copy_row=copies[0], copy_col=copies[1], i=rows, j=cols)
-    codomain = la.Space(pe_row=copies[0], pe_col=copies[1], offset=rows * cols)
+    domain = Space(copy_row=copies[0], copy_col=copies[1], i=rows, j=cols)
+    codomain = Space(pe_row=copies[0], pe_col=copies[1], offset=rows * cols)
     cr, cc, i, j = domain.symbols
     pr, pc, offset = codomain.symbols
     placed = IndexMap(domain, codomain, [cr, cc, i * cols + j],
                       inverse=[pr, pc, offset // cols, offset % cols], name=name)
-    return la.scale(placed, "offset", element_size).renamed(name)
+    return scale(placed, "offset", element_size).renamed(name)
 
 
 def custom_map(mapping: IndexMap, element_size: int, name: str) -> IndexMap:
     """A user map ``element → (pe_row, pe_col, element offset)`` with standard
     codomain names, its offsets scaled to bytes."""
     rows, cols, slots = mapping.codomain.extents
-    codomain = la.Space(pe_row=rows, pe_col=cols, offset=slots)
+    codomain = Space(pe_row=rows, pe_col=cols, offset=slots)
     rename = dict(zip(mapping.codomain.symbols, codomain.symbols))
     inverse = None if mapping.inverse is None else [e.xreplace(rename) for e in mapping.inverse]
     valid = None if mapping.valid is None else mapping.valid.xreplace(rename)
     standard = IndexMap(mapping.domain, codomain, mapping.exprs, inverse=inverse, valid=valid,
                         name=name, assumptions=mapping.assumptions)
-    return la.scale(standard, "offset", element_size).renamed(name)
+    return scale(standard, "offset", element_size).renamed(name)
 
 
 def on_tensor(view_map: IndexMap, shape: tuple[int, ...], leading: int = 0) -> IndexMap:
@@ -82,13 +83,13 @@ def on_tensor(view_map: IndexMap, shape: tuple[int, ...], leading: int = 0) -> I
         return view_map
     lead = list(view_map.domain.dims[:leading])
     if len(shape) == 1:
-        domain = la.Space(*lead, i=shape[0])
-        codomain = la.Space(*lead, i=shape[0], j=1)
+        domain = Space(*lead, i=shape[0])
+        codomain = Space(*lead, i=shape[0], j=1)
         syms, cod = domain.symbols, codomain.symbols
         embed = IndexMap(domain, codomain, [*syms, sympy.Integer(0)], inverse=list(cod[:-1]),
                          name="column")
     else:
         names = domain_names(len(shape))
-        domain = la.Space(*lead, *zip(names, shape))
-        embed = la.linearize(domain, list(names[1:]), name="j")
-    return la.compose(embed, view_map, name=view_map.name)
+        domain = Space(*lead, *zip(names, shape))
+        embed = linearize(domain, list(names[1:]), name="j")
+    return compose(embed, view_map, name=view_map.name)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
-import layoutalg as la
+from layoutalg.core.space import Space
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.mesh.checks import DEFAULT_DATA_BYTES
@@ -148,14 +148,14 @@ class MemoryPlan:
         group = max(self.groups, key=lambda g: g.used)
         step = max(range(self.steps), key=lambda s: sum(r.size for r in group.live_at(s)))
         live = list(group.regions) if self.strategy == "bump" else group.live_at(step)
-        domain = la.Space(byte=sum(r.size for r in live))
+        domain = Space(byte=sum(r.size for r in live))
         (b,) = domain.symbols
         starts = np.cumsum([0] + [r.size for r in live])
         pieces = [(r.offset + b - int(first), b < int(first + r.size))
                   for r, first in zip(live, starts)]
         address = sympy.Piecewise(*pieces[:-1], (pieces[-1][0], True))
         pe = group.pes[0]
-        return IndexMap(domain, la.Space(address=self.budget), [address],
+        return IndexMap(domain, Space(address=self.budget), [address],
                         name=f"bytes held by PE {pe} at step {step} ({self.strategy})")
 
 

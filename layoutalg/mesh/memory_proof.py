@@ -14,7 +14,7 @@ import time
 
 import sympy
 
-import layoutalg as la
+from layoutalg.verify.memory import check_fits
 from layoutalg.mesh.dtypes import element_size
 from layoutalg.mesh.memory_plan import MemoryPlan, PEGroup
 from layoutalg.verify import query as q
@@ -82,7 +82,7 @@ def prove_plan(plan: MemoryPlan, *, timeout_ms: int | None = None) -> CheckResul
         placed = layouts[tensor.name].on(tensor.shape, tensor.dtype)
         size = element_size(tensor.dtype)
         reserved = layouts[tensor.name].reserved_bytes(tensor.shape, size)
-        fits = la.check_fits(placed.index_map(), reserved, per=("pe_row", "pe_col"),
+        fits = check_fits(placed.index_map(), reserved, per=("pe_row", "pe_col"),
                              element_bytes=size, offsets_in_bytes=True, memory_name="PE",
                              timeout_ms=timeout)
         if not fits.proved:

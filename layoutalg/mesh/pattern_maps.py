@@ -29,11 +29,13 @@ from dataclasses import dataclass
 
 import sympy
 
-import layoutalg as la
+from layoutalg.core.space import Space
 from layoutalg.core.index_map import IndexMap
 from layoutalg.mesh.axes import Axis
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.shapes import view
+from layoutalg.verify.checks import (check_bijective, check_equivalent, check_images_valid,
+                                     check_in_bounds, check_injective, check_surjective)
 from layoutalg.verify.result import CheckResult, Status
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
 
@@ -60,6 +62,13 @@ class PatternModel:
 
     def prove(self, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
         return prove_exactly_once(self, assume=assume, timeout_ms=timeout_ms)
+
+
+#: The check each obligation names (an explicit table, not a lookup by name).
+OBLIGATION_CHECKS = {
+    "in_bounds": check_in_bounds, "injective": check_injective, "images_valid": check_images_valid,
+    "surjective": check_surjective, "equivalent": check_equivalent, "bijective": check_bijective,
+}
 
 
 def obligations(model: PatternModel) -> list[tuple[str, str, tuple[IndexMap, ...]]]:
@@ -90,7 +99,7 @@ def prove_exactly_once(model: PatternModel, *, assume=(),
     start = time.perf_counter()
     options = {"assume": assume, "timeout_ms": timeout_ms}
     for part, check, maps in obligations(model):
-        verdict = getattr(la, f"check_{check}")(*maps, **options)
+        verdict = OBLIGATION_CHECKS[check](*maps, **options)
         if not verdict.proved:
             return CheckResult(verdict.status, "exactly_once", model.label,
                                verdict.counterexample, f"{part}: {verdict.reason}",
@@ -183,7 +192,7 @@ def pattern_from_axes(src_axes, dst_axes, src_map: IndexMap, dst_map: IndexMap,
         extents += [s.blocks, t.blocks]
     names += ["row_pos", "col_pos"]
     extents += [src_axes[0].block, src_axes[1].block]
-    codomain = la.Space(*zip(names, extents))
+    codomain = Space(*zip(names, extents))
     sym = codomain.symbols
     copies = sym[:lead]
     dims = (DimMessages(sym[lead], sym[lead + 1], sym[lead + 4], src_axes[0], dst_axes[0]),
@@ -254,7 +263,7 @@ def generic_pattern(source: MeshLayout, target: MeshLayout, shape, element_size:
     else:
         from_pe = [e.xreplace(tensor_subs) for e in src_map.exprs[:2]]
     from_offset = src_map.exprs[2].xreplace(tensor_subs)
-    codomain = la.Space(src_row=source.pe_rows, src_col=source.pe_cols, dst_row=target.pe_rows,
+    codomain = Space(src_row=source.pe_rows, src_col=source.pe_cols, dst_row=target.pe_rows,
                         dst_col=target.pe_cols,
                         position=src_map.codomain.extents[2] // element_size)
     sr, sc, dr, dc, pos = codomain.symbols

@@ -176,13 +176,13 @@ def validate_layout(layout: MeshLayout, shape, dtype: str = "float32",
     >>> v.ok, v.reason
     (False, 'fits: PE (1, 0) exceeds memory: 1048576 > 36864 bytes (element (i=511, j=1023))')
     """
-    import layoutalg as la
+    from layoutalg.verify.checks import check_bijective
 
     limits = constraints or LayoutConstraints()
     placed = layout.on(shape, dtype)
     verdicts = {
         "on_wafer": check_on_wafer(placed, limits.max_pe_rows, limits.max_pe_cols),
-        "bijective": la.check_bijective(placed.index_map()),
+        "bijective": check_bijective(placed.index_map()),
         "fits": check_fits_pe(placed, limits.data_bytes),
     }
     failed = [(name, v) for name, v in verdicts.items() if not v.proved]

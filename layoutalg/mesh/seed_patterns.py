@@ -17,7 +17,7 @@ import math
 import numpy as np
 import sympy
 
-import layoutalg as la
+from layoutalg.core.space import Space
 from layoutalg.core.index_map import IndexMap
 from layoutalg.mesh.dtypes import element_size
 from layoutalg.mesh.errors import TransformError
@@ -62,7 +62,7 @@ def seed_gather(source: MeshLayout, shape, dtype: str = "float32") -> LayoutTran
     src_map = source.index_map(v, element_size=size)
     dst_map = MeshLayout.single_pe().index_map(v, element_size=size)
     slots = src_map.codomain.extents[2] // size
-    codomain = la.Space(pe=source.total_pes, position=max(slots, elements))
+    codomain = Space(pe=source.total_pes, position=max(slots, elements))
     pe, position = codomain.symbols
     row, col, offset = src_map.exprs
     k = row * source.pe_cols + col
@@ -96,7 +96,7 @@ def seed_scatter(target: MeshLayout, shape, dtype: str = "float32") -> LayoutTra
     domain = dst_map.domain
     i, j = domain.symbols
     flat = i * v[1] + j
-    codomain = la.Space(pe=target.total_pes, position=elements)
+    codomain = Space(pe=target.total_pes, position=elements)
     pe, position = codomain.symbols
     label = f"seed SCATTER SinglePE → {target} of {list(shape)}"
     back = pe * elements + position
