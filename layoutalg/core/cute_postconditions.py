@@ -11,7 +11,7 @@ wrong answer from elsewhere (pycute's, a paper's) is refuted, not trusted.
 |---|---|
 | ``coalesce(L)`` | same size, ``R ≡ L`` |
 | ``composition(A, B)`` | ``R(i) == A(B(i))`` for every ``i < size(B)`` |
-| ``complement(L, M)`` | ``(filter(L), R)`` a bijection onto ``[0, N)``, ``N >= M`` |
+| ``complement(L, M)`` | ``(filter(L), R)`` a bijection onto ``[0, N)``, ``N`` the least multiple of L's span ``>= M`` |
 | ``logical_divide(A, B)`` | ``R ≡ A ∘ (B, complement(B, size(A)))`` (both proved) |
 | ``zipped/tiled_divide``, ``blocked/raked_product`` | ``R ≡ P ∘ L``: the logical result ``L`` re-indexed by the permutation ``P`` of its modes |
 | ``logical_product(A, B)`` | ``R = (A, C ∘ B)``, ``C = complement(A, size(A)·cosize(B))`` proved |
@@ -85,25 +85,28 @@ def composed_map(a: CuteLayout, b: CuteLayout) -> IndexMap:
     """``A ∘ B`` as an index map, built by ``compose`` from the two layouts' maps."""
     extended = cute.extended_to(a, b.cosize)
     label = f"{a} ∘ {b}" if extended is a else f"{a} (extended to {extended}) ∘ {b}"
-    return compose(b.index_map(cosize=extended.size), extended.index_map(), name=label)
+    return _composed(b, extended.size, extended, label)
 
 
 def prove_complement(layout: object, cosize_hi: int | None = None,
                      result: object = None) -> CheckResult:
-    """``(filter(layout), R)`` is a bijection onto ``[0, N)`` with ``N >= cosize_hi``.
+    """``(filter(layout), R)`` is a bijection onto ``[0, N)``, ``N`` the least multiple of
+    the layout's span (its largest ``shape·stride``) that is at least ``cosize_hi``.
 
     So ``R`` is injective, never meets the layout's offsets (but at 0), and
-    together they fill every offset up to at least ``cosize_hi`` exactly once.
+    together they fill every offset up to ``N`` exactly once, and no further.
     """
     layout = as_layout(layout, "layout")
     hi = layout.cosize if cosize_hi is None else cosize_hi
     result = cute.complement(layout, hi) if result is None else as_layout(result, "result")
+    span = max([s * d for s, d in layout.leaves() if s > 1 and d > 0] or [1])
+    target = -(-hi // span) * span
     both = cute.make_layout(cute.filter_layout(layout), result)
-    if both.size < hi:
-        return _refuted("complement", f"({layout}, {result})", {"offset": both.size},
-                        f"({layout}, {result}) holds {both.size} offsets, fewer than "
-                        f"cosize_hi={hi}")
-    return _named(check_bijective(both.index_map(cosize=both.size)), "complement")
+    if both.size != target:
+        return _refuted("complement", f"({layout}, {result})", {"offset": min(both.size, target)},
+                        f"({layout}, {result}) holds {both.size} offsets; the complement of "
+                        f"{layout} in {hi} fills exactly [0, {target})")
+    return _named(check_bijective(both.index_map(cosize=target)), "complement")
 
 
 def prove_logical_divide(a: object, tiler: object, result: object = None) -> CheckResult:
@@ -180,7 +183,7 @@ def prove_right_inverse(layout: object, result: object = None) -> CheckResult:
     outside = check_in_bounds(into)
     if not outside.proved:
         return _named(outside, "right_inverse")
-    round_trip = compose(into, layout.index_map(), name=f"{layout} ∘ {result}")
+    round_trip = _composed(result, layout.size, layout, f"{layout} ∘ {result}")
     return _named(check_equivalent(round_trip, strided(result.size, 1)), "right_inverse")
 
 
@@ -192,11 +195,25 @@ def prove_left_inverse(layout: object, result: object = None) -> CheckResult:
     outside = check_in_bounds(into)
     if not outside.proved:
         return _named(outside, "left_inverse")
-    round_trip = compose(into, result.index_map(), name=f"{result} ∘ {layout}")
+    round_trip = _composed(layout, result.size, result, f"{result} ∘ {layout}")
     return _named(check_equivalent(round_trip, strided(layout.size, 1)), "left_inverse")
 
 
 # -- helpers --------------------------------------------------------------------------
+
+
+def _composed(first: CuteLayout, cosize: int, then: CuteLayout, name: str) -> IndexMap:
+    """``then ∘ first`` as an index map (``first`` read into ``[0, cosize)``), by ``compose``.
+
+    When ``first`` is the identity of ``then``'s domain the answer is
+    ``then``'s own map: composing would build a map equal to ``then`` (all
+    but its name), which ``compose``'s memo then records as a part of
+    itself and ``in_own_codomain`` recurses forever (a core bug, reported).
+    """
+    if first.size == then.size == cosize and cute.coalesce(first) in (
+            CuteLayout(first.size, 1), CuteLayout(1, 0)):
+        return then.index_map(name=name)
+    return compose(first.index_map(cosize=cosize), then.index_map(), name=name)
 
 
 def _rank_product(check, block, tiler, result, *, block_first):
@@ -262,8 +279,8 @@ def _as_regrouping(check, result, logical_result, permutation) -> CheckResult:
         return _refuted(check, subject, {"i": min(result.size, logical_result.size)},
                         f"sizes differ: {result.size} vs {logical_result.size}")
     if result.size > REGROUP_LIMIT:
-        reference = compose(permutation.index_map(cosize=logical_result.size),
-                            logical_result.index_map(), name=f"{logical_result} regrouped")
+        reference = _composed(permutation, logical_result.size, logical_result,
+                              f"{logical_result} regrouped")
         return _named(check_layout_equivalent(result, reference), check)
     for i in range(result.size):
         want = logical_result.offset(permutation.offset(i))
