@@ -201,7 +201,7 @@ def test_the_built_site_renders_in_headless_chromium(specs, tmp_path):
     code, _, err = run("docs", str(specs), "--site", str(tmp_path / "site"), "--no-cache")
     assert code == 0, err
     shot = tmp_path / "page.png"
-    page = next((tmp_path / "site").glob("*specs-big-grid/index.html")).as_uri()
+    page = next((tmp_path / "site").glob("*specs-big-grid.html")).as_uri()
     browser = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
                               "--no-first-run", "--disable-background-networking",
                               f"--user-data-dir={tmp_path / 'profile'}",

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import sympy
 
+from layoutalg.core.chain import Chain
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.printing import show
-from layoutalg.docgen import markup, output_folder
+from layoutalg.docgen import catalog, markup, mathml, output_folder
 from layoutalg.docgen.picture import (caption, drawn_instance, folding, layout_svg,
                                       memory_shares)
 from layoutalg.prover import Found, Outcome, discover, prove
@@ -21,10 +22,14 @@ MARK = {"PROVED": "**PROVED**", "REFUTED": "**REFUTED**", "UNKNOWN": "**UNKNOWN*
 
 @dataclass(frozen=True)
 class Page:
-    """A generated file: its path under the docs folder and its text."""
+    """A generated file: its path under the docs folder and its text; a page
+    of the navigation also has a ``title`` and the ``section`` (names of the
+    nested groups, outermost first) it is listed under."""
 
     path: str
     text: str
+    title: str = ""
+    section: tuple[str, ...] = ()
 
 
 RESERVED = frozenset({"index"})
@@ -58,32 +63,60 @@ def source(found: Found) -> str:
 
 def build_pages(paths: Sequence[Path | str] | None = None, *, cache=None,
                 executor=None) -> list[Page]:
-    """Prove the specs (reusing ``cache``) and render every page."""
+    """Prove the specs (reusing ``cache``) and render every page: the index,
+    a page per seed document with flaws caught, a page (and picture) per spec.
+
+    A plain function: the MkDocs hook (docs/hooks.py) and ``layoutalg docs``
+    only call it; ``catalog.navigation(pages)`` is the site's ``nav``."""
     found = discover(paths)
     outcomes = prove(found, cache=cache, executor=executor)
     by_spec: dict[tuple[str, str], list[Outcome]] = {}
     for outcome in outcomes:
         by_spec.setdefault((outcome.path, outcome.spec), []).append(outcome)
     names = unique_slugs(found)
-    pages = [spec_page(item, by_spec.get((str(item.path), item.spec.name), []), names[index])
-             for index, item in enumerate(found)]
-    return [index_page(found, by_spec, names)] + [p for page in pages for p in page]
+    entries, pages = [], []
+    for index, item in enumerate(found):
+        spec_outcomes = by_spec.get((str(item.path), item.spec.name), [])
+        built = _build(item)
+        entry = catalog.Entry(
+            name=item.spec.name, page=names[index], source=source(item),
+            family=catalog.family_of(item.path.stem, built[0]),
+            verdict=catalog.verdict_of(spec_outcomes),
+            claims=tuple((o.claim, o.status) for o in spec_outcomes), doc=item.spec.doc or "")
+        entries.append(entry)
+        pages.append(spec_page(item, spec_outcomes, names[index], built=built,
+                               section=(catalog.FAMILIES[entry.family][0], entry.source)))
+    order = {key: k for k, key in enumerate(catalog.FAMILIES)}
+    pages = [group for _, group in sorted(zip(entries, pages),
+                                          key=lambda pair: order[pair[0].family])]
+    seeds = [Page(f"generated/{name}.md", text, title=catalog.FAMILIES[name[5:]][1],
+                  section=("Seed documents",))
+             for name, text in catalog.seed_pages(entries).items()]
+    index = Page("generated/index.md", catalog.index_text(entries), title="Overview")
+    return [index, *seeds] + [p for group in pages for p in group]
 
 
-def spec_page(found: Found, outcomes: Sequence[Outcome], name: str | None = None) -> list[Page]:
+def _build(found: Found) -> tuple[object, IndexMap | None, Exception | None]:
+    try:
+        subject, m = found.built()
+    except Exception as exc:  # noqa: BLE001 - the page says so instead of failing the build
+        return None, None, exc
+    return subject, m, None
+
+
+def spec_page(found: Found, outcomes: Sequence[Outcome], name: str | None = None, *,
+              built=None, section: tuple[str, ...] = ()) -> list[Page]:
     """The page of one spec (named ``name``, default its slug), and its SVG
     picture when it has one. Everything from the spec is escaped (``markup``)."""
     name = slug(found) if name is None else name
     lines = [f"# {markup.one_line(found.spec.name)}", "", markup.text(found.spec.doc or ""), "",
              f"Source: {markup.code(source(found))}", ""]
     pictures: list[Page] = []
-    try:
-        subject, m = found.built()
-    except Exception as exc:  # noqa: BLE001 - the page says so instead of failing the build
-        subject = m = None
-        lines += ["!!! failure \"The spec did not build\"", markup.indented(exc), ""]
+    subject, m, error = _build(found) if built is None else built
+    if error is not None:
+        lines += ["!!! failure \"The spec did not build\"", markup.indented(error), ""]
     if m is not None:
-        lines += layout_section(m)
+        lines += layout_section(m, subject)
     lines += claims_section(outcomes)
     if m is not None:
         shares = memory_shares(m)
@@ -110,25 +143,68 @@ def spec_page(found: Found, outcomes: Sequence[Outcome], name: str | None = None
                              "sizes that meet the assumptions.")
             lines += ["## Picture", "", markup.text(" ".join(w for w in words if w)), "",
                       f"![{markup.one_line(found.spec.name)}]({name}.svg)", ""]
-    return [Page(f"generated/{name}.md", "\n".join(lines))] + pictures
+    return [Page(f"generated/{name}.md", "\n".join(lines), title=found.spec.name,
+                 section=section)] + pictures
 
 
-def layout_section(m: IndexMap) -> list[str]:
-    domain = ", ".join(f"{n} < {sympy.latex(e)}" for n, e in m.domain.dims).replace("_", r"\_")
-    codomain = ", ".join(f"\\mathit{{{n}}}" for n in m.codomain.names).replace("_", "\\_")
-    args = ", ".join(m.domain.names).replace("_", "\\_")
-    images = ", ".join(sympy.latex(e) for e in m.exprs)
+def layout_section(m: IndexMap, subject: object = None) -> list[str]:
+    """The map: its spaces, one line per image coordinate (plain text, then
+    MathML), the valid predicate one conjunct per line, a Chain's steps."""
     lines = ["## Layout", "",
-             f"{markup.code(m.label)}: {markup.code(m.domain)} → {markup.code(m.codomain)}", "",
-             "```text", m.formula() + (f"\nvalid where {show(m.valid)}" if m.valid is not None
-                                       else ""), "```", "", "In LaTeX:", "",
-             "$$", f"({args}) \\mapsto ({codomain}) = \\left({images}\\right)", "$$", "",
-             f"for ${domain}$."]
-    if m.valid is not None:
-        lines += ["", f"Slots hold data where ${sympy.latex(m.valid)}$; the rest is padding."]
+             f"{markup.code(m.label)}: {markup.code(m.domain)} → {markup.code(m.codomain)}", ""]
+    lines += formula_lines(m)
+    if isinstance(subject, Chain) and len(subject.parts) > 1:
+        lines += ["### Steps", "",
+                  f"The layout is a chain of {len(subject.parts)} steps, each applied to "
+                  "the coordinates the step before names:", ""]
+        for k, part in enumerate(subject.parts, start=1):
+            lines += [f"**Step {k}**, {markup.code(part.label)}: {markup.code(part.domain)} → "
+                      f"{markup.code(part.codomain)}", ""]
+            lines += formula_lines(part)
+    return lines
+
+
+def formula_lines(m: IndexMap) -> list[str]:
+    """``m``'s images as ``name = expression``, one per line, in plain text
+    and in MathML; its valid predicate one conjunct per line; its domain
+    bounds and assumptions."""
+    text = [f"({', '.join(m.domain.names)}) ↦"]
+    text += [f"  {name} = {show(e)}" for name, e in zip(m.codomain.names, m.exprs)]
+    conjuncts = _conjuncts(m.valid)
+    if conjuncts:
+        text.append("valid where")
+        text += [f"  {'and ' if k else ''}{_show(c)}" for k, c in enumerate(conjuncts)]
+    lines = ["```text", *text, "```", ""]
+    for name, e in zip(m.codomain.names, m.exprs):
+        lines += [mathml.block(f"{_latex_name(name)} = {sympy.latex(e)}"), ""]
+    domain = ", ".join(f"{_latex_name(n)} < {sympy.latex(e)}" for n, e in m.domain.dims)
+    lines += [f"for {mathml.inline(domain)}." if domain else "", ""]
+    if conjuncts:
+        lines += ["Slots hold data where all of these hold (the rest is padding):", ""]
+        lines += [f"- {mathml.inline(sympy.latex(c))}" for c in conjuncts] + [""]
     if m.assumptions:
-        lines += ["", "Assuming " + ", ".join(f"${sympy.latex(a)}$" for a in m.assumptions) + "."]
-    return lines + [""]
+        lines += ["Assuming " + ", ".join(mathml.inline(sympy.latex(a))
+                                          for a in m.assumptions) + ".", ""]
+    return lines
+
+
+def _latex_name(name: str) -> str:
+    """A coordinate's name as SymPy writes it inside the expressions (``d_{0}``)."""
+    return sympy.latex(sympy.Symbol(name))
+
+
+def _show(predicate) -> str:
+    """A conjunct in plain text (``a = b`` rather than SymPy's ``Eq(a, b)``)."""
+    if isinstance(predicate, sympy.Eq):
+        return f"{show(predicate.lhs)} = {show(predicate.rhs)}"
+    return show(predicate)
+
+
+def _conjuncts(valid) -> list:
+    """The conjuncts of a predicate (itself when it is not an And)."""
+    if valid is None or valid is sympy.true:
+        return []
+    return list(valid.args) if isinstance(valid, sympy.And) else [valid]
 
 
 def claims_section(outcomes: Sequence[Outcome]) -> list[str]:
@@ -143,22 +219,6 @@ def claims_section(outcomes: Sequence[Outcome]) -> list[str]:
             title = markup.one_line(f"{o.claim}: {o.status}").replace('"', "&quot;")
             lines += [f"!!! {kind} \"{title}\"", markup.indented(o.reason), ""]
     return lines
-
-
-def index_page(found: Sequence[Found], by_spec, names: dict[int, str] | None = None) -> Page:
-    lines = ["# Verified layouts", "",
-             "Every spec and theorem found, proved when this site was built. "
-             "A REFUTED verdict on a spec that expects it documents a known-bad design.", "",
-             "| spec | source | claims | all as expected |", "|---|---|---|---|"]
-    names = unique_slugs(found) if names is None else names
-    for index, item in enumerate(found):
-        outcomes = by_spec.get((str(item.path), item.spec.name), [])
-        ok = all(o.ok for o in outcomes) and bool(outcomes)
-        verdicts = ", ".join(f"{markup.code(o.claim)} {o.status}" for o in outcomes)
-        lines.append(f"| [{markup.one_line(item.spec.name)}]({names[index]}.md) "
-                     f"| {markup.code(source(item))} | {verdicts} "
-                     f"| {'yes' if ok else '**no**'} |")
-    return Page("generated/index.md", "\n".join(lines) + "\n")
 
 
 def write_pages(pages: Sequence[Page], out: Path, option: str = "--out") -> None:

@@ -18,19 +18,25 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from layoutalg.docgen import output_folder
+from layoutalg.docgen import offline, output_folder
+from layoutalg.docgen.catalog import navigation
 from layoutalg.docgen.pages import Page, write_pages
 from layoutalg.errors import SpecError
 
-NEEDED = {"mkdocs": "mkdocs", "material": "mkdocs-material"}
+NEEDED = {"mkdocs": "mkdocs", "material": "mkdocs-material", "latex2mathml": "latex2mathml"}
 
-# JSON is valid YAML, and json.dumps quotes every path safely.
+# JSON is valid YAML, and json.dumps quotes every path safely. The site works
+# opened from disk and offline: links end in .html (use_directory_urls off),
+# formulas are MathML already (docgen.mathml), no web fonts, and Material's
+# offline plugin bundles the search index so search runs from file:// too.
 CONFIG = {
     "site_name": "Verified layouts",
-    "theme": {"name": "material", "features": ["content.code.copy"]},
-    "markdown_extensions": ["admonition", "attr_list", "tables",
-                            {"pymdownx.arithmatex": {"generic": True}}],
-    "extra_javascript": ["https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js"],
+    "use_directory_urls": False,
+    "theme": {"name": "material", "font": False,
+              "features": ["content.code.copy", "navigation.sections"]},
+    "markdown_extensions": ["admonition", "attr_list", "tables"],
+    "plugins": ["search", "offline"],
+    "extra": {"polyfills": [offline.SHIM_PATH]},
 }
 
 
@@ -46,15 +52,17 @@ def build_site(pages: Sequence[Page], site_dir: Path) -> Path:
     missing = [package for module, package in NEEDED.items()
                if importlib.util.find_spec(module) is None]
     if missing:
-        raise SpecError(f"docs --site: building a site needs {' and '.join(missing)}; "
+        raise SpecError(f"docs --site: building a site needs {', '.join(missing)}; "
                         "install them with pip install 'layoutalg[docs]'")
     site_dir = output_folder.claim(Path(site_dir), "--site")
     with tempfile.TemporaryDirectory(prefix="layoutalg-docs-") as work:
         docs_dir = Path(work) / "docs"
         write_pages(pages, docs_dir)
+        output_folder.write_text(docs_dir, offline.SHIM_PATH, offline.SHIM, "--site")
         config = Path(work) / "mkdocs.yml"
         built_dir = Path(work) / "site"  # MkDocs empties its site folder: never the user's
-        config.write_text(json.dumps({**CONFIG, "docs_dir": str(docs_dir),
+        config.write_text(json.dumps({**CONFIG, "nav": navigation(pages, folder=""),
+                                      "docs_dir": str(docs_dir),
                                       "site_dir": str(built_dir)}, indent=2))
         built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
                                 "--config-file", str(config)],

@@ -1,0 +1,239 @@
+"""The docs site works opened from disk and offline (issue 14): page links
+end in ``.html`` and lead to pages, formulas are MathML (no MathJax, no raw
+LaTeX), nothing is loaded from the web, search is bundled; specs are grouped
+by family and module with their verdicts; formulas are readable."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from io import StringIO
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+import sympy
+import yaml
+
+import layoutalg as la
+from layoutalg.cli import main
+from layoutalg.docgen import catalog, mathml, offline
+from layoutalg.docgen.pages import Page, build_pages, formula_lines, layout_section
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SPECS = '''
+import layoutalg as la
+
+
+@la.spec(claims=["bijective"])
+def row_major():
+    """[4, 8] row-major."""
+    return la.linearize(la.Space(i=4, j=8))
+
+
+@la.spec(claims=["injective"], expect="REFUTED")
+def overlap():
+    """Row stride 4 instead of 8."""
+    return la.strided((8, 4), (1, 4))
+
+
+@la.spec(claims=["injective"])
+def hostile():
+    """Says <script>alert("owned")</script> in its docstring."""
+    return la.strided((2, 2), (1, 2))
+'''
+
+REMOTE = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)=["']?(?:https?:)?//""",
+                    re.I)
+HREF = re.compile(r"""\bhref=["']([^"'#]*)(?:#[^"']*)?["']""")
+SCRIPT = re.compile(r"<script\b.*?</script>", re.S | re.I)
+CODE = re.compile(r"<(code|pre)\b.*?</\1>", re.S | re.I)
+TAG = re.compile(r"<[^>]*>")
+
+
+def offline_problems(site: Path) -> list[str]:
+    """What would not work opened from disk without a network, page by page."""
+    problems = []
+    pages = [p for p in site.rglob("*.html") if p.name != "404.html"]
+    for page in pages:
+        html = page.read_text()
+        name = page.relative_to(site)
+        problems += [f"{name}: loads {m[0]}" for m in REMOTE.finditer(html)]
+        code = " ".join(TAG.findall(html) + SCRIPT.findall(html)).lower()
+        for cdn in ("mathjax", "fonts.googleapis", "fonts.gstatic", "unpkg.com", "jsdelivr"):
+            if cdn in code:
+                problems.append(f"{name}: names {cdn}")
+        shown = CODE.sub("", SCRIPT.sub("", html))  # prose may quote LaTeX in code
+        for raw in (r"\(", r"\[", "$$", r"\mapsto", r"\lfloor"):
+            if raw in shown:
+                problems.append(f"{name}: raw LaTeX {raw!r} left")
+        for href in HREF.findall(html):
+            if not href or urlsplit(href).scheme or href.startswith("/"):
+                continue
+            target = (page.parent / unquote(href)).resolve()
+            if not target.is_file():
+                problems.append(f"{name}: link {href!r} opens no file (a folder listing)")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """A site of three specs (proved, refuted as designed, hostile docstring),
+    built the way the README says."""
+    work = tmp_path_factory.mktemp("site")
+    module = work / "tour.py"
+    module.write_text(textwrap.dedent(SPECS))
+    out, err = StringIO(), StringIO()
+    code = main(["docs", str(module), "--site", str(work / "site"), "--no-cache",
+                 "--cache-dir", str(work / "cache")], stream=out, errors=err)
+    assert code == 0, err.getvalue()
+    return work / "site"
+
+
+def test_the_site_opens_from_disk_offline(site):
+    pages = sorted(p.name for p in site.glob("*.html"))
+    assert "index.html" in pages and len(pages) >= 4
+    assert not [p for p in site.iterdir() if p.is_dir() and p.name.startswith("tour")], \
+        "a spec page is a folder: links would open folder listings from file://"
+    assert offline_problems(site) == []
+
+
+def test_the_checker_sees_what_breaks_offline(tmp_path):
+    """The checks above can fail: a page as MkDocs built it before issue 14."""
+    (tmp_path / "index.html").write_text(
+        '<script src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js"></script>'
+        '<link href="https://fonts.googleapis.com/css?family=Roboto" rel="stylesheet">'
+        '<a href="tour-row-major/">row_major</a><p>\\[ (i) \\mapsto (i) \\]</p>')
+    found = "\n".join(offline_problems(tmp_path))
+    for problem in ("loads <script", "loads <link", "names mathjax", "fonts.googleapis",
+                    "raw LaTeX", "opens no file"):
+        assert problem in found
+
+
+def test_formulas_are_mathml_and_search_is_bundled(site):
+    page = next(site.glob("*tour-row-major.html")).read_text()
+    assert page.count("<math") == 2  # its one image coordinate, and the domain bounds
+    assert "MathML" in page and "arithmatex" not in page
+    index = (site / "search" / "search_index.js").read_text()
+    assert index.startswith("var __index =") and "row_major" in index
+    shim = site / offline.SHIM_PATH
+    assert shim.read_text() == offline.SHIM
+    assert f'src="{offline.SHIM_PATH}"' in page  # relative: works from file://
+
+
+def test_a_docstring_with_html_shows_as_text(site):
+    page = next(site.glob("*tour-hostile.html")).read_text()
+    assert "alert(" in page
+    assert '<script>alert("owned")' not in page and "&lt;script&gt;alert(" in page
+
+
+def test_the_index_groups_specs_by_family_and_module_with_verdicts(site):
+    index = (site / "index.html").read_text()
+    assert "3 specs: 2 proved, 1 refuted as designed" in index
+    assert "tour.py" in index
+    nav = re.findall(r'<a href="([^"]+)" class="md-nav__link', index)
+    assert any(h.endswith("tour-overlap.html") for h in nav)
+    section = index[index.find("Core layouts"):]
+    assert "tour-overlap.html" in section  # listed under its family
+
+
+def test_the_projects_own_site_is_configured_offline():
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    assert config["use_directory_urls"] is False
+    assert config["theme"]["font"] is False
+    assert "search" in config["plugins"] and "offline" in config["plugins"]
+    assert offline.SHIM_PATH in config["extra"]["polyfills"]
+    assert "extra_javascript" not in config
+    assert not any("arithmatex" in str(ext) for ext in config["markdown_extensions"])
+    assert {"The docs site": "site.md"} in config["nav"]
+    hooks = (ROOT / "docs" / "hooks.py").read_text()
+    assert "on_page_markdown" in hooks and "mathml.render" in hooks
+
+
+def test_every_formula_of_the_hand_written_docs_becomes_mathml():
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        rendered = mathml.render(page.read_text())
+        prose = re.sub(r"```.*?```|`[^`\n]*`", "", rendered, flags=re.S)
+        assert "$$" not in prose, page.name
+        assert not re.search(r"(?<![\w$])\$[^\s$][^$\n]*[^\s$]\$(?![\w$])", prose), page.name
+    assert "<math" in mathml.render((ROOT / "docs" / "spyre.md").read_text())
+
+
+@pytest.mark.parametrize("markdown", [
+    "```bash\n$ layoutalg run $SPEC\n```\n",
+    "in `$XDG_CACHE_HOME/layoutalg` or `$$`",
+    "costs $5 or $ 6, and $x$y",
+])
+def test_code_and_dollar_amounts_are_not_math(markdown):
+    assert mathml.render(markdown) == markdown
+
+
+def test_markdown_signs_inside_math_cannot_become_emphasis_or_cells():
+    import markdown as md
+
+    rendered = mathml.render(r"| a | $a_b * c_d * [e]$ |")
+    assert "<math" in rendered and not re.search(r">[^<]*[*_\[\]|][^<]*<", rendered)
+    assert "<em>" not in md.markdown(rendered)
+
+
+def test_a_long_valid_predicate_is_one_conjunct_per_line():
+    tiles = la.split(la.split(la.Space(i=10, j=6), "i", 4), "j", 4)
+    assert isinstance(tiles.valid, sympy.And) and len(tiles.valid.args) == 2
+    text = "\n".join(formula_lines(tiles))
+    block = text[text.index("```text"):text.index("```", 8)]
+    assert "valid where\n  i_i + 4*i_o < 10\n  and j_i + 4*j_o < 6" in block \
+        or "valid where\n  j_i + 4*j_o < 6\n  and i_i + 4*i_o < 10" in block
+    for name in tiles.codomain.names:  # one line per image coordinate
+        assert re.search(rf"^  {name} = ", block, re.M)
+    assert text.count("\n- <math") == 2  # each conjunct as its own formula
+
+
+def test_a_chain_is_shown_as_its_steps():
+    tiles = la.split(la.Space(i=8, j=6), "i", 4)
+    chain = la.Chain((tiles, la.linearize(tiles.codomain)), name="flat")
+    lines = "\n".join(layout_section(chain.index_map(), chain))
+    assert "### Steps" in lines and "chain of 2 steps" in lines
+    assert "**Step 1**, <code>split(i, 4)</code>" in lines
+    assert "**Step 2**" in lines and "**Step 3**" not in lines
+
+
+def test_family_and_verdict_of_a_spec():
+    assert catalog.family_of("cute_identities", la.Space(i=2)) == "cute"
+    assert catalog.family_of("my_specs", la.identity(la.Space(i=2))) == "core"
+    tt = la.tt.TensorSpec((32, 32), "bfloat16")
+    assert catalog.family_of("my_specs", tt) == "tt"
+
+    class O:
+        def __init__(self, status, expected):
+            self.status, self.ok = status, status == expected
+
+    assert catalog.verdict_of([O("PROVED", "PROVED")]) == catalog.PROVED
+    assert catalog.verdict_of([O("PROVED", "PROVED"), O("REFUTED", "REFUTED")]) \
+        == catalog.AS_DESIGNED
+    assert catalog.verdict_of([O("REFUTED", "REFUTED"), O("UNKNOWN", "PROVED")]) \
+        == catalog.UNEXPECTED
+    assert catalog.verdict_of([]) == catalog.UNEXPECTED
+
+
+def test_navigation_nests_pages_by_section_and_leaves_pictures_out():
+    pages = [Page("generated/index.md", "", title="Overview"),
+             Page("generated/a.md", "", title="a", section=("Core layouts", "x/m.py")),
+             Page("generated/a.svg", "<svg/>"),
+             Page("generated/b.md", "", title="b<i>", section=("Core layouts", "x/m.py")),
+             Page("generated/c.md", "", title="c", section=("CuTe layouts", "x/n.py"))]
+    assert catalog.navigation(pages, folder="") == [
+        {"Overview": "index.md"},
+        {"Core layouts": [{"x/m.py": [{"a": "a.md"}, {"b-i-": "b.md"}]}]},
+        {"CuTe layouts": [{"x/n.py": [{"c": "c.md"}]}]}]
+    assert catalog.navigation(pages)[0] == {"Overview": "generated/index.md"}
+
+
+def test_a_seed_family_lists_the_flaws_its_specs_catch():
+    folders = [ROOT / "specs" / "channel.py"]
+    pages = {p.path: p for p in build_pages(folders)}
+    seed = pages["generated/seed-channel.md"]
+    assert seed.section == ("Seed documents",) and "KPU memory channels" in seed.title
+    refuted = re.findall(r"^\| \[(\w+)\]", seed.text, re.M)
+    assert refuted and "seed_totals_leave_c_out" in refuted
+    assert "seed_totals_count_a_and_b_only" not in refuted  # proved: not a flaw
