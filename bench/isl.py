@@ -396,7 +396,8 @@ def cute_questions() -> list[Question]:
         q("cute", "(8,4,1,5):(12,1,192,192)", "injective", s((8, 4, 1, 5), (12, 1, 192, 192))),
         q("cute", "(4,8):(8,1) (row-major)", "bijective", s((4, 8), (8, 1))),
         q("cute", "(4,2):(0,1) (broadcast)", "injective", s((4, 2), (0, 1))),
-        q("cute", "(4,3):(3,2) (overlap)", "injective", s((4, 3), (3, 2))),
+        q("cute", "(4,3):(3,2) (not compact)", "injective", s((4, 3), (3, 2))),
+        q("cute", "(4,3):(2,3) (overlap)", "injective", s((4, 3), (2, 3))),
         q("cute", "(6,2):(8,2) o (4,3):(3,1) = ((2,2),3):((24,2),8)", "equivalent",
           composed(s((6, 2), (8, 2)), s((4, 3), (3, 1))), s(((2, 2), 3), ((24, 2), 8)),
           quick=True),
@@ -646,7 +647,7 @@ def per_question_table(rows: list[Row]) -> Table:
     for row in rows:
         qn = row.question
         ratio = f"{row.median('la') / row.median('isl'):.1f}" if row.both else ""
-        isl_ms = ms(row.median("isl")) if row.isl_verdict is not None else ""
+        isl_ms = ms(row.median("isl")) if row.question.texts is not None else ""
         style = "bold red" if row.disagree else None
         out.add_row(qn.family, qn.name, qn.kind, verdict_text(row.isl[0]), isl_ms,
                     verdict_text(row.la[0]), ms(row.median("la")), ms(row.la[0].seconds),
@@ -756,28 +757,79 @@ def as_json(rows: list[Row], stats: dict, args) -> dict:
 # -- profile of the layoutalg side --------------------------------------------------------------
 
 
+class Clock:
+    """CPU and wall seconds spent inside some functions of the layoutalg side.
+
+    Each component is a function wrapped here (the library is not changed):
+    its calls, the CPU time of the thread that ran it (``time.thread_time``)
+    and its wall time. Z3's ``Solver.check`` runs in helper threads, so its
+    CPU is that thread's; checks made by the vacuity test (``_unless_vacuous``)
+    are counted apart.
+    """
+
+    def __init__(self) -> None:
+        self.totals: dict[str, list[float]] = {}
+        self.lock = threading.Lock()
+        self.in_vacuity = False
+
+    def add(self, name: str, cpu: float, wall: float) -> None:
+        with self.lock:
+            entry = self.totals.setdefault(name, [0, 0.0, 0.0])
+            entry[0] += 1
+            entry[1] += cpu
+            entry[2] += wall
+
+    def wrap(self, name: str | Callable[[], str], function: Callable) -> Callable:
+        def timed(*args, **kwargs):
+            cpu, wall = time.thread_time(), time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                label = name() if callable(name) else name
+                self.add(label, time.thread_time() - cpu, time.perf_counter() - wall)
+        return timed
+
+
 @contextlib.contextmanager
-def z3_check_clock(totals: dict):
-    """Add the wall time of every ``z3.Solver.check`` (any thread) to ``totals``."""
+def component_clock(clock: Clock):
+    """Wrap the functions the layoutalg side spends its time in (see ``Clock``)."""
+    import importlib
+
     import z3
 
-    check = z3.Solver.check
-    lock = threading.Lock()
+    solver = importlib.import_module("layoutalg.verify.solver")
+    checks = importlib.import_module("layoutalg.verify.checks")
+    query = importlib.import_module("layoutalg.verify.query")
+    vacuous = solver._unless_vacuous
 
-    def timed(self, *args):
-        start = time.perf_counter()
+    def vacuity(*args, **kwargs):
+        clock.in_vacuity = True
         try:
-            return check(self, *args)
+            return vacuous(*args, **kwargs)
         finally:
-            with lock:
-                totals["z3_check_s"] = totals.get("z3_check_s", 0.0) + time.perf_counter() - start
-                totals["z3_checks"] = totals.get("z3_checks", 0) + 1
+            clock.in_vacuity = False
 
-    z3.Solver.check = timed
+    def check_label():
+        return "z3 Solver.check (vacuity test)" if clock.in_vacuity else "z3 Solver.check (query)"
+
+    patches = [
+        (checks, "substitute_exprs", "SymPy substitution (compose f, g; primed copies)"),
+        (query, "substitute_exprs", "SymPy substitution (compose f, g; primed copies)"),
+        (solver, "_build", "translate SymPy → Z3 (incl. context)"),
+        (z3.Context, "__init__", "z3.Context()"),
+        (z3.Solver, "check", check_label),
+        (threading.Thread, "start", "thread start"),
+    ]
+    saved = [(owner, attr, getattr(owner, attr)) for owner, attr, _ in patches]
+    saved.append((solver, "_unless_vacuous", vacuous))
     try:
+        for owner, attr, label in patches:
+            setattr(owner, attr, clock.wrap(label, getattr(owner, attr)))
+        solver._unless_vacuous = clock.wrap("vacuity test (incl. its Z3 checks)", vacuity)
         yield
     finally:
-        z3.Solver.check = check
+        for owner, attr, original in saved:
+            setattr(owner, attr, original)
 
 
 def package_of(filename: str) -> str:
@@ -788,31 +840,49 @@ def package_of(filename: str) -> str:
 
 
 def profile(selected: list[Question], timeout_ms: int, top: int, console: Console) -> dict:
+    """Two cold passes of the layoutalg side: one timed by components, one under cProfile."""
     sympy.core.cache.clear_cache()
-    totals: dict = {}
-    profiler = cProfile.Profile()
-    start = time.perf_counter()
-    with z3_check_clock(totals):
-        profiler.enable()
+    clock = Clock()
+    wall, cpu = time.perf_counter(), time.process_time()
+    with component_clock(clock):
         for question in selected:
             ask_layoutalg(question, timeout_ms)
-        profiler.disable()
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    table = Table(title=f"layoutalg side, one cold pass over {len(selected)} questions: "
+                  f"{wall:.2f} s wall, {cpu:.2f} s CPU (all threads)", header_style="bold")
+    for column in ("component", "calls", "CPU s", "CPU %", "wall s"):
+        table.add_column(column, justify="left" if column == "component" else "right")
+    for name, (calls, seconds, elapsed) in sorted(clock.totals.items(), key=lambda kv: -kv[1][1]):
+        table.add_row(name, str(calls), f"{seconds:.2f}", f"{100 * seconds / cpu:.0f}",
+                      f"{elapsed:.2f}")
+    console.print(table)
+    console.print("(nested: translation includes z3.Context(); the vacuity test includes its "
+                  "Z3 checks; CPU % is of the whole pass)", style="dim")
+
+    sympy.core.cache.clear_cache()
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for question in selected:
+        ask_layoutalg(question, timeout_ms)
+    profiler.disable()
     stream = io.StringIO()
     stats = pstats.Stats(profiler, stream=stream)
     stats.sort_stats("cumulative").print_stats(top)
+    stats.sort_stats("cumulative").print_stats("layoutalg", top)
     console.print(stream.getvalue(), markup=False, highlight=False)
     by_package: dict[str, float] = {}
-    for (filename, _, _), (_, _, tottime, _, _) in stats.stats.items():
-        by_package[package_of(filename)] = by_package.get(package_of(filename), 0.0) + tottime
-    console.print(f"layoutalg side, one cold pass over {len(selected)} questions: {wall:.2f} s "
-                  f"wall; z3.Solver.check (helper threads) {totals.get('z3_check_s', 0):.2f} s "
-                  f"over {totals.get('z3_checks', 0)} checks")
-    console.print("main-thread self time by package (waiting on Z3's thread counts as "
-                  "threading/queue/builtins):")
+    for (filename, _, function), (_, _, tottime, _, _) in stats.stats.items():
+        key = package_of(filename)
+        if "acquire" in function:
+            key = "waiting on a thread (lock.acquire)"
+        by_package[key] = by_package.get(key, 0.0) + tottime
+    console.print("cProfile (main thread, wall, inflated by profiling): self time by package")
     for name, seconds in sorted(by_package.items(), key=lambda kv: -kv[1]):
-        console.print(f"  {name:16} {seconds:7.2f} s")
-    return {"wall_s": wall, **totals, "self_by_package_s": by_package}
+        console.print(f"  {name:36} {seconds:7.2f} s")
+    return {"wall_s": wall, "cpu_s": cpu,
+            "components": {k: dict(zip(("calls", "cpu_s", "wall_s"), v))
+                           for k, v in clock.totals.items()},
+            "cprofile_self_by_package_s": by_package}
 
 
 # -- main -----------------------------------------------------------------------------------------
@@ -830,8 +900,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED, help=f"random chains (default {SEED})")
     parser.add_argument("--timeout-ms", type=int, default=20_000,
                         help="layoutalg's timeout per query (default 20000, the library's)")
-    parser.add_argument("--isl-max-ops", type=int, default=50_000_000,
-                        help="ISL's operation budget per question (default 5e7)")
+    parser.add_argument("--isl-max-ops", type=int, default=20_000_000,
+                        help="ISL's operation budget per question (default 2e7, 10-30 s here)")
+    parser.add_argument("--profile-only", action="store_true",
+                        help="skip the comparison: only the layoutalg profile (with --profile)")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1; got {args.repeat}")
@@ -843,6 +915,13 @@ def main(argv: list[str] | None = None) -> int:
                 and (not args.family or x.family in args.family)]
     console.print(f"{len(selected)} questions (of {len(everything)}), {args.repeat} round(s), "
                   f"seed {args.seed}; machine shared, times are medians and noisy", style="dim")
+    if args.profile_only:
+        ask_layoutalg(selected[0], args.timeout_ms)  # warm-up: imports, Z3's first context
+        stats = {"profile": profile(selected, args.timeout_ms, args.profile or 25, console)}
+        if args.json:
+            with open(args.json, "w") as handle:
+                json.dump(stats, handle, indent=1, default=str)
+        return 0
     # Warm-up, untimed: imports, Z3's and ISL's first contexts.
     warm = selected[0]
     ask_isl(warm, args.isl_max_ops)
