@@ -52,10 +52,13 @@ def check_layout_equivalent(a: object, b: object) -> CheckResult:
     second = _as_map(b, "b")
     n1, n2 = first.domain.extents[0], second.domain.extents[0]
     if n1 != n2:
-        return _refuted("equivalent", f"{first.label} ≡ {second.label}", {"i": min(n1, n2)},
-                        f"sizes differ: {n1} vs {n2}; index i={min(n1, n2)} lies in one "
-                        f"domain only")
+        return _sizes_differ("equivalent", f"{first.label} ≡ {second.label}", n1, n2)
     return check_equivalent(first, second)
+
+
+def _sizes_differ(check: str, subject: str, n1: int, n2: int) -> CheckResult:
+    return _refuted(check, subject, {"i": min(n1, n2)},
+                    f"sizes differ: {n1} vs {n2}; index i={min(n1, n2)} lies in one domain only")
 
 
 def prove_coalesce(layout: object, result: object = None) -> CheckResult:
@@ -78,6 +81,8 @@ def prove_composition(a: object, b: object, result: object = None) -> CheckResul
         return _all_of("composition", f"{result} = {a} ∘ {_text(b)}", parts + _kept(a, b, result))
     b = as_layout(b, "b")
     result = cute.composition(a, b) if result is None else as_layout(result, "result")
+    if result.size != b.size:
+        return _sizes_differ("composition", f"{result} ≡ {a} ∘ {b}", result.size, b.size)
     return _named(check_layout_equivalent(result, composed_map(a, b)), "composition")
 
 
