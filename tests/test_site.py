@@ -237,3 +237,48 @@ def test_a_seed_family_lists_the_flaws_its_specs_catch():
     refuted = re.findall(r"^\| \[(\w+)\]", seed.text, re.M)
     assert refuted and "seed_totals_leave_c_out" in refuted
     assert "seed_totals_count_a_and_b_only" not in refuted  # proved: not a flaw
+
+
+def test_a_refuted_picture_outlines_both_colliding_elements(site):
+    from layoutalg.docgen.picture import CELL, cell_of
+
+    svg = next(site.glob("*tour-overlap.svg")).read_text()
+    marks = re.findall(r'<g class="counterexample"><rect x="(\d+)" y="(\d+)"', svg)
+    assert len(marks) == 2
+    notes = re.findall(r'fill="#c00000">(\d): element \((i=\d+)\) → \((offset=\d+)\)</text>', svg)
+    assert [n[0] for n in notes] == ["1", "2"] and notes[0][2] == notes[1][2]  # same offset
+    m = la.strided((8, 4), (1, 4))
+    top = 28  # under the title
+    for (x, y), (_, element, _) in zip(marks, notes):
+        row, col = cell_of(m, (int(element.split("=")[1]),))
+        assert (int(x), int(y)) == (6 + col * CELL - 1, top + row * CELL - 1)
+    page = next(site.glob("*tour-overlap.html")).read_text()
+    assert "Outlined in red and numbered: the counterexample to injective" in page
+
+
+def test_an_out_of_bounds_element_says_which_coordinate_leaves_its_space():
+    from layoutalg.docgen.picture import counterexample_points, layout_svg, point_text
+
+    tiles = la.split(la.Space(i=10, j=4), "i", 4)  # i_o < 3: element i=9 is in bounds
+    broken = la.IndexMap(tiles.domain, la.Space(pe=2, offset=16),
+                         [tiles.exprs[0], 4 * tiles.exprs[1] + tiles.exprs[2]])
+    points = counterexample_points(broken, {"i": 9, "j": 1, "other": 5})
+    assert points == [(9, 1)]
+    assert point_text(broken, (9, 1)) == ("element (i=9, j=1) → (pe=2, offset=5): "
+                                          "pe=2 is outside [0, 2); no such memory")
+    assert counterexample_points(broken, {"i": 10, "j": 1}) == []  # not an element
+    svg = layout_svg(broken, highlight=points)
+    assert svg.count('class="counterexample"') == 1 and "no such memory" in svg
+
+
+def test_cell_labels_never_overprint_their_neighbours():
+    from layoutalg.docgen.picture import CELL, CHAR_WIDTH, layout_svg
+
+    for stride in (1, 1000, 10**6, 10**12):
+        svg = layout_svg(la.strided((3, 3), (1, stride)))
+        labels = re.findall(r'text-anchor="middle"(?: font-size="([\d.]+)")?>(\d+)<', svg)
+        assert labels  # small numbers are always shown
+        for size, text in labels:
+            assert len(text) * CHAR_WIDTH * float(size or 8) <= CELL - 3
+        if stride == 10**12:
+            assert len(labels) < 9  # 13-digit offsets: left to the tooltips

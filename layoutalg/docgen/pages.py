@@ -12,8 +12,8 @@ from layoutalg.core.chain import Chain
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.printing import show
 from layoutalg.docgen import catalog, markup, mathml, output_folder
-from layoutalg.docgen.picture import (caption, drawn_instance, folding, layout_svg,
-                                      memory_shares)
+from layoutalg.docgen.picture import (caption, counterexample_points, drawn_instance, folding,
+                                      layout_svg, memory_shares)
 from layoutalg.prover import Found, Outcome, discover, prove
 
 MARK = {"PROVED": "**PROVED**", "REFUTED": "**REFUTED**", "UNKNOWN": "**UNKNOWN**",
@@ -135,9 +135,14 @@ def spec_page(found: Found, outcomes: Sequence[Outcome], name: str | None = None
         if instance is not None:
             drawn, note = instance
             title = f"{m.label} ({note})" if note else m.label
+            refuted, points = counterexample_of(m, outcomes)
             pictures.append(Page(f"generated/{name}.svg",
-                                 layout_svg(drawn, title=title, subject=subject)))
+                                 layout_svg(drawn, title=title, subject=subject,
+                                            highlight=points)))
             words = [caption(drawn, subject), folding(drawn)]
+            if points:
+                words.append(f"Outlined in red and numbered: the counterexample to "
+                             f"{refuted.claim} ({refuted.reason}).")
             if note:
                 words.append(f"The claims hold for every size; the picture is {note}, "
                              "sizes that meet the assumptions.")
@@ -145,6 +150,18 @@ def spec_page(found: Found, outcomes: Sequence[Outcome], name: str | None = None
                       f"![{markup.one_line(found.spec.name)}]({name}.svg)", ""]
     return [Page(f"generated/{name}.md", "\n".join(lines), title=found.spec.name,
                  section=section)] + pictures
+
+
+def counterexample_of(m: IndexMap, outcomes: Sequence[Outcome]):
+    """The first REFUTED claim whose counterexample names elements of ``m``
+    (concrete maps only: a parametric map is drawn at other sizes), and
+    those elements; ``(None, [])`` when there is none."""
+    for outcome in outcomes:
+        if outcome.status == "REFUTED":
+            points = counterexample_points(m, outcome.counterexample)
+            if points:
+                return outcome, points
+    return None, []
 
 
 def layout_section(m: IndexMap, subject: object = None) -> list[str]:

@@ -11,6 +11,8 @@ import colorsys
 import html
 import math
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from layoutalg.core.evaluate import as_int64
@@ -154,12 +156,18 @@ def cell_numbers(subject: object, m: IndexMap, rows: np.ndarray,
     return unit, evaluate_at(of_element, rows, cols)[:, 0]
 
 
-def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None) -> str:
+def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None,
+               highlight: Sequence[tuple[int, ...]] = ()) -> str:
     """The domain as a grid of cells (rank 1 drawn as rows of 32): each cell
     coloured by its memory (all codomain dims but the last) and labelled with
     its offset (the last codomain dim), or with its unit's number when
     ``subject`` numbers its elements (``cell_numbers``; then sampled cells
-    are labelled too)."""
+    are labelled too). A label too wide for its cell is set smaller, or left
+    to the cell's tooltip, never drawn over its neighbours.
+
+    ``highlight``: elements (domain points, e.g. a counterexample's) outlined
+    in red, numbered, and listed under the grid with their images and what
+    is wrong with them (``point_text``)."""
     if not drawable(m):
         raise ValueError(f"layout_svg draws concrete layouts (bind the sizes first); "
                          f"got {m.domain}")
@@ -173,8 +181,13 @@ def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None)
     if sampled:
         title = f"{title or ''} (one cell per {step_r}×{step_c} block)".strip()
     top = 28 if title else 6
+    marked = [(point, cell_of(m, point, step_r, step_c)) for point in highlight]
+    notes = [f"{k}: {point_text(m, point)}" for k, (point, _) in enumerate(marked, start=1)]
     title_px = int(len(title) * 7.3) + 12 if title else 0  # 12px monospace
-    width_px, height_px = max(n_cols * CELL + 12, title_px), n_rows * CELL + top + 8
+    notes_px = max((int(len(note) * 6.7) + 12 for note in notes), default=0)  # 11px
+    grid_bottom = n_rows * CELL + top
+    width_px = max(n_cols * CELL + 12, title_px, notes_px)
+    height_px = grid_bottom + 8 + 16 * len(notes)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width_px}" height="{height_px}" '
              f'viewBox="0 0 {width_px} {height_px}" font-family="monospace" font-size="8">']
     if title:
@@ -191,11 +204,93 @@ def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None)
                           + (f"; {unit}{int(labels[cell])}" if numbered else ""))
         parts.append(f'<g><title>{tip}</title><rect x="{x0}" y="{y0}" width="{CELL - 1}" '
                      f'height="{CELL - 1}" fill="{colour(int(k), len(keys))}"/>'
-                     + ("" if labels is None else f'<text x="{x0 + CELL / 2 - 0.5}" '
-                        f'y="{y0 + CELL / 2 + 3}" text-anchor="middle">{int(labels[cell])}</text>')
+                     + ("" if labels is None else _label(x0, y0, int(labels[cell])))
                      + "</g>")
+    for k, (point, (row, col)) in enumerate(marked, start=1):
+        x0, y0 = 6 + col * CELL, top + row * CELL
+        parts.append(f'<g class="counterexample"><rect x="{x0 - 1}" y="{y0 - 1}" '
+                     f'width="{CELL + 1}" height="{CELL + 1}" fill="none" stroke="{HIGHLIGHT}" '
+                     f'stroke-width="3"/><text x="{x0 + CELL - 2}" y="{y0 + 7}" '
+                     f'text-anchor="end" font-size="7" font-weight="bold" '
+                     f'fill="{HIGHLIGHT}">{k}</text></g>')
+    for k, note in enumerate(notes):
+        parts.append(f'<text x="6" y="{grid_bottom + 18 + 16 * k}" font-size="11" '
+                     f'fill="{HIGHLIGHT}">{html.escape(note)}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+HIGHLIGHT = "#c00000"
+CHAR_WIDTH = 0.6  # of the font size, for monospace digits
+
+
+def _label(x0: int, y0: int, number: int) -> str:
+    """A cell's number, centred, in a font small enough to stay inside the
+    cell (8 px, down to 5 px for long numbers; none below that)."""
+    text = str(number)
+    size = min(8.0, (CELL - 3) / (CHAR_WIDTH * len(text)))
+    if size < 5:
+        return ""  # the tooltip still says it
+    return (f'<text x="{x0 + CELL / 2 - 0.5}" y="{y0 + CELL / 2 + size * 0.35:.1f}" '
+            f'text-anchor="middle"' + (f' font-size="{size:.1f}"' if size < 8 else "")
+            + f">{text}</text>")
+
+
+def counterexample_points(m: IndexMap, counterexample: dict | None) -> list[tuple[int, ...]]:
+    """The elements of ``m`` a counterexample names: ``(i=4)`` and, for a
+    collision, the second element ``(i'=8)``; only points inside the domain.
+
+    >>> import layoutalg as la
+    >>> counterexample_points(la.strided((8,), (1,)), {"i": 4, "i'": 6, "offset": 4})
+    [(4,), (6,)]
+    """
+    if not counterexample or not m.is_concrete or m.domain.rank == 0:
+        return []
+    extents = [int(e) for e in m.domain.extents]
+    points = []
+    for prime in ("", "'"):
+        keys = [f"{name}{prime}" for name in m.domain.names]
+        if all(key in counterexample for key in keys):
+            point = tuple(int(counterexample[key]) for key in keys)
+            if all(0 <= v < e for v, e in zip(point, extents)) and point not in points:
+                points.append(point)
+    return points
+
+
+def cell_of(m: IndexMap, point: tuple[int, ...], step_r: int = 1,
+            step_c: int = 1) -> tuple[int, int]:
+    """The (row, column) of the drawn cell holding the element ``point``."""
+    extents = [int(e) for e in m.domain.extents]
+    if len(extents) == 1:
+        row, col = divmod(point[0], _grid(m)[1])
+    else:
+        row = 0
+        for value, extent in zip(point[:-1], extents[:-1]):
+            row = row * extent + value
+        col = point[-1]
+    return row // step_r, col // step_c
+
+
+def point_text(m: IndexMap, point: tuple[int, ...]) -> str:
+    """``element (i=992, j=0) → (pe_row=32, pe_col=0, offset=0): pe_row=32
+    is outside [0, 32)`` — an element, its image and what is out of bounds."""
+    image = tuple(int(v) for v in m(*point))
+    element = ", ".join(f"{n}={v}" for n, v in zip(m.domain.names, point))
+    text = f"element ({element}) → (" + ", ".join(
+        f"{n}={v}" for n, v in zip(m.codomain.names, image)) + ")"
+    outside = [f"{n}={v} is outside [0, {int(e)})"
+               for n, v, e in zip(m.codomain.names, image, m.codomain.extents)
+               if _is_number(e) and not 0 <= v < int(e)]
+    if outside:
+        memory = set(m.codomain.names[:-1])
+        what = ("; no such memory" if any(o.split("=")[0] in memory for o in outside)
+                else "")
+        text += ": " + ", ".join(outside) + what
+    return text
+
+
+def _is_number(extent) -> bool:
+    return isinstance(extent, int) or getattr(extent, "is_number", False)
 
 
 def memory_shares(m: IndexMap) -> dict[str, float] | None:
