@@ -315,6 +315,53 @@ def test_sigint_stops_the_run_with_partial_reports(tmp_path, jobs):
     assert wait_all_gone(workers) == [], "worker processes outlived the interrupted run"
 
 
+@pytest.mark.xfail(strict=True, reason="library bug (reported): a Ctrl-C while the spec modules "
+                   "are imported exits 130 but writes no --json/--junit report at all")
+def test_sigint_while_the_spec_modules_import_still_writes_partial_reports(tmp_path):
+    importing = tmp_path / "importing"
+    write(tmp_path / "specs" / "a_quick.py", HEADER + QUICK)
+    write(tmp_path / "specs" / "b_slow_import.py", HEADER + f"""
+import time
+open({str(importing)!r}, "w").close()
+time.sleep(3600)  # a module that takes long to import (heavy set-up at top level)
+""")
+    report, junit = tmp_path / "r.json", tmp_path / "r.xml"
+    run = Running(tmp_path / "run", ["prove", "specs", "--cache-dir", str(tmp_path / "cache"),
+                                     "--json", str(report), "--junit", str(junit)],
+                  cwd=tmp_path, env=child_env(tmp_path))
+    try:
+        run.wait_until(importing.exists, "the slow module started importing")
+        run.process.send_signal(signal.SIGINT)
+        code = run.wait()
+    finally:
+        run.stop()
+    assert code == 130
+    assert "layoutalg: interrupted" in run.stderr
+    assert_no_traceback(run.stdout, run.stderr)
+    assert report.exists() and json.loads(report.read_text())["partial"] is True
+    assert junit.exists()
+
+
+@pytest.mark.xfail(strict=True, reason="library bug (reported): when the run is interrupted, a "
+                   "report that could not be written is not mentioned at all (the message is "
+                   "dropped before the KeyboardInterrupt is re-raised)")
+def test_an_interrupted_run_says_its_report_could_not_be_written(tmp_path):
+    pidfile = tmp_path / "slow.pid"
+    write(tmp_path / "specs" / "deal.py", HEADER + QUICK + SLOW.format(pidfile=str(pidfile)))
+    run = Running(tmp_path / "run", ["prove", "specs", "--cache-dir", str(tmp_path / "cache"),
+                                     "--json", str(tmp_path / "missing" / "r.json")],
+                  cwd=tmp_path, env=child_env(tmp_path))
+    try:
+        run.wait_until(pidfile.exists, "the slow spec started")
+        run.process.send_signal(signal.SIGINT)
+        code = run.wait()
+    finally:
+        run.stop()
+    assert code == 130
+    assert "layoutalg: interrupted" in run.stderr
+    assert "--json" in run.stderr  # the user must hear the partial report is missing
+
+
 @pytest.mark.parametrize("jobs", [[], ["-j", "2"]], ids=["serial", "j2"])
 def test_claim_timeout_makes_a_runaway_claim_unknown(tmp_path, jobs):
     write(tmp_path / "specs" / "deal.py",
@@ -330,6 +377,29 @@ def test_claim_timeout_makes_a_runaway_claim_unknown(tmp_path, jobs):
     assert json.loads(report.read_text())["partial"] is False
     # UNKNOWN is never cached: only the quick spec's entry is there
     assert len(cache_entries(tmp_path / "cache")) == 1
+
+
+@pytest.mark.xfail(strict=True, reason="library bug (reported): a spec whose build runs past "
+                   "--claim-timeout is ERROR 'building the spec took longer than the per-claim "
+                   "limit', where docs/cli.md says UNKNOWN 'exceeded the per-claim limit'")
+def test_a_spec_build_past_the_limit_is_unknown(tmp_path):
+    write(tmp_path / "specs" / "sleepy.py", HEADER + QUICK + """
+import time
+
+
+@la.spec(claims=["bijective"])
+def sleepy():
+    time.sleep(3600)  # a build that never ends
+    return la.cyclic(la.Space(n=8), "n", 2)
+""")
+    report = tmp_path / "r.json"
+    done = cli(tmp_path, "prove", "specs", "--cache-dir", str(tmp_path / "cache"),
+               "--claim-timeout", "2", "--json", str(report))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert verdicts(report)["quick::bijective"] == "PROVED"
+    sleepy = [r for r in json.loads(report.read_text())["results"] if r["spec"] == "sleepy"]
+    assert "exceeded the per-claim limit" in sleepy[0]["reason"]
+    assert sleepy[0]["status"] == "UNKNOWN"
 
 
 # --------------------------------------------------------------------------
@@ -431,6 +501,20 @@ def test_a_corrupted_cache_entry_is_proved_again(tmp_path, corrupt):
     assert_no_traceback(done.stdout, done.stderr)
     assert "reused from the cache" not in done.stdout
     assert verdicts(report) == {"quick::bijective": "PROVED", "zero::injective": "REFUTED"}
+
+
+@pytest.mark.xfail(strict=True, reason="library bug (reported): the checksum covers an entry's "
+                   "rows but not its key or spec, so a valid entry copied over another spec's "
+                   "is trusted: that spec is reported with the other's claims, its own unproved")
+def test_an_entry_copied_over_another_specs_entry_is_not_trusted(tmp_path):
+    write(tmp_path / "specs" / "two.py", HEADER + QUICK + ZERO)
+    cache, report = tmp_path / "cache", tmp_path / "r.json"
+    assert run("prove", str(tmp_path / "specs"), "--cache-dir", str(cache)).returncode == 0
+    by_spec = {json.loads(e.read_text())["outcomes"][0]["spec"]: e for e in cache_entries(cache)}
+    by_spec["zero"].write_text(by_spec["quick"].read_text())  # a valid entry, the wrong spec
+    done = run("prove", str(tmp_path / "specs"), "--cache-dir", str(cache), "--json", str(report))
+    assert verdicts(report) == {"quick::bijective": "PROVED", "zero::injective": "REFUTED"}
+    assert "(1 spec reused from the cache)" in done.stdout
 
 
 @pytest.mark.parametrize("option", ["--json", "--junit"])
