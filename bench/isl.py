@@ -677,6 +677,15 @@ def summary(rows: list[Row]) -> dict:
                         for r in rows if r.isl_verdict is not None and r.la_verdict is None],
            "la_only": [f"{r.question.name} ({r.question.kind}): ISL {r.isl[0].note}"
                        for r in rows if r.la_verdict is not None and r.isl_verdict is None]}
+    groups = {f"check {kind}": [r for r in both if r.question.kind == kind] for kind in KINDS}
+    groups["concrete sizes"] = [r for r in both if not parametric(r.question)]
+    groups["symbolic sizes"] = [r for r in both if parametric(r.question)]
+    out["groups"] = {
+        name: {"both": len(mine),
+               "isl_median_s": statistics.median(r.median("isl") for r in mine),
+               "la_median_s": statistics.median(r.median("la") for r in mine),
+               "median_ratio": statistics.median(r.median("la") / r.median("isl") for r in mine)}
+        for name, mine in groups.items() if mine}
     if both:
         isl_med = statistics.median(r.median("isl") for r in both)
         la_med = statistics.median(r.median("la") for r in both)
@@ -686,6 +695,20 @@ def summary(rows: list[Row]) -> dict:
                    geomean_ratio=math.exp(statistics.fmean(math.log(x) for x in ratios)),
                    la_faster=sum(x < 1 for x in ratios),
                    la_cold_median_s=statistics.median(r.la[0].seconds for r in both))
+    return out
+
+
+def parametric(question: Question) -> bool:
+    return any(m.parameters for m in question.maps)
+
+
+def group_table(stats: dict) -> Table:
+    out = Table(title="the same questions grouped by check and by sizes", header_style="bold")
+    for column in ("group", "both", "ISL ms", "layoutalg ms", "median ratio"):
+        out.add_column(column, justify="left" if column == "group" else "right")
+    for name, e in stats["groups"].items():
+        out.add_row(name, str(e["both"]), ms(e["isl_median_s"]), ms(e["la_median_s"]),
+                    f"{e['median_ratio']:.1f}")
     return out
 
 
@@ -713,6 +736,7 @@ def report(rows: list[Row], console: Console) -> dict:
     console.print(per_question_table(rows))
     stats = summary(rows)
     console.print(family_table(stats))
+    console.print(group_table(stats))
     if stats["both"]:
         console.print(
             f"overall on {stats['both']} questions both answer: ISL median "
