@@ -20,7 +20,7 @@ from typing import Any
 import sympy
 
 from layoutalg.errors import SpecError, describe
-from layoutalg.validate import is_int
+from layoutalg.validate import is_bool, is_int
 
 EXPECTATIONS = ("PROVED", "REFUTED")
 
@@ -150,6 +150,7 @@ def spec(
             f"expect must be one verdict or one per claim ({len(claims)}); got {describe(expect)}"
         )
     parsed = tuple(_parse_claim(c, e) for c, e in zip(claims, expects))
+    assume = _checked_assume(assume)
 
     def decorate(function: Callable[[], Any]) -> Spec:
         if not callable(function):
@@ -163,12 +164,27 @@ def spec(
             function=function,
             claims=parsed,
             doc=inspect.cleandoc(function.__doc__ or ""),
-            assume=tuple(assume),
+            assume=assume,
             timeout_ms=timeout_ms,
             source=source,
         )
 
     return decorate
+
+
+def _checked_assume(assume: object) -> tuple:
+    """``assume`` as a tuple of SymPy booleans, checked where the spec is declared."""
+    from layoutalg.core.expr import as_condition
+    from layoutalg.errors import MapError
+
+    if isinstance(assume, (str, bytes)) or not isinstance(assume, Sequence):
+        raise SpecError(f"assume must be a sequence of SymPy booleans; got {describe(assume)}")
+    for k, value in enumerate(assume):
+        try:
+            as_condition(value, f"assume[{k}]")
+        except MapError as exc:
+            raise SpecError(str(exc)) from None
+    return tuple(assume)
 
 
 def _parse_claim(claim: object, expect: object) -> Claim:
@@ -237,12 +253,41 @@ def _valid_fits(args: tuple) -> None:
     if not is_int(size) or size < 1:
         raise SpecError(f"claim 'fits': option element_bytes must be {FITS_OPTIONS['element_bytes']}; "
                         f"got {describe(size)}")
+    flag = options.get("offsets_in_bytes", False)
+    if not is_bool(flag):
+        raise SpecError(f"claim 'fits': option offsets_in_bytes must be "
+                        f"{FITS_OPTIONS['offsets_in_bytes']}; got {describe(flag)}")
 
 
 def _fits(m, capacity, options=None, **kwargs):
     from layoutalg.verify.memory import check_fits
 
     return check_fits(m, capacity, **(options or {}), **kwargs)
+
+
+def _valid_equivalent(args: tuple) -> None:
+    """``("equivalent", other)``: other an IndexMap, an object with
+    ``.index_map()``, or a function of no arguments returning one."""
+    from layoutalg.core.index_map import IndexMap
+
+    other = args[0]
+    if isinstance(other, IndexMap) or hasattr(other, "index_map"):
+        return
+    if callable(other) and _takes_no_arguments(other):
+        return
+    raise SpecError(f"claim 'equivalent': the other layout must be an IndexMap, an object with "
+                    f".index_map() or a function of no arguments returning one; "
+                    f"got {describe(other)}")
+
+
+def _takes_no_arguments(function: Callable) -> bool:
+    try:
+        inspect.signature(function).bind()
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read (some builtins): let the call decide
+        return True
+    return True
 
 
 def _equivalent(m, other, **kwargs):
@@ -272,5 +317,5 @@ def _register_core() -> None:
     register_claim("bijective", checks.check_bijective)
     register_claim("surjective", checks.check_surjective)
     register_claim("fits", _fits, arguments=(1, 2), validate=_valid_fits)
-    register_claim("equivalent", _equivalent, arguments=(1, 1))
+    register_claim("equivalent", _equivalent, arguments=(1, 1), validate=_valid_equivalent)
     register_claim("bijective_by_parts", _by_parts, index_map=False)

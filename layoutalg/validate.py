@@ -21,6 +21,15 @@ def is_int(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def is_bool(value: object) -> bool:
+    """True for a Python or NumPy bool only: a flag is never a truthy string.
+
+    >>> is_bool(False), is_bool(np.bool_(True)), is_bool("yes"), is_bool(1)
+    (True, True, False, False)
+    """
+    return isinstance(value, (bool, np.bool_))
+
+
 def first_not_positive(values: Iterable[object]) -> tuple[int, object] | None:
     """``(k, value)`` of the first entry that is not a positive int, or None.
 
@@ -47,4 +56,4 @@ def first_out_of_range(point: Iterable[int], extents: Sequence[int]) -> tuple[in
     return None
 
 
-__all__ = ["first_not_positive", "first_out_of_range", "is_int"]
+__all__ = ["first_not_positive", "first_out_of_range", "is_bool", "is_int"]

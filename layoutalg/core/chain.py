@@ -51,6 +51,8 @@ class Chain:
                 raise CompositionError(
                     f"Chain: parts[{k}]'s codomain {before.codomain} must have the extents of "
                     f"parts[{k + 1}]'s domain {after.domain}")
+        if self.name is not None and not isinstance(self.name, str):
+            raise CompositionError(f"Chain: name must be a string; got {describe(self.name)}")
 
     @property
     def label(self) -> str:

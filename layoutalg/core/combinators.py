@@ -16,6 +16,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.core.space import Extent, Space, check_extent
 from layoutalg.errors import CompositionError, MapError, describe
+from layoutalg.validate import is_int
 from layoutalg.verify import composition as facts
 
 Source = Space | IndexMap
@@ -23,6 +24,8 @@ Source = Space | IndexMap
 
 def identity(space: Space, *, name: str | None = None) -> IndexMap:
     """The identity map of a space."""
+    if not isinstance(space, Space):
+        raise MapError(f"identity: space must be a Space; got {describe(space)}")
     symbols = space.symbols
     # In bounds and its own inverse by construction: compose proves nothing about it.
     return facts.mark_exact(
@@ -130,6 +133,10 @@ def fuse(source: Source, outer: str, inner: str, *, name: str | None = None) -> 
 def permute(source: Source, order: Sequence[str]) -> IndexMap:
     """Reorder the dims to ``order`` (a permutation of the names)."""
     def build(space: Space) -> IndexMap:
+        if isinstance(order, str):  # "ji" is one name, not the order ("j", "i")
+            raise MapError(f"permute: order must be a permutation of {space.names} given as a "
+                           f"list, e.g. {list(reversed(space.names))}; got the single string "
+                           f"{order!r}")
         if sorted(order) != sorted(space.names) or len(order) != space.rank:
             raise MapError(
                 f"permute: order must be a permutation of {space.names}; got {tuple(order)}"
@@ -257,12 +264,20 @@ def delinearize(source: Source, dim: str, **extents: Extent) -> IndexMap:
 
 def offset(source: Source, dim: str, amount: Extent) -> IndexMap:
     """Shift ``dim`` by ``amount`` (a base address); the first slots are padding."""
+    def _offset_amount() -> Extent:
+        if is_int(amount):  # NumPy integers are as good as Python ints
+            value = int(amount)
+        elif isinstance(amount, sympy.Expr):
+            value = amount
+        else:
+            value = None
+        if value is None or _known_negative(sympy.sympify(value)):
+            raise MapError(f"offset: amount must be a nonnegative integer; got {describe(amount)}")
+        return value
+
     def build(space: Space) -> IndexMap:
         k = space.index(dim)
-        if isinstance(amount, bool) or not isinstance(amount, (int, sympy.Expr)) or (
-            _known_negative(sympy.sympify(amount))
-        ):
-            raise MapError(f"offset: amount must be a nonnegative integer; got {describe(amount)}")
+        amount = _offset_amount()
         if amount == 0:
             return identity(space, name=f"offset({dim}, 0)")
         new = space.replace(k, [(dim, space.extents[k] + amount)])

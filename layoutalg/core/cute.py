@@ -13,6 +13,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent, Space, check_extent
 from layoutalg.errors import MapError, describe
+from layoutalg.validate import is_int
 
 Nested = int | sympy.Expr | tuple
 
@@ -101,6 +102,8 @@ def _structure(value: Nested):
 
 
 def _check_stride(k: int, d: object) -> Extent:
+    if is_int(d):  # NumPy integers are as good as Python ints
+        d = int(d)
     if isinstance(d, bool) or not isinstance(d, (int, sympy.Expr)):
         raise MapError(f"strided: stride[{k}] must be a nonnegative integer; got {describe(d)}")
     d = sympy.sympify(d)

@@ -13,6 +13,7 @@ from layoutalg.core.expr import Unsupported, as_condition, as_expr, integer_form
 from layoutalg.core.printing import show
 from layoutalg.core.space import Space, check_names_apart
 from layoutalg.errors import MapError, describe
+from layoutalg.validate import is_int
 
 Exprs = tuple[sympy.Expr, ...]
 
@@ -164,9 +165,9 @@ class IndexMap:
                     f"bind: {key!r} is not a parameter of {self.label}; "
                     f"its parameters are {sorted(by_name)}"
                 )
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            if not is_int(value) or value < 1:
                 raise MapError(f"bind: {key} must be a positive int; got {describe(value)}")
-            subs[by_name[key]] = value
+            subs[by_name[key]] = int(value)
         for assumption in self.assumptions:
             if assumption.subs(subs) is sympy.false:
                 raise MapError(

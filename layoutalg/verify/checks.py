@@ -15,7 +15,7 @@ from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.errors import MapError, describe
 from layoutalg.verify import query as q
 from layoutalg.verify.result import CheckResult, Status, point_text
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS, checked_timeout
 
 Assume = Sequence[sympy.Basic]
 
@@ -31,6 +31,7 @@ def check_in_bounds(
     {'i': 3}
     """
     _check_map(m, "m")
+    timeout_ms = checked_timeout(timeout_ms)
     start = time.perf_counter()
     x, bounds = q.unknowns(m.domain)
     fx = q.images(m, x)
@@ -67,6 +68,7 @@ def check_injective(
     names, the second with a prime (``i'``).
     """
     _check_map(m, "m")
+    timeout_ms = checked_timeout(timeout_ms)
     start = time.perf_counter()
     if m.inverse is not None and _has_left_inverse(m, assume, timeout_ms):
         return q.result(Status.PROVED, "injective", m.label, start,
@@ -115,6 +117,7 @@ def check_images_valid(
     calls real (not padding). Images outside the codomain are not slots at all:
     ``check_in_bounds`` judges those, and ``valid`` is not consulted there."""
     _check_map(m, "m")
+    timeout_ms = checked_timeout(timeout_ms)
     start = time.perf_counter()
     if m.valid is None:
         # Nothing to refute, but still through the door: the assumptions are
@@ -157,6 +160,7 @@ def check_surjective(
     query decides.
     """
     _check_map(m, "m")
+    timeout_ms = checked_timeout(timeout_ms)
     start = time.perf_counter()
     p, bounds_p = q.unknowns(m.codomain)
     valid = sympy.true if m.valid is None else m.valid
@@ -249,6 +253,7 @@ def check_bijective(
     UNKNOWN if no part is refuted but one is unknown; else PROVED.
     """
     _check_map(m, "m")
+    timeout_ms = checked_timeout(timeout_ms)
     start = time.perf_counter()
     parts = []
     for check in (check_in_bounds, check_injective, check_images_valid, check_surjective):
@@ -278,6 +283,7 @@ def check_equivalent(
     _check_map(m1, "m1")
     _check_map(m2, "m2")
     _check_same_domain(m1, m2)
+    timeout_ms = checked_timeout(timeout_ms)
     start = time.perf_counter()
     subject = f"{m1.label} ≡ {m2.label}"
     x, bounds = q.unknowns(m1.domain)

@@ -10,10 +10,10 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent
 from layoutalg.errors import MapError, describe
-from layoutalg.validate import is_int
+from layoutalg.validate import is_bool, is_int
 from layoutalg.verify import query as q
 from layoutalg.verify.result import CheckResult, Status, point_text
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS, checked_timeout
 
 
 def memory_dims(m: IndexMap, per: Sequence[str] | None) -> tuple[list[int], list[int]]:
@@ -26,6 +26,9 @@ def memory_dims(m: IndexMap, per: Sequence[str] | None) -> tuple[list[int], list
         per = names[:-1]
     if isinstance(per, str):
         per = (per,)
+    if not isinstance(per, Sequence):
+        raise MapError(f"check_fits: per must name codomain dims of {m.codomain}; "
+                       f"got {describe(per)}")
     unknown = [p for p in per if p not in names]
     if unknown:
         raise MapError(f"check_fits: per must name codomain dims of {m.codomain}; got {unknown}")
@@ -90,6 +93,11 @@ def check_fits(
         raise MapError(f"check_fits: capacity must be a number of bytes; got {describe(capacity)}")
     if capacity < 0 if isinstance(capacity, int) else capacity.is_negative:
         raise MapError(f"check_fits: capacity must be at least 0 bytes; got {describe(capacity)}")
+    if not is_bool(offsets_in_bytes):
+        raise MapError(f"check_fits: offsets_in_bytes must be True or False; "
+                       f"got {describe(offsets_in_bytes)}")
+    offsets_in_bytes = bool(offsets_in_bytes)
+    timeout_ms = checked_timeout(timeout_ms)
     memory, inside = memory_dims(m, per)
     start = time.perf_counter()
     x, bounds = q.unknowns(m.domain)

@@ -9,6 +9,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import MapError, VerificationError, describe
 from layoutalg.verify import brute
+from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_in_bounds, check_injective
 from layoutalg.verify.result import Padding
 
@@ -30,6 +31,7 @@ def padding(m: IndexMap, *, assume=()) -> Padding:
     """
     if not isinstance(m, IndexMap):
         raise MapError(f"padding: m must be an IndexMap; got {describe(m)}")
+    assume = q.checked_assumptions(assume, m.parameters)  # before the enumeration ignores them
     if m.is_concrete and max(math.prod(m.domain.extents), math.prod(m.codomain.extents)) <= (
         ENUMERATION_LIMIT
     ):

@@ -42,7 +42,7 @@ from layoutalg.verify import query as q
 from layoutalg.verify.checks import (check_bijective, check_images_valid, check_in_bounds,
                                      check_injective, inverse_misses)
 from layoutalg.verify.result import CheckResult, Status
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS, checked_timeout
 
 Assume = Sequence[sympy.Basic]
 
@@ -59,6 +59,7 @@ def check_bijective_by_parts(
     """
     if not isinstance(chain, Chain):
         raise MapError(f"check_bijective_by_parts: chain must be a Chain; got {describe(chain)}")
+    timeout_ms = checked_timeout(timeout_ms)
     start = time.perf_counter()
     if assume:
         # The composition is judged under the assumptions too (an escape at
