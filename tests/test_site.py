@@ -11,6 +11,7 @@ from io import StringIO
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import numpy as np
 import pytest
 import sympy
 import yaml
@@ -240,7 +241,8 @@ def test_a_seed_family_lists_the_flaws_its_specs_catch():
 
 
 def test_a_refuted_picture_outlines_both_colliding_elements(site):
-    from layoutalg.docgen.picture import CELL, cell_of
+    from layoutalg.docgen.picture import CELL, MAX_SIDE
+    from layoutalg.docgen.sampling import aligned_grid
 
     svg = next(site.glob("*tour-overlap.svg")).read_text()
     marks = re.findall(r'<g class="counterexample"><rect x="(\d+)" y="(\d+)"', svg)
@@ -250,7 +252,7 @@ def test_a_refuted_picture_outlines_both_colliding_elements(site):
     m = la.strided((8, 4), (1, 4))
     top = 28  # under the title
     for (x, y), (_, element, _) in zip(marks, notes):
-        row, col = cell_of(m, (int(element.split("=")[1]),))
+        row, col = aligned_grid(m, MAX_SIDE).cell_of(m, (int(element.split("=")[1]),))
         assert (int(x), int(y)) == (6 + col * CELL - 1, top + row * CELL - 1)
     page = next(site.glob("*tour-overlap.html")).read_text()
     assert "Outlined in red and numbered: the counterexample to injective" in page
@@ -282,3 +284,44 @@ def test_cell_labels_never_overprint_their_neighbours():
             assert len(text) * CHAR_WIDTH * float(size or 8) <= CELL - 3
         if stride == 10**12:
             assert len(labels) < 9  # 13-digit offsets: left to the tooltips
+
+
+def test_a_family_layout_is_named_in_its_familys_words():
+    from layoutalg.docgen.pages import vocabulary
+
+    schedule_like = type("Schedule", (), {"__str__": lambda self: "OS 128×768×768 in\n tiles"})
+    assert vocabulary(schedule_like()) == "OS 128×768×768 in tiles"
+    dump = type("TensorSpec", (), {"__str__": lambda self: "TensorSpec(shape=(64, 64))"})
+    assert vocabulary(dump()) == ""  # a field dump says nothing the label does not
+    assert vocabulary(la.identity(la.Space(i=2))) == ""
+    lines = "\n".join(layout_section(la.identity(la.Space(i=2)), schedule_like()))
+    assert "**OS 128×768×768 in tiles**" in lines
+
+
+def tiled_1000(tile: int = 31):
+    tiles = la.split(la.split(la.Space(i=1000, j=1000), "i", tile, names=("pe_row", "row")),
+                     "j", tile, names=("pe_col", "col"))
+    return la.linearize(la.permute(tiles, ["pe_row", "pe_col", "row", "col"]), ["row", "col"])
+
+
+def blocks_straddling_memories(m, row_starts, col_starts) -> int:
+    """Cells whose block of elements lies in more than one memory."""
+    i, j = np.meshgrid(np.arange(1000), np.arange(1000), indexing="ij")
+    ys = m.apply(i, j)
+    memory = ys[0] * 10_000 + ys[1]
+    rows = np.split(np.arange(1000), row_starts[1:])
+    cols = np.split(np.arange(1000), col_starts[1:])
+    return sum(len(np.unique(memory[np.ix_(r, c)])) > 1 for r in rows for c in cols)
+
+
+def test_a_large_picture_samples_whole_tiles_not_confetti():
+    from layoutalg.docgen.picture import MAX_SIDE, caption
+    from layoutalg.docgen.sampling import aligned_grid
+
+    m = tiled_1000()
+    grid = aligned_grid(m, MAX_SIDE)
+    assert len(grid.row_starts) <= MAX_SIDE and len(grid.col_starts) <= MAX_SIDE
+    assert blocks_straddling_memories(m, grid.row_starts, grid.col_starts) == 0
+    even = np.arange(0, 1000, -(-1000 // MAX_SIDE))  # the old sampling: every 21st element
+    assert blocks_straddling_memories(m, even, even) > 0
+    assert "a 31×31 block of elements" in caption(m)

@@ -139,7 +139,8 @@ def spec_page(found: Found, outcomes: Sequence[Outcome], name: str | None = None
             pictures.append(Page(f"generated/{name}.svg",
                                  layout_svg(drawn, title=title, subject=subject,
                                             highlight=points)))
-            words = [caption(drawn, subject), folding(drawn)]
+            words = [f"{vocabulary(subject) or m.label}.", caption(drawn, subject),
+                     folding(drawn)]
             if points:
                 words.append(f"Outlined in red and numbered: the counterexample to "
                              f"{refuted.claim} ({refuted.reason}).")
@@ -167,8 +168,11 @@ def counterexample_of(m: IndexMap, outcomes: Sequence[Outcome]):
 def layout_section(m: IndexMap, subject: object = None) -> list[str]:
     """The map: its spaces, one line per image coordinate (plain text, then
     MathML), the valid predicate one conjunct per line, a Chain's steps."""
-    lines = ["## Layout", "",
-             f"{markup.code(m.label)}: {markup.code(m.domain)} → {markup.code(m.codomain)}", ""]
+    lines = ["## Layout", ""]
+    words = vocabulary(subject)
+    if words and words != m.label:
+        lines += [f"**{markup.one_line(words)}**", ""]
+    lines += [f"{markup.code(m.label)}: {markup.code(m.domain)} → {markup.code(m.codomain)}", ""]
     lines += formula_lines(m)
     if isinstance(subject, Chain) and len(subject.parts) > 1:
         lines += ["### Steps", "",
@@ -179,6 +183,16 @@ def layout_section(m: IndexMap, subject: object = None) -> list[str]:
                       f"{markup.code(part.codomain)}", ""]
             lines += formula_lines(part)
     return lines
+
+
+def vocabulary(subject: object) -> str:
+    """A family layout in its family's own words (``SinglePE of [1024, 1024]
+    float32``, ``OS 128×768×768 in 128×128×192 tiles``): its ``str`` when it
+    has one of its own, not a dataclass's field dump; "" otherwise."""
+    if subject is None or isinstance(subject, (IndexMap, Chain)):
+        return ""
+    words = " ".join(str(subject).split())
+    return "" if words.startswith(f"{type(subject).__name__}(") else words
 
 
 def formula_lines(m: IndexMap) -> list[str]:

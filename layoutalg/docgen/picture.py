@@ -15,8 +15,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from layoutalg.core.evaluate import as_int64
 from layoutalg.core.index_map import IndexMap
+from layoutalg.docgen.sampling import (Grid, _grid, aligned_grid, element_coords,  # noqa: F401
+                                       evaluate_at, sampled_points)
 from layoutalg.verify.brute import image_table
 
 MAX_SIDE = 48  # cells per side drawn; larger layouts are sampled evenly
@@ -71,11 +72,12 @@ def folding(m: IndexMap) -> str:
 
 def caption(m: IndexMap, subject: object = None) -> str:
     """What a cell of ``layout_svg(m, subject=subject)`` stands for, in words."""
-    rows, cols, _, step_r, step_c = sampled_points(m, MAX_SIDE)
+    grid = aligned_grid(m, MAX_SIDE)
+    rows, cols, _, _ = grid.points(m)
     numbered = cell_numbers(subject, m, rows, cols)
-    if step_r > 1 or step_c > 1:
+    if grid.sampled:
         number = f", numbered with its {numbered[0]}" if numbered else ""
-        return (f"Each cell stands for a {step_r}×{step_c} block of elements and is coloured "
+        return (f"Each cell stands for {block_words(grid)} and is coloured "
                 f"by the memory that holds the block's first element{number} "
                 "(hover for its place).")
     number = numbered[0] if numbered else "offset there"
@@ -83,62 +85,11 @@ def caption(m: IndexMap, subject: object = None) -> str:
             f"numbered with its {number} (hover for details).")
 
 
-def sampled_points(m: IndexMap, side: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
-    """(rows, cols, images) of an evenly sampled grid of at most ``side``² elements
-    (rank 1 is drawn as rows of 32), with the sampling steps. Only the sampled
-    elements are evaluated, so huge layouts draw as fast as small ones."""
-    n_rows, n_cols = _grid(m)
-    step_r, step_c = -(-n_rows // side), -(-n_cols // side)
-    kind = _index_dtype(m)
-    rr, cc = np.meshgrid(np.arange(0, n_rows, step_r, dtype=kind),
-                         np.arange(0, n_cols, step_c, dtype=kind), indexing="ij")
-    rows, cols = rr.ravel(), cc.ravel()
-    if m.domain.rank == 1:
-        inside = rows * n_cols + cols < int(m.domain.extents[0])
-        rows, cols = rows[inside], cols[inside]
-    return rows, cols, evaluate_at(m, rows, cols), step_r, step_c
-
-
-def evaluate_at(m: IndexMap, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """The images of the drawn cells (rows, cols), one row of int64 per cell."""
-    coords = element_coords(m, rows, cols)
-    images = np.stack([np.broadcast_to(v, rows.shape) for v in m.apply(*coords)], axis=1)
-    return as_int64(images, f"images of {m.label} (to draw them)")
-
-
-def element_coords(m: IndexMap, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The domain coordinates of the drawn cells, one array per domain dim."""
-    extents = [int(e) for e in m.domain.extents]
-    if m.domain.rank == 0:
-        return ()
-    if m.domain.rank == 1:
-        return (rows * _grid(m)[1] + cols,)
-    if _index_dtype(m) is object:  # past int64: exact Python ints, no wrap-around
-        leading = []
-        rest = rows
-        for extent in reversed(extents[:-1]):
-            rest, here = rest // extent, rest % extent
-            leading.append(here)
-        return (*reversed(leading), cols)
-    return (*np.unravel_index(rows, extents[:-1]), cols)
-
-
-def _index_dtype(m: IndexMap):
-    """int64 for element numbers that fit it with room to spare, else exact
-    Python ints (object arrays): a 2**64-element layout must not wrap."""
-    return np.int64 if math.prod(int(e) for e in m.domain.extents) < 2**62 else object
-
-
-def _grid(m: IndexMap) -> tuple[int, int]:
-    """Rows and columns of the drawing: rank 1 as rows of 32, rank 2 as it
-    is, higher ranks with every dim but the last folded into rows."""
-    extents = [int(e) for e in m.domain.extents]
-    if not extents:
-        return 1, 1
-    if len(extents) == 1:
-        width = min(32, extents[0])
-        return -(-extents[0] // width), width
-    return math.prod(extents[:-1]), extents[-1]
+def block_words(grid: Grid) -> str:
+    """``a 32×32 block of elements`` (or ``a block of up to 16×31 elements``)."""
+    rows, cols, even = grid.block()
+    return f"a {rows}×{cols} block of elements" if even else \
+        f"a block of up to {rows}×{cols} elements"
 
 
 def cell_numbers(subject: object, m: IndexMap, rows: np.ndarray,
@@ -171,17 +122,18 @@ def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None,
     if not drawable(m):
         raise ValueError(f"layout_svg draws concrete layouts (bind the sizes first); "
                          f"got {m.domain}")
-    rows, cols, ys, step_r, step_c = sampled_points(m, MAX_SIDE)
-    sampled = step_r > 1 or step_c > 1
+    grid = aligned_grid(m, MAX_SIDE)
+    rows, cols, cell_rows, cell_cols = grid.points(m)
+    ys = evaluate_at(m, rows, cols)
+    sampled = grid.sampled
     numbered = cell_numbers(subject, m, rows, cols)
     labels = numbered[1] if numbered else (None if sampled else ys[:, -1])
     keys, memory_index = memory_numbers(ys)
-    n_rows = int(rows.max()) // step_r + 1
-    n_cols = int(cols.max()) // step_c + 1
+    n_rows, n_cols = int(cell_rows.max()) + 1, int(cell_cols.max()) + 1
     if sampled:
-        title = f"{title or ''} (one cell per {step_r}×{step_c} block)".strip()
+        title = f"{title or ''} (one cell per {block_words(grid)[2:]})".strip()
     top = 28 if title else 6
-    marked = [(point, cell_of(m, point, step_r, step_c)) for point in highlight]
+    marked = [(point, grid.cell_of(m, point)) for point in highlight]
     notes = [f"{k}: {point_text(m, point)}" for k, (point, _) in enumerate(marked, start=1)]
     title_px = int(len(title) * 7.3) + 12 if title else 0  # 12px monospace
     notes_px = max((int(len(note) * 6.7) + 12 for note in notes), default=0)  # 11px
@@ -195,8 +147,8 @@ def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None,
     memory_names = m.codomain.names[:-1]
     coords = [np.broadcast_to(v, rows.shape) for v in element_coords(m, rows, cols)]
     unit = f"{numbered[0]} " if numbered else ""
-    for cell, (r, c, k, y) in enumerate(zip(rows, cols, memory_index, ys)):
-        x0, y0 = 6 + int(c) // step_c * CELL, top + int(r) // step_r * CELL
+    for cell, (r, c, k, y) in enumerate(zip(cell_rows, cell_cols, memory_index, ys)):
+        x0, y0 = 6 + int(c) * CELL, top + int(r) * CELL
         where = ", ".join(f"{n}={v}" for n, v in zip(memory_names, y[:-1]))
         element = ", ".join(str(int(v[cell])) for v in coords)
         tip = html.escape(f"element ({element}) → {where + ', ' if where else ''}"
@@ -255,20 +207,6 @@ def counterexample_points(m: IndexMap, counterexample: dict | None) -> list[tupl
             if all(0 <= v < e for v, e in zip(point, extents)) and point not in points:
                 points.append(point)
     return points
-
-
-def cell_of(m: IndexMap, point: tuple[int, ...], step_r: int = 1,
-            step_c: int = 1) -> tuple[int, int]:
-    """The (row, column) of the drawn cell holding the element ``point``."""
-    extents = [int(e) for e in m.domain.extents]
-    if len(extents) == 1:
-        row, col = divmod(point[0], _grid(m)[1])
-    else:
-        row = 0
-        for value, extent in zip(point[:-1], extents[:-1]):
-            row = row * extent + value
-        col = point[-1]
-    return row // step_r, col // step_c
 
 
 def point_text(m: IndexMap, point: tuple[int, ...]) -> str:
