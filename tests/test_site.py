@@ -325,3 +325,14 @@ def test_a_large_picture_samples_whole_tiles_not_confetti():
     even = np.arange(0, 1000, -(-1000 // MAX_SIDE))  # the old sampling: every 21st element
     assert blocks_straddling_memories(m, even, even) > 0
     assert "a 31×31 block of elements" in caption(m)
+
+
+def test_a_chain_that_does_not_compose_still_shows_its_steps():
+    from layoutalg.docgen.pages import spec_page
+    from layoutalg.prover import discover
+
+    found = [f for f in discover([ROOT / "specs" / "known_bad.py"])
+             if f.spec.name == "floor_tiles_flattened"]
+    text = spec_page(found[0], [])[0].text
+    assert '!!! failure "Its layout gives no index map"' in text
+    assert "### Steps" in text and "**Step 2**" in text

@@ -97,10 +97,16 @@ def build_pages(paths: Sequence[Path | str] | None = None, *, cache=None,
 
 
 def _build(found: Found) -> tuple[object, IndexMap | None, Exception | None]:
+    """(subject, index map, None), or what was built and the error: a Chain
+    whose parts do not compose still has its steps to show."""
     try:
         subject, m = found.built()
     except Exception as exc:  # noqa: BLE001 - the page says so instead of failing the build
-        return None, None, exc
+        try:
+            subject = found.subject()
+        except Exception:  # noqa: BLE001 - as above
+            subject = None
+        return subject, None, exc
     return subject, m, None
 
 
@@ -114,9 +120,12 @@ def spec_page(found: Found, outcomes: Sequence[Outcome], name: str | None = None
     pictures: list[Page] = []
     subject, m, error = _build(found) if built is None else built
     if error is not None:
-        lines += ["!!! failure \"The spec did not build\"", markup.indented(error), ""]
+        title = "The spec did not build" if subject is None else "Its layout gives no index map"
+        lines += [f"!!! failure \"{title}\"", markup.indented(error), ""]
     if m is not None:
         lines += layout_section(m, subject)
+    elif isinstance(subject, Chain):
+        lines += ["## Layout", ""] + chain_steps(subject)
     lines += claims_section(outcomes)
     if m is not None:
         shares = memory_shares(m)
@@ -175,13 +184,18 @@ def layout_section(m: IndexMap, subject: object = None) -> list[str]:
     lines += [f"{markup.code(m.label)}: {markup.code(m.domain)} → {markup.code(m.codomain)}", ""]
     lines += formula_lines(m)
     if isinstance(subject, Chain) and len(subject.parts) > 1:
-        lines += ["### Steps", "",
-                  f"The layout is a chain of {len(subject.parts)} steps, each applied to "
-                  "the coordinates the step before names:", ""]
-        for k, part in enumerate(subject.parts, start=1):
-            lines += [f"**Step {k}**, {markup.code(part.label)}: {markup.code(part.domain)} → "
-                      f"{markup.code(part.codomain)}", ""]
-            lines += formula_lines(part)
+        lines += chain_steps(subject)
+    return lines
+
+
+def chain_steps(chain: Chain) -> list[str]:
+    """A Chain as its steps, each with the coordinates it names."""
+    lines = ["### Steps", "", f"The layout is a chain of {len(chain.parts)} steps, each "
+             "applied to the coordinates the step before names:", ""]
+    for k, part in enumerate(chain.parts, start=1):
+        lines += [f"**Step {k}**, {markup.code(part.label)}: {markup.code(part.domain)} → "
+                  f"{markup.code(part.codomain)}", ""]
+        lines += formula_lines(part)
     return lines
 
 
