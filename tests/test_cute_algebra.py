@@ -462,3 +462,48 @@ def test_z3_agrees_with_enumeration_on_coalesce_and_inverses(layout):
         return
     assert injective
     assert prove_left_inverse(layout, left).status is PROVED
+
+
+def test_a_large_overlapping_composition_is_refused_not_guessed():
+    with pytest.raises(MapError, match="B's modes overlap and B has 80000 indices"):
+        composition(P("(2,2):(1,3)"), CuteLayout((2, 40000), (1, 1)))
+
+
+def test_unknown_method_is_refused():
+    with pytest.raises(MapError, match=r"method must be one of \('z3', 'enumeration'\); got 'smt'"):
+        prove_coalesce("4:1", method="smt")
+
+
+def perturbed(layout: CuteLayout) -> CuteLayout:
+    """The same shape, the first stride one larger: usually a different function."""
+    flat = layout.leaves()
+    return CuteLayout(tuple(s for s, _ in flat),
+                      tuple(d + (k == 0) for k, (_, d) in enumerate(flat)))
+
+
+@settings(max_examples=15, deadline=None)
+@given(layouts(max_size=16), layouts(max_size=8, strides=(1, 2, 4)), st.booleans())
+def test_every_prove_agrees_with_its_enumeration_twin(a, b, wrong):
+    """Each prove_* by Z3 and by enumeration (layoutalg.verify.brute): the same verdict,
+    on layoutalg's own result and on a perturbed claim."""
+    cases = [
+        (prove_coalesce, (a,), coalesce, (a,)),
+        (prove_right_inverse, (a,), right_inverse, (a,)),
+        (prove_composition, (a, b), composition, (a, b)),
+        (prove_complement, (b, 16), complement, (b, 16)),
+        (prove_logical_divide, (a, b), logical_divide, (a, b)),
+        (prove_logical_product, (b, a), logical_product, (b, a)),
+        (prove_left_inverse, (b,), left_inverse, (b,)),
+    ]
+    for prove, args, operation, op_args in cases:
+        try:
+            result = operation(*op_args)
+        except MapError:
+            continue
+        claim = perturbed(result) if wrong else result
+        by_z3 = prove(*args, claim)
+        by_enumeration = prove(*args, claim, method="enumeration")
+        assert by_z3.status is by_enumeration.status, (prove.__name__, args, claim, by_z3)
+        assert by_z3.status is not la.Status.UNKNOWN
+        if claim is result:
+            assert by_z3.status is PROVED, (prove.__name__, args, by_z3)

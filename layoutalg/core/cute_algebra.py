@@ -214,7 +214,7 @@ def extended_to(a: CuteLayout, cover: int) -> CuteLayout:
 
 
 def _by_mode(operation, name: str, a: CuteLayout, tiler: tuple) -> CuteLayout:
-    """``operation`` applied to ``a``'s modes and ``tiler``'s entries pairwise; None keeps a mode."""
+    """``operation`` on ``a``'s modes and ``tiler``'s entries pairwise; None keeps a mode."""
     if len(tiler) > a.rank:
         raise MapError(f"{name}: the tiler {describe(tiler)} has {len(tiler)} modes, more than "
                        f"the {a.rank} of {a}")
@@ -346,7 +346,7 @@ def logical_product(a: object, tiler: Tiler) -> CuteLayout:
 
 
 def tile_unzip(divided: CuteLayout, tiler: Tiler) -> CuteLayout:
-    """Gather a by-mode divide or product ``((t0,r0),(t1,r1),…)`` into ``((t0,t1,…),(r0,r1,…))``.
+    """Gather a by-mode divide or product ``((t0,r0),(t1,r1),…)`` as ``((t0,t1,…),(r0,r1,…))``.
 
     Purely structural: the same leaves, regrouped.
     """
@@ -438,6 +438,7 @@ def raked_product(block: object, tiler: object) -> CuteLayout:
 __all__ = [
     "CuteLayout", "append_modes", "blocked_product", "coalesce", "coalesce_modes", "complement",
     "composition", "cosize", "extended_to", "filter_layout", "left_inverse", "logical_divide",
-    "logical_product", "make_layout", "parse_layout", "raked_product", "rank_product_parts", "right_inverse",
-    "size", "tile_unzip", "tiled_divide", "tiled_product", "zip_product", "zipped_divide", "zipped_product",
+    "logical_product", "make_layout", "parse_layout", "raked_product", "rank_product_parts",
+    "right_inverse", "size", "tile_unzip", "tiled_divide", "tiled_product", "zip_product",
+    "zipped_divide", "zipped_product",
 ]

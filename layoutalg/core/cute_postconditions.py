@@ -3,20 +3,23 @@
 Each ``prove_*`` takes an operation's arguments and, optionally, a claimed
 result (default: layoutalg's own), and returns a ``CheckResult``: PROVED
 when the postcondition holds for every index (Z3, through
-``check_equivalent`` / ``check_injective`` on index maps built by
-``strided`` and ``compose``), REFUTED with the index where it fails — so a
-wrong answer from elsewhere (pycute's, a paper's) is refuted, not trusted.
+``check_equivalent`` / ``check_bijective`` / ``check_in_bounds`` on index
+maps built by ``strided`` and ``compose``), REFUTED with the index where it
+fails — so a wrong answer from elsewhere (pycute's, a paper's) is refuted,
+not trusted. ``method="enumeration"`` asks the same questions of the
+brute-force twins (``layoutalg.verify.brute``).
 
-| operation | postcondition |
-|---|---|
-| ``coalesce(L)`` | same size, ``R ≡ L`` |
-| ``composition(A, B)`` | ``R(i) == A(B(i))`` for every ``i < size(B)`` |
-| ``complement(L, M)`` | ``(filter(L), R)`` a bijection onto ``[0, N)``, ``N`` the least multiple of L's span ``>= M`` |
-| ``logical_divide(A, B)`` | ``R ≡ A ∘ (B, complement(B, size(A)))`` (both proved) |
-| ``zipped/tiled_divide``, ``blocked/raked_product`` | ``R ≡ P ∘ L``: the logical result ``L`` re-indexed by the permutation ``P`` of its modes |
-| ``logical_product(A, B)`` | ``R = (A, C ∘ B)``, ``C = complement(A, size(A)·cosize(B))`` proved |
-| ``right_inverse(L)`` | ``L(R(i)) == i`` for every ``i < size(R)`` |
-| ``left_inverse(L)`` | ``R(L(i)) == i`` for every ``i < size(L)`` |
+- ``coalesce(L)``: same size, ``R ≡ L``;
+- ``composition(A, B)``: ``R(i) == A(B(i))`` for every ``i < size(B)``;
+- ``complement(L, M)``: ``(filter(L), R)`` a bijection onto ``[0, N)``, ``N``
+  the least multiple of L's span that is ``>= M``;
+- ``logical_divide(A, B)``: ``R ≡ A ∘ (B, complement(B, size(A)))``, both proved;
+- ``zipped/tiled_divide``, ``blocked/raked_product``: the logical result
+  ``L`` proved, and ``R ≡ L ∘ P`` for the permutation ``P`` of its modes;
+- ``logical_product(A, B)``: ``R = (A, C ∘ B)`` with
+  ``C = complement(A, size(A)·cosize(B))``, both proved;
+- ``right_inverse(L)``: ``L(R(i)) == i`` for every ``i < size(R)``;
+- ``left_inverse(L)``: ``R(L(i)) == i`` for every ``i < size(L)``.
 """
 
 from __future__ import annotations
@@ -26,34 +29,40 @@ import time
 from layoutalg.core import cute_algebra as cute
 from layoutalg.core.combinators import compose
 from layoutalg.core.cute import strided
-from layoutalg.core.cute_layout import CuteLayout, as_layout, flatten
+from layoutalg.core.cute_layout import CuteLayout, as_layout
 from layoutalg.core.index_map import IndexMap
-from layoutalg.verify.checks import check_bijective, check_equivalent, check_in_bounds
+from layoutalg.errors import MapError, describe
+from layoutalg.verify import brute, checks
 from layoutalg.verify.result import CheckResult, Status
+
+METHODS = ("z3", "enumeration")
 
 # Regroupings up to this size are checked by evaluating every index (exact);
 # larger ones go to Z3 through compose and check_equivalent.
 REGROUP_LIMIT = 1 << 16
 
 
-def check_layout_equivalent(a: object, b: object) -> CheckResult:
+def check_layout_equivalent(a: object, b: object, *, method: str = "z3") -> CheckResult:
     """Do two layouts (or a layout and an index map) send every index to the same offset?
 
     Unlike ``check_equivalent``, different sizes are an answer, not an
     error: REFUTED ``sizes differ: 2 vs 3``, with the first index that only
-    the larger one has.
+    the larger one has. ``method="enumeration"`` is the brute-force twin
+    (every ``prove_*`` below takes it too): the same question answered by
+    ``layoutalg.verify.brute``.
 
     >>> check_layout_equivalent("(2,2):(1,2)", "4:1").status
     <Status.PROVED: 'PROVED'>
     >>> check_layout_equivalent("2:1", "3:1").reason
     'sizes differ: 2 vs 3; index i=2 lies in one domain only'
     """
+    check = _checks(method)
     first = _as_map(a, "a")
     second = _as_map(b, "b")
     n1, n2 = first.domain.extents[0], second.domain.extents[0]
     if n1 != n2:
         return _sizes_differ("equivalent", f"{first.label} ≡ {second.label}", n1, n2)
-    return check_equivalent(first, second)
+    return check.check_equivalent(first, second)
 
 
 def _sizes_differ(check: str, subject: str, n1: int, n2: int) -> CheckResult:
@@ -61,15 +70,17 @@ def _sizes_differ(check: str, subject: str, n1: int, n2: int) -> CheckResult:
                     f"sizes differ: {n1} vs {n2}; index i={min(n1, n2)} lies in one domain only")
 
 
-def prove_coalesce(layout: object, result: object = None) -> CheckResult:
+def prove_coalesce(layout: object, result: object = None, *,
+        method: str = "z3") -> CheckResult:
     """``coalesce(layout)`` has the same size and sends every index where ``layout`` does."""
     layout = as_layout(layout, "layout")
     result = cute.coalesce(layout) if result is None else as_layout(result, "result")
-    return _named(check_layout_equivalent(result, layout), "coalesce")
+    return _named(check_layout_equivalent(result, layout, method=method), "coalesce")
 
 
-def prove_composition(a: object, b: object, result: object = None) -> CheckResult:
-    """``result(i) == A(B(i))`` for every index of ``B`` (``result`` default: ``composition(a, b)``).
+def prove_composition(a: object, b: object, result: object = None, *,
+        method: str = "z3") -> CheckResult:
+    """``result(i) == A(B(i))`` for every index of ``B`` (default result: ``composition``).
 
     ``A`` is read past its size as CuTe does (its last coalesced mode keeps
     counting) when ``B`` reaches past it. A tuple ``b`` is proved mode by mode.
@@ -77,13 +88,16 @@ def prove_composition(a: object, b: object, result: object = None) -> CheckResul
     a = as_layout(a, "a")
     if isinstance(b, tuple):
         result = cute.composition(a, b) if result is None else as_layout(result, "result")
-        parts = [prove_composition(a[k], t, result[k]) for k, t in enumerate(b) if t is not None]
-        return _all_of("composition", f"{result} = {a} ∘ {_text(b)}", parts + _kept(a, b, result))
+        parts = [prove_composition(a[k], t, result[k], method=method)
+                 for k, t in enumerate(b) if t is not None]
+        return _all_of("composition", f"{result} = {a} ∘ {_text(b)}",
+                       parts + _kept(a, b, result, method))
     b = as_layout(b, "b")
     result = cute.composition(a, b) if result is None else as_layout(result, "result")
     if result.size != b.size:
         return _sizes_differ("composition", f"{result} ≡ {a} ∘ {b}", result.size, b.size)
-    return _named(check_layout_equivalent(result, composed_map(a, b)), "composition")
+    return _named(check_layout_equivalent(result, composed_map(a, b), method=method),
+                  "composition")
 
 
 def composed_map(a: CuteLayout, b: CuteLayout) -> IndexMap:
@@ -93,8 +107,8 @@ def composed_map(a: CuteLayout, b: CuteLayout) -> IndexMap:
     return _composed(b, extended.size, extended, label)
 
 
-def prove_complement(layout: object, cosize_hi: int | None = None,
-                     result: object = None) -> CheckResult:
+def prove_complement(layout: object, cosize_hi: int | None = None, result: object = None, *,
+        method: str = "z3") -> CheckResult:
     """``(filter(layout), R)`` is a bijection onto ``[0, N)``, ``N`` the least multiple of
     the layout's span (its largest ``shape·stride``) that is at least ``cosize_hi``.
 
@@ -111,38 +125,40 @@ def prove_complement(layout: object, cosize_hi: int | None = None,
         return _refuted("complement", f"({layout}, {result})", {"offset": min(both.size, target)},
                         f"({layout}, {result}) holds {both.size} offsets; the complement of "
                         f"{layout} in {hi} fills exactly [0, {target})")
-    return _named(check_bijective(both.index_map(cosize=target)), "complement")
+    return _named(_checks(method).check_bijective(both.index_map(cosize=target)), "complement")
 
 
-def prove_logical_divide(a: object, tiler: object, result: object = None) -> CheckResult:
-    """``R ≡ A ∘ (B, complement(B, size(A)))``, with that complement proved (mode by mode for a tuple)."""
+def prove_logical_divide(a: object, tiler: object, result: object = None, *,
+        method: str = "z3") -> CheckResult:
+    """``R ≡ A ∘ (B, complement(B, size(A)))``, that complement proved (a tuple: by mode)."""
     a = as_layout(a, "a")
     result = cute.logical_divide(a, tiler) if result is None else as_layout(result, "result")
     if tiler is None:
-        return _named(check_layout_equivalent(result, a), "logical_divide")
+        return _named(check_layout_equivalent(result, a, method=method), "logical_divide")
     if isinstance(tiler, tuple):
-        parts = [prove_logical_divide(a[k], t, result[k])
+        parts = [prove_logical_divide(a[k], t, result[k], method=method)
                  for k, t in enumerate(tiler) if t is not None]
         return _all_of("logical_divide", f"{result} = logical_divide({a}, {_text(tiler)})",
-                       parts + _kept(a, tiler, result))
+                       parts + _kept(a, tiler, result, method))
     b = as_layout(tiler, "tiler")
     rest = cute.complement(b, a.size)
     return _all_of("logical_divide", f"{result} = logical_divide({a}, {b})", [
-        prove_complement(b, a.size, rest),
-        prove_composition(a, cute.make_layout(b, rest), result)])
+        prove_complement(b, a.size, rest, method=method),
+        prove_composition(a, cute.make_layout(b, rest), result, method=method)])
 
 
-def prove_logical_product(a: object, tiler: object, result: object = None) -> CheckResult:
+def prove_logical_product(a: object, tiler: object, result: object = None, *,
+        method: str = "z3") -> CheckResult:
     """``R = (A, C ∘ B)`` with ``C = complement(A, size(A)·cosize(B))``: both proved."""
     a = as_layout(a, "a")
     result = cute.logical_product(a, tiler) if result is None else as_layout(result, "result")
     if tiler is None:
-        return _named(check_layout_equivalent(result, a), "logical_product")
+        return _named(check_layout_equivalent(result, a, method=method), "logical_product")
     if isinstance(tiler, tuple):
-        parts = [prove_logical_product(a[k], t, result[k])
+        parts = [prove_logical_product(a[k], t, result[k], method=method)
                  for k, t in enumerate(tiler) if t is not None]
         return _all_of("logical_product", f"{result} = logical_product({a}, {_text(tiler)})",
-                       parts + _kept(a, tiler, result))
+                       parts + _kept(a, tiler, result, method))
     b = as_layout(tiler, "tiler")
     hi = a.size * b.cosize
     rest = cute.complement(a, hi)
@@ -150,58 +166,65 @@ def prove_logical_product(a: object, tiler: object, result: object = None) -> Ch
         return _refuted("logical_product", str(result), None,
                         f"{result} has rank {result.rank}; a logical product has 2 modes")
     return _all_of("logical_product", f"{result} = logical_product({a}, {b})", [
-        _named(check_layout_equivalent(result[0], a), "logical_product"),
-        prove_complement(a, hi, rest),
-        prove_composition(rest, b, result[1])])
+        _named(check_layout_equivalent(result[0], a, method=method), "logical_product"),
+        prove_complement(a, hi, rest, method=method),
+        prove_composition(rest, b, result[1], method=method)])
 
 
-def prove_zipped_divide(a: object, tiler: object, result: object = None) -> CheckResult:
+def prove_zipped_divide(a: object, tiler: object, result: object = None, *,
+        method: str = "z3") -> CheckResult:
     """``logical_divide`` proved, and ``R`` is it with the modes gathered."""
-    return _regrouped("zipped_divide", a, tiler, result, cute.logical_divide,
-                      prove_logical_divide, lambda t: cute.tile_unzip(t, tiler))
+    return _regrouped("zipped_divide", a, tiler, result, lambda t: cute.tile_unzip(t, tiler),
+                      method)
 
 
-def prove_tiled_divide(a: object, tiler: object, result: object = None) -> CheckResult:
+def prove_tiled_divide(a: object, tiler: object, result: object = None, *,
+        method: str = "z3") -> CheckResult:
     """``logical_divide`` proved, and ``R`` is it with the modes gathered and unpacked."""
     def regroup(t):
         zipped = cute.tile_unzip(t, tiler)
         return cute.make_layout(zipped[0], *zipped[1].modes)
-    return _regrouped("tiled_divide", a, tiler, result, cute.logical_divide,
-                      prove_logical_divide, regroup)
+    return _regrouped("tiled_divide", a, tiler, result, regroup, method)
 
 
-def prove_blocked_product(block: object, tiler: object, result: object = None) -> CheckResult:
+def prove_blocked_product(block: object, tiler: object, result: object = None, *,
+        method: str = "z3") -> CheckResult:
     """The logical product proved, and ``R`` is it regrouped as ``(block_k, tiler_k)`` modes."""
-    return _rank_product("blocked_product", block, tiler, result, block_first=True)
+    return _rank_product("blocked_product", block, tiler, result, True, method)
 
 
-def prove_raked_product(block: object, tiler: object, result: object = None) -> CheckResult:
+def prove_raked_product(block: object, tiler: object, result: object = None, *,
+        method: str = "z3") -> CheckResult:
     """The logical product proved, and ``R`` is it regrouped as ``(tiler_k, block_k)`` modes."""
-    return _rank_product("raked_product", block, tiler, result, block_first=False)
+    return _rank_product("raked_product", block, tiler, result, False, method)
 
 
-def prove_right_inverse(layout: object, result: object = None) -> CheckResult:
+def prove_right_inverse(layout: object, result: object = None, *,
+        method: str = "z3") -> CheckResult:
     """``L(R(i)) == i`` for every ``i < size(R)``."""
     layout = as_layout(layout, "layout")
     result = cute.right_inverse(layout) if result is None else as_layout(result, "result")
     into = result.index_map(cosize=layout.size)
-    outside = check_in_bounds(into)
+    check = _checks(method)
+    outside = check.check_in_bounds(into)
     if not outside.proved:
         return _named(outside, "right_inverse")
     round_trip = _composed(result, layout.size, layout, f"{layout} ∘ {result}")
-    return _named(check_equivalent(round_trip, strided(result.size, 1)), "right_inverse")
+    return _named(check.check_equivalent(round_trip, strided(result.size, 1)), "right_inverse")
 
 
-def prove_left_inverse(layout: object, result: object = None) -> CheckResult:
+def prove_left_inverse(layout: object, result: object = None, *,
+        method: str = "z3") -> CheckResult:
     """``R(L(i)) == i`` for every ``i < size(L)``."""
     layout = as_layout(layout, "layout")
     result = cute.left_inverse(layout) if result is None else as_layout(result, "result")
     into = layout.index_map(cosize=result.size)
-    outside = check_in_bounds(into)
+    check = _checks(method)
+    outside = check.check_in_bounds(into)
     if not outside.proved:
         return _named(outside, "left_inverse")
     round_trip = _composed(layout, result.size, result, f"{result} ∘ {layout}")
-    return _named(check_equivalent(round_trip, strided(layout.size, 1)), "left_inverse")
+    return _named(check.check_equivalent(round_trip, strided(layout.size, 1)), "left_inverse")
 
 
 # -- helpers --------------------------------------------------------------------------
@@ -221,14 +244,24 @@ def _composed(first: CuteLayout, cosize: int, then: CuteLayout, name: str) -> In
     return compose(first.index_map(cosize=cosize), then.index_map(), name=name)
 
 
-def _rank_product(check, block, tiler, result, *, block_first):
+def _checks(method: str):
+    """The module answering the checks: ``layoutalg.verify.checks`` (Z3) or its twin ``brute``."""
+    if method == "z3":
+        return checks
+    if method == "enumeration":
+        return brute
+    raise MapError(f"method must be one of {METHODS}; got {describe(method)}")
+
+
+def _rank_product(check, block, tiler, result, block_first, method):
     product, rank = cute.rank_product_parts(block, tiler)
     made = cute.blocked_product if block_first else cute.raked_product
     result = made(block, tiler) if result is None else as_layout(result, "result")
-    first = prove_logical_product(*_product_args(block, tiler, rank), product)
-    permutation = _permutation(product, lambda t: cute.zip_product(t, rank, block_first=block_first))
+    first = prove_logical_product(*_product_args(block, tiler, rank), product, method=method)
+    permutation = _permutation(product,
+                               lambda t: cute.zip_product(t, rank, block_first=block_first))
     return _all_of(check, f"{result} = {check}({block}, {tiler})",
-                   [first, _as_regrouping(check, result, product, permutation)])
+                   [first, _as_regrouping(check, result, product, permutation, method)])
 
 
 def _product_args(block, tiler, rank):
@@ -236,14 +269,14 @@ def _product_args(block, tiler, rank):
             cute.append_modes(as_layout(tiler, "tiler"), rank))
 
 
-def _regrouped(check, a, tiler, result, logical, prove_logical, regroup):
+def _regrouped(check, a, tiler, result, regroup, method):
     a = as_layout(a, "a")
-    logical_result = logical(a, tiler)
+    logical_result = cute.logical_divide(a, tiler)
     result = regroup(logical_result) if result is None else as_layout(result, "result")
     permutation = _permutation(logical_result, regroup)
     return _all_of(check, f"{result} = {check}({a}, {_text(tiler)})", [
-        prove_logical(a, tiler, logical_result),
-        _as_regrouping(check, result, logical_result, permutation)])
+        prove_logical_divide(a, tiler, logical_result, method=method),
+        _as_regrouping(check, result, logical_result, permutation, method)])
 
 
 def _permutation(layout: CuteLayout, regroup) -> CuteLayout:
@@ -270,7 +303,7 @@ def _relabel(shape, values):
     return next(values)
 
 
-def _as_regrouping(check, result, logical_result, permutation) -> CheckResult:
+def _as_regrouping(check, result, logical_result, permutation, method) -> CheckResult:
     """``result(i) == logical_result(P(i))`` for every index, by exhaustive evaluation.
 
     A regrouping only moves modes, and the flat-index maps of a permutation
@@ -286,7 +319,7 @@ def _as_regrouping(check, result, logical_result, permutation) -> CheckResult:
     if result.size > REGROUP_LIMIT:
         reference = _composed(permutation, logical_result.size, logical_result,
                               f"{logical_result} regrouped")
-        return _named(check_layout_equivalent(result, reference), check)
+        return _named(check_layout_equivalent(result, reference, method=method), check)
     for i in range(result.size):
         want = logical_result.offset(permutation.offset(i))
         if result.offset(i) != want:
@@ -298,10 +331,11 @@ def _as_regrouping(check, result, logical_result, permutation) -> CheckResult:
                        f"layout sends it", time.perf_counter() - start, "enumeration")
 
 
-def _kept(a: CuteLayout, tiler: tuple, result: CuteLayout) -> list[CheckResult]:
+def _kept(a: CuteLayout, tiler: tuple, result: CuteLayout, method: str) -> list[CheckResult]:
     """Modes a tuple tiler leaves alone (None, or past its end) must come out unchanged."""
     kept = [k for k, t in enumerate(tiler) if t is None] + list(range(len(tiler), a.rank))
-    return [_named(check_layout_equivalent(result[k], a[k]), "unchanged mode") for k in kept]
+    return [_named(check_layout_equivalent(result[k], a[k], method=method), "unchanged mode")
+            for k in kept]
 
 
 def _as_map(value: object, argument: str) -> IndexMap:
