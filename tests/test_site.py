@@ -336,3 +336,20 @@ def test_a_chain_that_does_not_compose_still_shows_its_steps():
     text = spec_page(found[0], [])[0].text
     assert '!!! failure "Its layout gives no index map"' in text
     assert "### Steps" in text and "**Step 2**" in text
+
+
+def test_without_latex2mathml_pages_keep_latex_and_a_site_is_refused(tmp_path, monkeypatch):
+    from layoutalg.docgen import site
+
+    monkeypatch.setattr(mathml, "_converter", lambda: None)
+    assert mathml.inline("i < 4") == "$i < 4$" and mathml.render("$x$") == "$x$"
+    real = site.importlib.util.find_spec
+    monkeypatch.setattr(site.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "latex2mathml" else real(name, *a))
+    module = tmp_path / "one.py"
+    module.write_text(textwrap.dedent(SPECS))
+    out, err = StringIO(), StringIO()
+    code = main(["docs", str(module), "--site", str(tmp_path / "site"), "--no-cache",
+                 "--cache-dir", str(tmp_path / "cache")], stream=out, errors=err)
+    assert code == 2 and "latex2mathml" in err.getvalue() and err.getvalue().count("\n") == 1
+    assert not (tmp_path / "site").exists()
