@@ -55,9 +55,13 @@ def inline(latex: str) -> str:
 
 
 def block(latex: str) -> str:
-    """``latex`` as display MathML: a paragraph of its own in Markdown."""
+    """``latex`` as display MathML: a paragraph of its own in Markdown, which
+    scrolls sideways when it is wider than the page."""
     rendered = _render(latex, "block")
-    return f"$$\n{latex}\n$$" if rendered is None else rendered
+    if rendered is None:
+        return f"$$\n{latex}\n$$"
+    return f'<div class="formula" style="overflow-x: auto">{rendered}</div>'
+
 
 
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
