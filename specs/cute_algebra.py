@@ -12,6 +12,7 @@ docs") and pycute 4.2 from the ``nvidia-cutlass`` wheel.
 
 import layoutalg as la
 from layoutalg.core import cute_algebra as cute
+from layoutalg.core import cute_tiling as tiling
 from layoutalg.core.cute_layout import parse_layout
 from layoutalg.core.cute_postconditions import composed_map
 
@@ -80,7 +81,7 @@ def complement_pycute_misses_offsets():
 def logical_divide_docs():
     """CuTe docs: logical_divide((4,2,3):(2,1,8), 4:2) = ((2,2),(2,3)):((4,1),(2,8)),
     which is A ∘ (B, complement(B, 24))."""
-    return cute.logical_divide(parse_layout("(4,2,3):(2,1,8)"), parse_layout("4:2")).index_map()
+    return tiling.logical_divide(parse_layout("(4,2,3):(2,1,8)"), parse_layout("4:2")).index_map()
 
 
 @la.spec(claims=[("equivalent", composed_map(
@@ -88,14 +89,14 @@ def logical_divide_docs():
 def logical_product_docs():
     """CuTe docs: logical_product((2,2):(4,1), 6:1) = ((2,2),(2,3)):((4,1),(2,8)); its
     second mode is complement(A, 24) ∘ B."""
-    return cute.logical_product(parse_layout("(2,2):(4,1)"), 6)[1].index_map()
+    return tiling.logical_product(parse_layout("(2,2):(4,1)"), 6)[1].index_map()
 
 
 @la.spec(claims=[("equivalent", composed_map(parse_layout("6:1"), parse_layout("(4,2):(1,4)")))])
 def logical_divide_past_the_end():
     """logical_divide(6:1, 4:1) = (4,2):(1,4): the second tile reads A past its size 6, as
     CuTe does (A's last mode keeps counting); proved against A so extended."""
-    return cute.logical_divide(parse_layout("6:1"), parse_layout("4:1")).index_map()
+    return tiling.logical_divide(parse_layout("6:1"), parse_layout("4:1")).index_map()
 
 
 def _round_trip(first, then):

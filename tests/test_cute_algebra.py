@@ -22,22 +22,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import layoutalg as la
-from layoutalg.core import cute_algebra, cute_layout, cute_postconditions
+from layoutalg.core import cute_algebra, cute_layout, cute_postconditions, cute_tiling
 from layoutalg.core.cute_algebra import (
-    blocked_product,
     coalesce,
     complement,
     composition,
     left_inverse,
+    right_inverse,
+)
+from layoutalg.core.cute_layout import CuteLayout, parse_layout
+from layoutalg.core.cute_tiling import (
+    blocked_product,
     logical_divide,
     logical_product,
     raked_product,
-    right_inverse,
     tiled_divide,
     tiled_product,
     zipped_divide,
 )
-from layoutalg.core.cute_layout import CuteLayout, parse_layout
 from layoutalg.core.cute_postconditions import (
     check_layout_equivalent,
     prove_blocked_product,
@@ -318,7 +320,7 @@ def test_tuple_tiler_with_too_many_modes_is_refused():
 
 
 def test_modules_doctests_pass():
-    for module in (cute_layout, cute_algebra, cute_postconditions):
+    for module in (cute_layout, cute_algebra, cute_tiling, cute_postconditions):
         failures, _ = doctest.testmod(module)
         assert failures == 0, module.__name__
 
@@ -507,3 +509,19 @@ def test_every_prove_agrees_with_its_enumeration_twin(a, b, wrong):
         assert by_z3.status is not la.Status.UNKNOWN
         if claim is result:
             assert by_z3.status is PROVED, (prove.__name__, args, by_z3)
+
+
+def test_cutlass_3513_non_dividing_tiler_is_refused():
+    """NVIDIA/cutlass#3513: zipped_divide((12,(4,8)):(7,(1,30)), 128) with a dynamic tiler
+    returns ((12,4,2),(1,1,3)):((7,1,30),(896,11,90)), of size 288 for a layout of 384.
+    layoutalg names the condition CuTe's static path asserts; the reported answer is
+    refuted as a re-indexing of the layout (a divide keeps the size)."""
+    layout = P("(12,(4,8)):(7,(1,30))")
+    with pytest.raises(MapError, match=r"B's mode 0 \(128:1\) takes 12 of coalesced A's mode 0 "
+                       r"\(size 12\) and has 128 left, not a multiple of 12"):
+        zipped_divide(layout, 128)
+    reported = P("((12,4,2),(1,1,3)):((7,1,30),(896,11,90))")
+    verdict = check_layout_equivalent(reported, layout)
+    assert verdict.status is REFUTED
+    assert verdict.reason.startswith("sizes differ: 288 vs 384")
+    assert str(zipped_divide(layout, 12)) == str(layout)  # 12 divides: the layout itself

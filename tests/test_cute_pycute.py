@@ -22,14 +22,8 @@ from collections import Counter
 
 import pytest
 
-from layoutalg.core.cute_algebra import (
-    complement,
-    composition,
-    logical_divide,
-    logical_product,
-    tiled_divide,
-    zipped_divide,
-)
+from layoutalg.core.cute_algebra import complement, composition
+from layoutalg.core.cute_tiling import logical_divide, logical_product, tiled_divide, zipped_divide
 from layoutalg.core.cute_layout import CuteLayout
 from layoutalg.core.cute_postconditions import (
     prove_complement,
@@ -353,3 +347,11 @@ def print_figures():
     yield
     for name, count in sorted(FIGURES.items()):
         print(f"{name}: {count}")
+
+
+def test_cutlass_3513_pycute_asserts_and_layoutalg_names_the_condition():
+    layout = pycute.Layout((12, (4, 8)), (7, (1, 30)))
+    with pytest.raises(AssertionError):
+        pycute.zipped_divide(layout, pycute.Layout(128))
+    with pytest.raises(MapError, match="shape divisibility"):
+        zipped_divide(CuteLayout.from_pycute(layout), 128)

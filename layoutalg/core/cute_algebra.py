@@ -3,10 +3,10 @@
 The operations keep CuTe's definitions and names (NVIDIA CUTLASS
 ``include/cute/layout.hpp``, ``media/docs/cpp/cute/02_layout_algebra.md``;
 pycute ``layout.py``): ``coalesce``, ``complement``, ``composition``,
-``logical_divide``, ``zipped_divide``, ``tiled_divide``, ``logical_product``,
-``zipped_product``, ``tiled_product``, ``blocked_product``, ``raked_product``,
-``right_inverse`` and ``left_inverse``. Each result is a plain layout; what
-it must satisfy is proved by :mod:`layoutalg.core.cute_postconditions`.
+``right_inverse`` and ``left_inverse`` here; the divides and products built
+from them in :mod:`layoutalg.core.cute_tiling`. Each result is a plain
+layout; what it must satisfy is proved by
+:mod:`layoutalg.core.cute_postconditions`.
 
 Where CuTe only asserts a precondition (or pycute skips it and returns a
 wrong layout), these functions check it and raise ``MapError`` naming the
@@ -86,14 +86,6 @@ def filter_layout(layout: object) -> CuteLayout:
     return coalesce(_flat(kept)) if kept else CuteLayout(1, 0)
 
 
-def append_modes(layout: CuteLayout, rank: int) -> CuteLayout:
-    """``layout`` padded with ``1:0`` modes up to ``rank`` (CuTe's ``append<R>``)."""
-    modes = list(layout.modes)
-    if len(modes) >= rank:
-        return layout
-    return make_layout(*modes, *([CuteLayout(1, 0)] * (rank - len(modes))))
-
-
 # -- composition ------------------------------------------------------------------
 
 
@@ -117,7 +109,7 @@ def composition(a: object, b: Tiler) -> CuteLayout:
     if b is None:
         return a
     if isinstance(b, tuple):
-        return _by_mode(composition, "composition", a, b)
+        return by_mode(composition, "composition", a, b)
     b = as_layout(b, "b")
     a_modes = list(coalesce(a).leaves())
     leaves = iter(range(len(b.leaves())))
@@ -213,7 +205,7 @@ def extended_to(a: CuteLayout, cover: int) -> CuteLayout:
     return _flat(modes)
 
 
-def _by_mode(operation, name: str, a: CuteLayout, tiler: tuple) -> CuteLayout:
+def by_mode(operation, name: str, a: CuteLayout, tiler: tuple) -> CuteLayout:
     """``operation`` on ``a``'s modes and ``tiler``'s entries pairwise; None keeps a mode."""
     if len(tiler) > a.rank:
         raise MapError(f"{name}: the tiler {describe(tiler)} has {len(tiler)} modes, more than "
@@ -310,135 +302,8 @@ def left_inverse(layout: object) -> CuteLayout:
     return right_inverse(make_layout(layout, complement(layout)))
 
 
-# -- divides and products ----------------------------------------------------------
-
-
-def logical_divide(a: object, tiler: Tiler) -> CuteLayout:
-    """``A ∘ (B, complement(B, size(A)))``: ``A`` split into tiles ``B`` and the rest.
-
-    A tuple tiler divides ``a``'s modes one by one (None keeps a mode).
-
-    >>> str(logical_divide(CuteLayout((4, 2, 3), (2, 1, 8)), CuteLayout(4, 2)))
-    '((2,2),(2,3)):((4,1),(2,8))'
-    """
-    a = as_layout(a, "a")
-    if tiler is None:
-        return a
-    if isinstance(tiler, tuple):
-        return _by_mode(logical_divide, "logical_divide", a, tiler)
-    b = as_layout(tiler, "tiler")
-    return composition(a, make_layout(b, complement(b, a.size)))
-
-
-def logical_product(a: object, tiler: Tiler) -> CuteLayout:
-    """``(A, complement(A, size(A)·cosize(B)) ∘ B)``: ``A`` repeated as ``B`` says.
-
-    >>> str(logical_product(CuteLayout((2, 2), (4, 1)), 6))
-    '((2,2),(2,3)):((4,1),(2,8))'
-    """
-    a = as_layout(a, "a")
-    if tiler is None:
-        return a
-    if isinstance(tiler, tuple):
-        return _by_mode(logical_product, "logical_product", a, tiler)
-    b = as_layout(tiler, "tiler")
-    return make_layout(a, composition(complement(a, a.size * b.cosize), b))
-
-
-def tile_unzip(divided: CuteLayout, tiler: Tiler) -> CuteLayout:
-    """Gather a by-mode divide or product ``((t0,r0),(t1,r1),…)`` as ``((t0,t1,…),(r0,r1,…))``.
-
-    Purely structural: the same leaves, regrouped.
-    """
-    if not isinstance(tiler, tuple):
-        return divided
-    tiles, rests = [], []
-    for k, entry in enumerate(tiler):
-        mode = divided[k]
-        if entry is None:
-            tiles.append(CuteLayout(1, 0))
-            rests.append(mode)
-        else:
-            tiles.append(mode[0])
-            rests.append(mode[1])
-    rests.extend(divided.modes[len(tiler):])
-    return make_layout(make_layout(*tiles), make_layout(*rests))
-
-
-def zipped_divide(a: object, tiler: Tiler) -> CuteLayout:
-    """``logical_divide`` with the tiles gathered in mode 0 and the rest in mode 1."""
-    return tile_unzip(logical_divide(a, tiler), tiler)
-
-
-def tiled_divide(a: object, tiler: Tiler) -> CuteLayout:
-    """``zipped_divide`` with its second mode unpacked: ``(tile, r0, r1, …)``."""
-    zipped = zipped_divide(a, tiler)
-    return make_layout(zipped[0], *zipped[1].modes)
-
-
-def zipped_product(a: object, tiler: Tiler) -> CuteLayout:
-    """``logical_product`` with the blocks gathered in mode 0 and the products in mode 1."""
-    return tile_unzip(logical_product(a, tiler), tiler)
-
-
-def tiled_product(a: object, tiler: Tiler) -> CuteLayout:
-    """``zipped_product`` with its second mode unpacked."""
-    zipped = zipped_product(a, tiler)
-    return make_layout(zipped[0], *zipped[1].modes)
-
-
-def zip_product(product: CuteLayout, rank: int, *, block_first: bool) -> CuteLayout:
-    """Regroup ``(block, products)`` of rank ``rank`` into modes ``(block_k, products_k)``
-    (``(products_k, block_k)`` when not ``block_first``). Purely structural."""
-    if rank == 1:
-        pair = (product[0], product[1]) if block_first else (product[1], product[0])
-        return make_layout(*pair)
-    zipped = []
-    for k in range(rank):
-        inner, outer = product[0][k], product[1][k]
-        zipped.append(make_layout(inner, outer) if block_first else make_layout(outer, inner))
-    return make_layout(*zipped)
-
-
-def rank_product_parts(block: object, tiler: object) -> tuple[CuteLayout, int]:
-    """The logical product a blocked or raked product regroups, and its rank."""
-    block = as_layout(block, "block")
-    tiler = as_layout(tiler, "tiler")
-    rank = max(block.rank, tiler.rank)
-    return logical_product(append_modes(block, rank), append_modes(tiler, rank)), rank
-
-
-def _rank_product(block, tiler, *, block_first: bool) -> CuteLayout:
-    product, rank = rank_product_parts(block, tiler)
-    zipped = zip_product(product, rank, block_first=block_first)
-    return coalesce(zipped) if rank == 1 else coalesce_modes(zipped)
-
-
-def blocked_product(block: object, tiler: object) -> CuteLayout:
-    """``block`` repeated over ``tiler``, block by block: mode ``k`` is ``(block_k, tiler_k)``.
-
-    The result has rank ``max(rank(block), rank(tiler))``, each mode
-    coalesced, as in CuTe (rank 1: the whole result coalesced).
-
-    >>> str(blocked_product(CuteLayout((2, 2), (1, 2)), CuteLayout((3, 4), (4, 1))))
-    '((2,3),8):((1,16),2)'
-    """
-    return _rank_product(block, tiler, block_first=True)
-
-
-def raked_product(block: object, tiler: object) -> CuteLayout:
-    """``block`` interleaved over ``tiler``: mode ``k`` is ``(tiler_k, block_k)``.
-
-    >>> str(raked_product(CuteLayout((2, 2), (1, 2)), CuteLayout((3, 4), (4, 1))))
-    '((3,2),(4,2)):((16,1),(4,2))'
-    """
-    return _rank_product(block, tiler, block_first=False)
-
-
 __all__ = [
-    "CuteLayout", "append_modes", "blocked_product", "coalesce", "coalesce_modes", "complement",
-    "composition", "cosize", "extended_to", "filter_layout", "left_inverse", "logical_divide",
-    "logical_product", "make_layout", "parse_layout", "raked_product", "rank_product_parts",
-    "right_inverse", "size", "tile_unzip", "tiled_divide", "tiled_product", "zip_product",
-    "zipped_divide", "zipped_product",
+    "CuteLayout", "by_mode", "coalesce", "coalesce_modes", "complement", "composition", "cosize",
+    "extended_to", "filter_layout", "left_inverse", "make_layout", "parse_layout",
+    "right_inverse", "size",
 ]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 
 from layoutalg.core import cute_algebra as cute
+from layoutalg.core import cute_tiling as tiling
 from layoutalg.core.combinators import compose
 from layoutalg.core.cute import strided
 from layoutalg.core.cute_layout import CuteLayout, as_layout
@@ -132,7 +133,7 @@ def prove_logical_divide(a: object, tiler: object, result: object = None, *,
         method: str = "z3") -> CheckResult:
     """``R ≡ A ∘ (B, complement(B, size(A)))``, that complement proved (a tuple: by mode)."""
     a = as_layout(a, "a")
-    result = cute.logical_divide(a, tiler) if result is None else as_layout(result, "result")
+    result = tiling.logical_divide(a, tiler) if result is None else as_layout(result, "result")
     if tiler is None:
         return _named(check_layout_equivalent(result, a, method=method), "logical_divide")
     if isinstance(tiler, tuple):
@@ -151,7 +152,7 @@ def prove_logical_product(a: object, tiler: object, result: object = None, *,
         method: str = "z3") -> CheckResult:
     """``R = (A, C ∘ B)`` with ``C = complement(A, size(A)·cosize(B))``: both proved."""
     a = as_layout(a, "a")
-    result = cute.logical_product(a, tiler) if result is None else as_layout(result, "result")
+    result = tiling.logical_product(a, tiler) if result is None else as_layout(result, "result")
     if tiler is None:
         return _named(check_layout_equivalent(result, a, method=method), "logical_product")
     if isinstance(tiler, tuple):
@@ -174,7 +175,7 @@ def prove_logical_product(a: object, tiler: object, result: object = None, *,
 def prove_zipped_divide(a: object, tiler: object, result: object = None, *,
         method: str = "z3") -> CheckResult:
     """``logical_divide`` proved, and ``R`` is it with the modes gathered."""
-    return _regrouped("zipped_divide", a, tiler, result, lambda t: cute.tile_unzip(t, tiler),
+    return _regrouped("zipped_divide", a, tiler, result, lambda t: tiling.tile_unzip(t, tiler),
                       method)
 
 
@@ -182,7 +183,7 @@ def prove_tiled_divide(a: object, tiler: object, result: object = None, *,
         method: str = "z3") -> CheckResult:
     """``logical_divide`` proved, and ``R`` is it with the modes gathered and unpacked."""
     def regroup(t):
-        zipped = cute.tile_unzip(t, tiler)
+        zipped = tiling.tile_unzip(t, tiler)
         return cute.make_layout(zipped[0], *zipped[1].modes)
     return _regrouped("tiled_divide", a, tiler, result, regroup, method)
 
@@ -254,24 +255,24 @@ def _checks(method: str):
 
 
 def _rank_product(check, block, tiler, result, block_first, method):
-    product, rank = cute.rank_product_parts(block, tiler)
-    made = cute.blocked_product if block_first else cute.raked_product
+    product, rank = tiling.rank_product_parts(block, tiler)
+    made = tiling.blocked_product if block_first else tiling.raked_product
     result = made(block, tiler) if result is None else as_layout(result, "result")
     first = prove_logical_product(*_product_args(block, tiler, rank), product, method=method)
     permutation = _permutation(product,
-                               lambda t: cute.zip_product(t, rank, block_first=block_first))
+                               lambda t: tiling.zip_product(t, rank, block_first=block_first))
     return _all_of(check, f"{result} = {check}({block}, {tiler})",
                    [first, _as_regrouping(check, result, product, permutation, method)])
 
 
 def _product_args(block, tiler, rank):
-    return (cute.append_modes(as_layout(block, "block"), rank),
-            cute.append_modes(as_layout(tiler, "tiler"), rank))
+    return (tiling.append_modes(as_layout(block, "block"), rank),
+            tiling.append_modes(as_layout(tiler, "tiler"), rank))
 
 
 def _regrouped(check, a, tiler, result, regroup, method):
     a = as_layout(a, "a")
-    logical_result = cute.logical_divide(a, tiler)
+    logical_result = tiling.logical_divide(a, tiler)
     result = regroup(logical_result) if result is None else as_layout(result, "result")
     permutation = _permutation(logical_result, regroup)
     return _all_of(check, f"{result} = {check}({a}, {_text(tiler)})", [
