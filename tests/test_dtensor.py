@@ -304,8 +304,8 @@ def test_redistributions_for_all_sizes(plan):
     assert check_redistribution(plan).status is la.Status.PROVED
 
 
-def test_flat_all_gather_over_a_symbolic_size_is_refuted_with_sizes():
-    """Flattening [S(0), S(0)] over N rows is wrong for some N: Z3 finds one."""
+def test_flat_all_gather_is_proved_when_the_product_divides_for_all_sizes():
+    """Flattening [S(0), S(0)] of 4·N rows over 2 × 2 is right for every N."""
     plan = Redistribution(DTensorLayout((2, 2), ["S(0)", "S(0)"], (4 * N,)),
                           [AllGather((0, 1), 0, sizes="flat")])
     assert check_redistribution(plan).status is la.Status.PROVED  # 4 divides: even pieces

@@ -147,7 +147,7 @@ def _split_text(text: str, argument: str) -> list[str]:
             items.append(current.strip())
             current = ""
             continue
-        depth += ch in "([" 
+        depth += ch in "(["
         depth -= ch in ")]"
         current += ch
     if current.strip():
