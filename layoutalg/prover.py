@@ -177,8 +177,8 @@ def prove_spec(found: Found, claim_seconds: float | None = None) -> list[Outcome
         with within(claim_seconds):
             subject = found.spec.build()
     except ClaimTimeLimit:
-        return [_failed(found, claim, f"building the spec took longer than the per-claim limit "
-                        f"of {claim_seconds:g} s (--claim-timeout)", start)
+        return [_failed(found, claim, f"building the spec exceeded the per-claim limit of "
+                        f"{claim_seconds:g} s (--claim-timeout)", start, status="UNKNOWN")
                 for claim in found.spec.claims]
     except SystemExit as exc:  # a spec's sys.exit(0) must not end the run green
         return [_failed(found, claim, f"spec called sys.exit({exc.code!r})", start)
