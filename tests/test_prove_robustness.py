@@ -9,6 +9,11 @@ promises. Every run passes ``--cache-dir`` inside ``tmp_path`` (and
 ``XDG_CACHE_HOME`` points there too), so no test touches the user's cache. Nothing here times the library: a subprocess
 ``timeout=`` only guards against a hang. The true verdicts are pinned in
 plain Python first (``test_the_true_verdicts``).
+
+Where the library does not (yet) do what docs/cli.md and issue 13 say, the
+test states the promised behaviour and is marked ``xfail(strict=True)``
+with the reason: it turns into a failure the day the library is fixed, so
+the marker is removed then.
 """
 
 from __future__ import annotations
@@ -110,8 +115,10 @@ def run(*argv: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(autouse=True)
 def _private_cache_home(tmp_path, monkeypatch):
-    """Whatever a test forgets, the user's own cache stays untouched."""
+    """Whatever a test forgets, the user's own cache stays untouched; and the
+    spec folders an in-process run puts on sys.path leave with the test."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.setattr(sys, "path", list(sys.path))
 
 
 def verdicts(report: Path) -> dict[str, str]:
@@ -610,10 +617,14 @@ def strided_from_sizes():
 '''
 
 
-@pytest.mark.parametrize("jobs", [[], ["-j", "2"]], ids=["serial", "j2"])
+@pytest.mark.parametrize("jobs,changed", [([], "sizes.py"), (["-j", "2"], "base.py")],
+                         ids=["serial-the-helper", "j2-the-helpers-helper"])
 @across_library_edits
-def test_a_changed_helper_module_is_proved_again(tmp_path, jobs):
-    write(tmp_path / "specs" / "sizes.py", "M, S = 8, 1\n")
+def test_a_changed_helper_module_is_proved_again(tmp_path, jobs, changed):
+    """The spec imports ``sizes`` beside it, which imports ``base``; a change
+    to either makes the next run prove again (and here refute)."""
+    write(tmp_path / "specs" / "base.py", "STRIDE = 1\n")
+    write(tmp_path / "specs" / "sizes.py", "from base import STRIDE\nM, S = 8, STRIDE\n")
     write(tmp_path / "specs" / "uses_sizes.py", INJECTIVE_FROM_SIZES)
     cache, report = tmp_path / "cache", tmp_path / "r.json"
     (tmp_path / "elsewhere").mkdir()  # not the spec's folder: the helper is found beside it
@@ -628,25 +639,12 @@ def test_a_changed_helper_module_is_proved_again(tmp_path, jobs):
     second = prove()
     assert second.returncode == 0
     assert "(1 spec reused from the cache)" in second.stdout
-    write(tmp_path / "specs" / "sizes.py", "M, S = 8, 0\n")  # every index to offset 0
+    helper = tmp_path / "specs" / changed  # stride 0: every index to offset 0
+    write(helper, helper.read_text().replace("STRIDE = 1", "STRIDE = 0").replace(
+        "M, S = 8, STRIDE", "M, S = 8, 0"))
     third = prove()
     assert third.returncode == 1, third.stdout
     assert "reused from the cache" not in third.stdout
-    assert verdicts(report) == {"strided_from_sizes::injective": "REFUTED"}
-
-
-@across_library_edits
-def test_a_changed_helper_of_a_helper_is_proved_again(tmp_path):
-    write(tmp_path / "specs" / "base.py", "STRIDE = 1\n")
-    write(tmp_path / "specs" / "sizes.py", "from base import STRIDE\nM, S = 8, STRIDE\n")
-    write(tmp_path / "specs" / "uses_sizes.py", INJECTIVE_FROM_SIZES)
-    cache, report = tmp_path / "cache", tmp_path / "r.json"
-    argv = ["prove", "specs", "--cache-dir", str(cache), "--json", str(report)]
-    assert cli(tmp_path, *argv).returncode == 0
-    assert "reused from the cache" in cli(tmp_path, *argv).stdout
-    write(tmp_path / "specs" / "base.py", "STRIDE = 0\n")
-    done = cli(tmp_path, *argv)
-    assert done.returncode == 1
     assert verdicts(report) == {"strided_from_sizes::injective": "REFUTED"}
 
 
@@ -842,9 +840,7 @@ def env_strided():
 ''' + ZERO
 
 
-@pytest.mark.parametrize("prove_path,docs_path", [
-    ("specs", "specs"), ("absolute", "specs"), ("specs", "./specs/"),
-])
+@pytest.mark.parametrize("prove_path,docs_path", [("absolute", "specs"), ("specs", "absolute")])
 @across_library_edits
 def test_docs_after_prove_shows_the_verdicts_from_the_cache(tmp_path, prove_path, docs_path):
     write(tmp_path / "specs" / "two.py", FROM_ENVIRONMENT)
@@ -889,8 +885,8 @@ def test_prove_without_paths_where_there_are_no_specs(tmp_path, monkeypatch, fol
 
 
 def test_prove_without_paths_reads_specs_and_proofs(tmp_path, monkeypatch):
-    write(tmp_path / "specs" / "a.py", HEADER + QUICK)
-    write(tmp_path / "proofs" / "b.py", HEADER + ZERO)
+    write(tmp_path / "specs" / "quick_spec.py", HEADER + QUICK)
+    write(tmp_path / "proofs" / "zero_spec.py", HEADER + ZERO)
     report = tmp_path / "r.json"
     monkeypatch.chdir(tmp_path)
     done = run("prove", "--json", str(report), "--cache-dir", str(tmp_path / "cache"))
