@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import layoutalg as la
-from layoutalg.core import cute_algebra, cute_layout, cute_postconditions, cute_tiling
+from layoutalg.core import cute_algebra, cute_api, cute_layout, cute_postconditions, cute_tiling
 from layoutalg.core.cute_algebra import (
     coalesce,
     complement,
@@ -320,7 +320,7 @@ def test_tuple_tiler_with_too_many_modes_is_refused():
 
 
 def test_modules_doctests_pass():
-    for module in (cute_layout, cute_algebra, cute_tiling, cute_postconditions):
+    for module in (cute_layout, cute_algebra, cute_tiling, cute_postconditions, cute_api):
         failures, _ = doctest.testmod(module)
         assert failures == 0, module.__name__
 
@@ -525,3 +525,11 @@ def test_cutlass_3513_non_dividing_tiler_is_refused():
     assert verdict.status is REFUTED
     assert verdict.reason.startswith("sizes differ: 288 vs 384")
     assert str(zipped_divide(layout, 12)) == str(layout)  # 12 divides: the layout itself
+
+
+def test_the_namespace_exports_every_name_it_lists():
+    for name in cute_api.__all__:
+        assert getattr(cute_api, name) is not None, name
+    public = {n for m in (cute_algebra, cute_tiling, cute_postconditions)
+              for n in m.__all__ if n.startswith(("prove_", "check_"))}
+    assert public - set(cute_api.__all__) == set()
