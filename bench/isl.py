@@ -559,6 +559,29 @@ def ask_layoutalg(question: Question, timeout_ms: int) -> Answer:
     return Answer(verdict, seconds, "" if verdict is not None else result.reason[:120])
 
 
+BRUTE_MAX_POINTS = 1 << 20
+
+
+def brute_eligible(question: Question) -> bool:
+    """Concrete sizes, few enough points for layoutalg's enumeration twins."""
+    return not parametric(question) and all(
+        m.domain.size <= BRUTE_MAX_POINTS and m.codomain.size <= BRUTE_MAX_POINTS
+        for m in question.maps)
+
+
+def ask_brute(question: Question) -> Answer:
+    """layoutalg's brute twin (``layoutalg.verify.brute``, NumPy enumeration)."""
+    from layoutalg.verify import brute
+
+    check = {"injective": brute.check_injective, "in_bounds": brute.check_in_bounds,
+             "bijective": brute.check_bijective, "equivalent": brute.check_equivalent}
+    start = time.perf_counter()
+    result = check[question.kind](*question.maps)
+    seconds = time.perf_counter() - start
+    verdict = {la.Status.PROVED: True, la.Status.REFUTED: False}.get(result.status)
+    return Answer(verdict, seconds, "" if verdict is not None else result.reason[:120])
+
+
 def ask_isl(question: Question, max_ops: int) -> Answer:
     if question.texts is None:
         return Answer(None, 0.0, f"not quasi-affine: {question.refused}")
@@ -593,6 +616,7 @@ class Row:
     question: Question
     isl: list[Answer] = field(default_factory=list)
     la: list[Answer] = field(default_factory=list)
+    brute: list[Answer] = field(default_factory=list)
 
     @property
     def isl_verdict(self):
@@ -615,12 +639,14 @@ class Row:
 
 
 def run(selected: list[Question], repeat: int, timeout_ms: int, max_ops: int,
-        console: Console) -> list[Row]:
+        console: Console, *, with_brute: bool = False) -> list[Row]:
     rows = [Row(question) for question in selected]
     for round_ in range(repeat):
         for k, row in enumerate(rows):
             sides = [("isl", lambda r=row: ask_isl(r.question, max_ops)),
                      ("la", lambda r=row: ask_layoutalg(r.question, timeout_ms))]
+            if with_brute and brute_eligible(row.question):
+                sides.append(("brute", lambda r=row: ask_brute(r.question)))
             if (round_ + k) % 2:
                 sides.reverse()
             for side, ask in sides:
@@ -735,6 +761,36 @@ def family_table(stats: dict) -> Table:
     return out
 
 
+def brute_report(rows: list[Row], console: Console) -> dict:
+    """layoutalg's enumeration twins beside both, on the concrete questions (``--brute``)."""
+    mine = [r for r in rows if r.brute]
+    if not mine:
+        return {}
+    wrong = [r for r in mine if r.brute[0].verdict is not None and any(
+        v is not None and v != r.brute[0].verdict for v in (r.isl_verdict, r.la_verdict))]
+    timed = [r for r in mine if r.brute[0].verdict is not None and r.isl_verdict is not None]
+    out = {"questions": len(mine), "disagreements": [r.question.name for r in wrong]}
+    if timed:
+        out.update(
+            brute_median_s=statistics.median(r.median("brute") for r in timed),
+            brute_cold_median_s=statistics.median(r.brute[0].seconds for r in timed),
+            isl_median_s=statistics.median(r.median("isl") for r in timed),
+            la_median_s=statistics.median(r.median("la") for r in timed),
+            brute_faster_than_isl=sum(r.median("brute") < r.median("isl") for r in timed),
+            compared=len(timed))
+        console.print(
+            f"\n[bold]enumeration[/] (layoutalg.verify.brute, concrete questions with at most "
+            f"{BRUTE_MAX_POINTS} points, {len(timed)} also answered by ISL): median "
+            f"{ms(out['brute_median_s'])} ms (cold round {ms(out['brute_cold_median_s'])} ms) vs "
+            f"ISL {ms(out['isl_median_s'])} ms and Z3 {ms(out['la_median_s'])} ms on the same "
+            f"questions; faster than ISL on {out['brute_faster_than_isl']} of {len(timed)}")
+    for r in wrong:
+        console.print(f"[bold red]  enumeration disagrees: {r.question.name} ({r.question.kind}): "
+                      f"enumeration {verdict_text(r.brute[0])}, ISL {verdict_text(r.isl[0])}, "
+                      f"layoutalg {verdict_text(r.la[0])}[/]")
+    return out
+
+
 def report(rows: list[Row], console: Console) -> dict:
     console.print(per_question_table(rows))
     stats = summary(rows)
@@ -776,6 +832,8 @@ def as_json(rows: list[Row], stats: dict, args) -> dict:
             "isl_verdict": r.isl_verdict, "la_verdict": r.la_verdict,
             "isl_seconds": [a.seconds for a in r.isl], "la_seconds": [a.seconds for a in r.la],
             "isl_note": r.isl[0].note, "la_note": r.la[0].note,
+            "brute_verdict": r.brute[0].verdict if r.brute else None,
+            "brute_seconds": [a.seconds for a in r.brute],
             "isl_map": r.question.texts[0].map if r.question.texts else None,
         } for r in rows],
     }
@@ -925,6 +983,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", type=int, metavar="N", default=0,
                         help="also profile the layoutalg side, print the top N functions")
     parser.add_argument("--family", action="append", help="only these families (repeatable)")
+    parser.add_argument("--brute", action="store_true",
+                        help="also time layoutalg's enumeration twins on the concrete questions")
     parser.add_argument("--seed", type=int, default=SEED, help=f"random chains (default {SEED})")
     parser.add_argument("--timeout-ms", type=int, default=20_000,
                         help="layoutalg's timeout per query (default 20000, the library's)")
@@ -954,8 +1014,11 @@ def main(argv: list[str] | None = None) -> int:
     warm = selected[0]
     ask_isl(warm, args.isl_max_ops)
     ask_layoutalg(warm, args.timeout_ms)
-    rows = run(selected, args.repeat, args.timeout_ms, args.isl_max_ops, console)
+    rows = run(selected, args.repeat, args.timeout_ms, args.isl_max_ops, console,
+               with_brute=args.brute)
     stats = report(rows, console)
+    stats["brute"] = brute_report(rows, console)
+    failed = bool(stats["disagreements"] or stats["brute"].get("disagreements"))
     if args.profile:
         # A question layoutalg leaves UNKNOWN costs its timeout and would swamp the profile.
         decided = [r.question for r in rows if r.la_verdict is not None]
@@ -965,7 +1028,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(as_json(rows, stats, args), handle, indent=1, default=str)
-    return 1 if stats["disagreements"] else 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
