@@ -28,7 +28,10 @@ ISL's time includes parsing the map text (layoutalg's map is built before
 its clock starts; the SymPy→ISL translation is not timed).
 
     python bench/isl.py [--quick] [--repeat 3] [--json FILE] [--profile N]
-                        [--family NAME] [--timeout-ms 20000]
+                        [--profile-only] [--brute] [--family NAME] [--timeout-ms 20000]
+
+``--brute`` adds a third answer on the concrete questions: layoutalg's own
+enumeration twins (``layoutalg.verify.brute``), timed and compared alike.
 
 ``--profile N`` runs the layoutalg side once more under cProfile (SymPy's
 cache cleared first) and prints the N functions with the most cumulative
