@@ -9,6 +9,7 @@ other Markdown tools read.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
@@ -31,6 +32,7 @@ def available() -> bool:
     return _converter() is not None
 
 
+@functools.lru_cache(maxsize=4096)  # the same bounds and names recur on many pages
 def _render(latex: str, display: str) -> str | None:
     convert = _converter()
     if convert is None:
