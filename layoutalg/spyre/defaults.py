@@ -39,7 +39,13 @@ def default_dim_map(order: Sequence[int], *, sparse: bool = False) -> tuple[int,
     >>> default_dim_map([0, 1, 2]), default_dim_map([0]), default_dim_map([])
     ((1, 2, 0, 2), (0, 0), (-1,))
     """
-    order = list(order)
+    given = order
+    order = list(int_tuple("order", order))
+    if len(set(order)) != len(order) or any(d < 0 for d in order):
+        raise SpyreError(
+            f"order must be a permutation of range({len(order)}) (the host dims, the stick dim "
+            f"last; dims of size 1 may be left out), distinct nonnegative ints; "
+            f"got {describe(given)}")
     if not order:
         return (SYNTHETIC,)
     dims = order[1:] + [order[0], order[-1]]

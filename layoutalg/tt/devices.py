@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from layoutalg.errors import describe
 from layoutalg.tt.errors import TTError
+from layoutalg.validate import is_int
 
 GiB = 1 << 30
 
@@ -46,15 +47,15 @@ class Device:
         if not isinstance(self.name, str) or not self.name:
             raise TTError(f"device name must be a non-empty string; got {describe(self.name)}")
         for field in ("dram_banks", "l1_bytes", "dram_bank_bytes"):
-            _positive(field, getattr(self, field))
+            object.__setattr__(self, field, _positive(field, getattr(self, field)))
         grid = self.worker_grid
         if not (isinstance(grid, tuple) and len(grid) == 2):
             raise TTError(f"worker_grid must be an (x, y) pair of positive ints; got {describe(grid)}")
-        _positive("worker_grid x", grid[0])
-        _positive("worker_grid y", grid[1])
+        object.__setattr__(self, "worker_grid", (_positive("worker_grid x", grid[0]),
+                                                 _positive("worker_grid y", grid[1])))
         for field in ("l1_alignment", "dram_alignment"):
-            value = getattr(self, field)
-            _positive(field, value)
+            value = _positive(field, getattr(self, field))
+            object.__setattr__(self, field, value)
             if value & (value - 1):
                 raise TTError(f"{field} must be a power of two; got {value}")
 
@@ -78,9 +79,11 @@ class Device:
         return (self.dram_banks, 1) if storage == "DRAM" else self.worker_grid
 
 
-def _positive(name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+def _positive(name: str, value: object) -> int:
+    """``value`` as a Python int at least 1 (NumPy integers too)."""
+    if not is_int(value) or value < 1:
         raise TTError(f"{name} must be a positive int; got {describe(value)}")
+    return int(value)
 
 
 GRAYSKULL = Device("grayskull", dram_banks=8, l1_bytes=1 << 20, worker_grid=(12, 10),

@@ -71,7 +71,8 @@ def cores_in_order(grid: tuple[int, int], orientation: str) -> list[tuple[int, i
     >>> cores_in_order((2, 3), "ROW_MAJOR")[:3], cores_in_order((2, 3), "COL_MAJOR")[:3]
     ([(0, 0), (1, 0), (0, 1)], [(0, 0), (0, 1), (0, 2)])
     """
-    gx, gy = grid
+    gx, gy = check_grid(grid)
+    orientation = check_choice(orientation, "orientation", ORIENTATIONS)
     if orientation == "ROW_MAJOR":
         return [(x, y) for y in range(gy) for x in range(gx)]
     return [(x, y) for x in range(gx) for y in range(gy)]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from layoutalg.errors import describe
 from layoutalg.tt.dtypes import DType
 from layoutalg.tt.errors import TTError
+from layoutalg.validate import is_int
 
 FACE_SHAPES: dict[tuple[int, int], tuple[int, int]] = {
     (32, 32): (16, 16),
@@ -62,9 +63,7 @@ class Tile:
         """A ``Tile`` from a ``(height, width)`` pair (or a ``Tile``)."""
         if isinstance(tile, Tile):
             return tile
-        if isinstance(tile, (tuple, list)) and len(tile) == 2 and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in tile
-        ):
+        if isinstance(tile, (tuple, list)) and len(tile) == 2 and all(is_int(v) for v in tile):
             return cls(int(tile[0]), int(tile[1]))
         raise TTError(f"tile must be a (height, width) pair of ints; got {describe(tile)}")
 
@@ -128,12 +127,12 @@ def tile_offset(row: int, col: int, tile: object = (32, 32)) -> int:
     """
     shape = Tile.of(tile)
     for name, value, extent in (("row", row, shape.height), ("col", col, shape.width)):
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < extent:
+        if not is_int(value) or not 0 <= value < extent:
             raise TTError(
                 f"{name} must be an int in [0, {extent}) for a {shape.height}x{shape.width} "
                 f"tile; got {describe(value)}"
             )
-    return shape.offset(row, col)
+    return shape.offset(int(row), int(col))
 
 
 __all__ = ["FACE_SHAPES", "Tile", "tile_offset"]
