@@ -75,7 +75,7 @@ def test_errors_are_layout_errors():
     (lambda: df.Capacities(l2_bytes=-5),
      "Capacities: l2_bytes must be a positive int; got -5"),
     (lambda: df.traffic((4, 4, 4)),
-     "traffic: schedule must be a Schedule; got tuple"),
+     "traffic: schedule must be a Schedule; got (4, 4, 4)"),
     (lambda: df.traffic(df.Schedule("os", (4, 4, 4), (2, 2, 2))).get("dram", "D", "read"),
      "Traffic.get: operand must be one of ('A', 'B', 'C'); got 'D'"),
     (lambda: df.traffic(df.Schedule("os", (4, 4, 4), (2, 2, 2))).get("array", "A", "read"),

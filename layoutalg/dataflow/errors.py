@@ -7,6 +7,7 @@ import numbers
 import sympy
 
 from layoutalg.errors import LayoutError, describe
+from layoutalg.validate import is_int
 
 
 class DataflowError(LayoutError):
@@ -51,10 +52,16 @@ def check_triple(where: str, name: str, value: object, labels: tuple[str, str, s
 
 
 def check_count(where: str, name: str, value: object) -> int:
-    """A positive Python int (no symbols)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    """A positive int (Python or NumPy, no symbols), as a Python int."""
+    if not is_int(value) or value < 1:
         raise DataflowError(f"{where}: {name} must be a positive int; got {describe(value)}")
-    return value
+    return int(value)
+
+
+def check_kind(where: str, name: str, value: object, kind: type) -> None:
+    """Refuse ``value`` unless it is a ``kind`` (a Schedule, a Capacities, ...)."""
+    if not isinstance(value, kind):
+        raise DataflowError(f"{where}: {name} must be a {kind.__name__}; got {describe(value)}")
 
 
 def require_concrete(where: str, subject: object, *sizes: object) -> None:

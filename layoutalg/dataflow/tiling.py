@@ -26,6 +26,7 @@ from layoutalg.dataflow.errors import (
     DataflowError,
     check_choice,
     check_count,
+    check_kind,
     check_size,
     check_triple,
 )
@@ -77,6 +78,8 @@ def requirements(dataflow: str, tiles: tuple, element_bytes: int) -> dict[str, o
 
 def tile_constraints(schedule: Schedule, capacities: Capacities) -> list[sympy.Basic]:
     """The capacity constraints of ``schedule`` as SymPy relations (for ``assume=``)."""
+    check_kind("tile_constraints", "schedule", schedule, Schedule)
+    check_kind("tile_constraints", "capacities", capacities, Capacities)
     need = requirements(schedule.dataflow, schedule.tiles, schedule.element_bytes)
     return [sympy.Le(need[level], capacities.of(level), evaluate=False) for level in need]
 

@@ -31,7 +31,7 @@ from itertools import pairwise
 
 import sympy
 
-from layoutalg.dataflow.errors import DataflowError, check_choice
+from layoutalg.dataflow.errors import DataflowError, check_choice, check_kind
 from layoutalg.dataflow.reuse import factor
 from layoutalg.dataflow.schedule import (
     INDEXED_BY,
@@ -184,8 +184,7 @@ def traffic(schedule: Schedule) -> Traffic:
     >>> t.get("dram", "B", "read") == 64 * 64   # B crosses DRAM once under WS
     True
     """
-    if not isinstance(schedule, Schedule):
-        raise DataflowError(f"traffic: schedule must be a Schedule; got {type(schedule).__name__}")
+    check_kind("traffic", "schedule", schedule, Schedule)
     counts = closed_form(schedule.dataflow, schedule.problem, schedule.tiles)
     return Traffic.from_mapping(schedule, counts)
 
