@@ -32,11 +32,13 @@ def available() -> bool:
     return _converter() is not None
 
 
-@functools.lru_cache(maxsize=4096)  # the same bounds and names recur on many pages
 def _render(latex: str, display: str) -> str | None:
     convert = _converter()
-    if convert is None:
-        return None
+    return None if convert is None else _converted(convert, latex, display)
+
+
+@functools.lru_cache(maxsize=4096)  # the same bounds and names recur on many pages
+def _converted(convert, latex: str, display: str) -> str:
     try:
         rendered = convert(latex, display=display)
     except Exception:  # noqa: BLE001 - a formula latex2mathml cannot read: shown as code
