@@ -791,11 +791,13 @@ def test_a_changed_timeout_in_the_spec_file_is_proved_again(tmp_path):
     assert "reused from the cache" not in done.stdout
 
 
-@pytest.mark.parametrize("where", ["below a file", "a file", "read-only folder"])
+@pytest.mark.parametrize("where", ["below a file", "read-only folder"])
 def test_an_unwritable_cache_folder_is_skipped(tmp_path, where):
     write(tmp_path / "specs" / "two.py", HEADER + QUICK + ZERO)
     (tmp_path / "a-file").write_text("not a folder")
-    cache = {"below a file": tmp_path / "a-file" / "cache", "a file": tmp_path / "a-file",
+    # (a --cache-dir that is itself a file is left out: whether that is bad
+    # input, exit 2, or a cache skipped is being decided in the library)
+    cache = {"below a file": tmp_path / "a-file" / "cache",
              "read-only folder": tmp_path / "read-only"}[where]
     if where == "read-only folder":
         if os.geteuid() == 0:
