@@ -543,8 +543,17 @@ def questions(seed: int) -> list[Question]:
 @dataclass
 class Answer:
     verdict: bool | None  # True proved, False refuted, None undecided
-    seconds: float
+    seconds: float  # wall
     note: str = ""
+    cpu: float = 0.0  # process CPU, every thread (Z3 runs in helper threads): steadier under load
+
+
+def timed(ask: Callable[[], Answer]) -> Answer:
+    """``ask()`` with its process CPU time recorded beside its own wall time."""
+    cpu = time.process_time()
+    answer = ask()
+    answer.cpu = time.process_time() - cpu
+    return answer
 
 
 LA_CHECKS: dict[str, Callable] = {
@@ -632,6 +641,9 @@ class Row:
     def median(self, side: str) -> float:
         return statistics.median(a.seconds for a in getattr(self, side))
 
+    def median_cpu(self, side: str) -> float:
+        return statistics.median(a.cpu for a in getattr(self, side))
+
     @property
     def both(self) -> bool:
         return self.isl_verdict is not None and self.la_verdict is not None
@@ -653,7 +665,7 @@ def run(selected: list[Question], repeat: int, timeout_ms: int, max_ops: int,
             if (round_ + k) % 2:
                 sides.reverse()
             for side, ask in sides:
-                getattr(row, side).append(ask())
+                getattr(row, side).append(timed(ask))
         console.print(f"  round {round_ + 1}/{repeat} done", style="dim")
     return rows
 
@@ -673,17 +685,19 @@ def per_question_table(rows: list[Row]) -> Table:
     out = Table(title="per question (median ms over the rounds; cold = round 1)",
                 header_style="bold")
     for column in ("family", "question", "check", "ISL", "ISL ms", "layoutalg",
-                   "la ms", "la cold ms", "la/ISL"):
+                   "la ms", "la cold ms", "la/ISL", "CPU ratio"):
         out.add_column(column, justify="left" if column in ("family", "question", "check")
                        else "right")
     for row in rows:
         qn = row.question
         ratio = f"{row.median('la') / row.median('isl'):.1f}" if row.both else ""
+        cpu = (f"{row.median_cpu('la') / max(row.median_cpu('isl'), 1e-6):.1f}"
+               if row.both else "")
         isl_ms = ms(row.median("isl")) if row.question.texts is not None else ""
         style = "bold red" if row.disagree else None
         out.add_row(qn.family, qn.name, qn.kind, verdict_text(row.isl[0]), isl_ms,
                     verdict_text(row.la[0]), ms(row.median("la")), ms(row.la[0].seconds),
-                    ratio, style=style)
+                    ratio, cpu, style=style)
     return out
 
 
@@ -726,7 +740,11 @@ def summary(rows: list[Row]) -> dict:
                    median_ratio=statistics.median(ratios),
                    geomean_ratio=math.exp(statistics.fmean(math.log(x) for x in ratios)),
                    la_faster=sum(x < 1 for x in ratios),
-                   la_cold_median_s=statistics.median(r.la[0].seconds for r in both))
+                   la_cold_median_s=statistics.median(r.la[0].seconds for r in both),
+                   isl_cpu_median_s=statistics.median(r.median_cpu("isl") for r in both),
+                   la_cpu_median_s=statistics.median(r.median_cpu("la") for r in both),
+                   cpu_median_ratio=statistics.median(
+                       r.median_cpu("la") / max(r.median_cpu("isl"), 1e-6) for r in both))
     return out
 
 
@@ -807,6 +825,10 @@ def report(rows: list[Row], console: Console) -> dict:
             f"{stats['ratio_of_medians']:.1f} (of medians), {stats['median_ratio']:.1f} "
             f"(median of ratios), {stats['geomean_ratio']:.1f} (geometric mean); layoutalg "
             f"faster on {stats['la_faster']}")
+        console.print(
+            f"in process CPU time (all threads; steadier under load): ISL median "
+            f"{ms(stats['isl_cpu_median_s'])} ms, layoutalg {ms(stats['la_cpu_median_s'])} ms; "
+            f"median ratio {stats['cpu_median_ratio']:.1f}")
     console.print(f"\n[bold]only ISL answers[/] ({len(stats['isl_only'])}):")
     for line in stats["isl_only"]:
         console.print(f"  {line}")
@@ -834,6 +856,7 @@ def as_json(rows: list[Row], stats: dict, args) -> dict:
             "family": r.question.family, "name": r.question.name, "kind": r.question.kind,
             "isl_verdict": r.isl_verdict, "la_verdict": r.la_verdict,
             "isl_seconds": [a.seconds for a in r.isl], "la_seconds": [a.seconds for a in r.la],
+            "isl_cpu_seconds": [a.cpu for a in r.isl], "la_cpu_seconds": [a.cpu for a in r.la],
             "isl_note": r.isl[0].note, "la_note": r.la[0].note,
             "brute_verdict": r.brute[0].verdict if r.brute else None,
             "brute_seconds": [a.seconds for a in r.brute],
