@@ -12,6 +12,7 @@ from layoutalg.errors import describe
 from layoutalg.mesh.errors import MeshError
 from layoutalg.mesh.layout import WSE2
 from layoutalg.mesh.placed import PlacedTensor
+from layoutalg.validate import is_int
 from layoutalg.verify.result import CheckResult
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
 
@@ -35,8 +36,9 @@ def check_fits_pe(subject: PlacedTensor, budget: int = DEFAULT_DATA_BYTES, *, as
     PE (0, 0) exceeds memory: 4194304 > 36864 bytes (element (i=1023, j=1023))
     """
     placed = _placed(subject)
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+    if not is_int(budget) or budget < 1:
         raise MeshError(f"fits_pe: budget must be a positive int of bytes; got {describe(budget)}")
+    budget = int(budget)
     return check_fits(placed.index_map(), budget, per=("pe_row", "pe_col"),
                          element_bytes=placed.element_size, offsets_in_bytes=True,
                          memory_name="PE", assume=assume, timeout_ms=timeout_ms)
@@ -47,8 +49,9 @@ def check_on_wafer(subject: PlacedTensor, rows: int = WSE2.rows, cols: int = WSE
     """Every element lands on a PE inside a ``rows``-tall, ``cols``-wide rectangle."""
     placed = _placed(subject)
     for argument, value in (("rows", rows), ("cols", cols)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if not is_int(value) or value < 1:
             raise MeshError(f"on_wafer: {argument} must be a positive int; got {describe(value)}")
+    rows, cols = int(rows), int(cols)
     m = placed.index_map()
     probe = IndexMap(m.domain, Space(pe_row=rows, pe_col=cols), m.exprs[:2],
                         name=f"{placed} on {cols} wide × {rows} tall PEs")

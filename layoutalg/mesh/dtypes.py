@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from layoutalg.errors import describe
 from layoutalg.mesh.errors import MeshError
+from layoutalg.validate import is_int
 
 #: The seed's table (``memory_usage_per_pe``), bytes per element.
 DTYPE_BYTES: dict[str, int] = {
@@ -27,7 +28,7 @@ def element_size(dtype: str) -> int:
 
 def check_element_size(value: object, argument: str = "element_size") -> int:
     """``value`` as a positive number of bytes per element."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if not is_int(value) or value < 1:
         raise MeshError(f"{argument}: must be a positive int (bytes per element); "
                         f"got {describe(value)}")
-    return value
+    return int(value)

@@ -234,16 +234,19 @@ class MeshLayout:
         return (pe[0], pe[1]), local[:1] if len(shape) == 1 else local
 
     def tile_elements(self, shape) -> np.ndarray:
-        """Elements held by each PE, as a ``pe_rows × pe_cols`` array."""
+        """Elements held by each PE, as a ``pe_rows × pe_cols`` array: int64, or
+        Python ints (dtype object) when a count does not fit in int64."""
         shape = check_shape(shape)
         if self.is_replicated:
-            return np.full((self.pe_rows, self.pe_cols), math.prod(shape), dtype=np.int64)
+            return _exact(np.full((self.pe_rows, self.pe_cols), math.prod(shape), dtype=object))
         if self.mapping is not None:
             rows, cols, _ = _enumerate(self._mapping_for(shape))
             flat = np.bincount(rows * self.pe_cols + cols, minlength=self.total_pes)
             return flat.reshape(self.pe_rows, self.pe_cols).astype(np.int64)
         first, second = self.axes(shape)
-        table = np.multiply.outer(first.counts(), second.counts())
+        # Python ints: an int64 product of two counts past 2**31 each wraps silently.
+        table = _exact(np.multiply.outer(first.counts().astype(object),
+                                         second.counts().astype(object)))
         return table if first.pe_axis == 0 else table.T
 
     def tile_shape(self, pe, shape) -> tuple[int, ...]:
@@ -340,6 +343,13 @@ def _enumerate(mapping: IndexMap) -> tuple[np.ndarray, ...]:
     points = np.indices(mapping.domain.extents, dtype=np.int64).reshape(mapping.domain.rank, -1)
     return tuple(as_int64(np.broadcast_to(v, points.shape[1:]), f"images of {mapping.label}")
                  for v in mapping.apply(*points))
+
+
+def _exact(counts: np.ndarray) -> np.ndarray:
+    """``counts`` (Python ints) as int64 when every one fits, else left as Python ints."""
+    if counts.size and max(counts.flat) > np.iinfo(np.int64).max:
+        return counts
+    return counts.astype(np.int64)
 
 
 @lru_cache(maxsize=512)

@@ -28,6 +28,7 @@ from layoutalg.mesh.dtypes import element_size
 from layoutalg.mesh.errors import MeshError, PEMemoryError
 from layoutalg.mesh.graph import OpGraph
 from layoutalg.mesh.layout import MeshLayout
+from layoutalg.validate import is_int
 
 STRATEGIES = ("linear_scan", "bump")
 ALIGNMENT = 4
@@ -258,7 +259,7 @@ def _check(graph, layouts, budget, strategy, double_buffer) -> None:
     if missing:
         raise MeshError(f"plan_memory: layouts must give a MeshLayout for every tensor; "
                         f"missing or not a layout: {missing}")
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+    if not is_int(budget) or budget < 1:
         raise MeshError(f"plan_memory: budget must be a positive int of bytes; got {describe(budget)}")
     if strategy not in STRATEGIES:
         raise MeshError(f"plan_memory: strategy must be one of {STRATEGIES}; got {describe(strategy)}")

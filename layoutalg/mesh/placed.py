@@ -36,9 +36,13 @@ def memory_usage(layout: MeshLayout, shape, dtype: str = "float32") -> MemoryUsa
     >>> memory_usage(MeshLayout.grid(3, 3), (10, 10))
     MemoryUsage(min=16, max=64, average=44.44444444444444, total=400)
     """
-    usage = layout.tile_elements(shape) * element_size(dtype)
-    return MemoryUsage(int(usage.min()), int(usage.max()), float(usage.mean()),
-                       int(usage.sum()))
+    if not isinstance(layout, MeshLayout):
+        raise MeshError(f"layout: must be a MeshLayout; got {describe(layout)}")
+    size = element_size(dtype)
+    # Python ints throughout: tile bytes past 2**63 must not wrap.
+    usage = [int(n) * size for n in layout.tile_elements(shape).flat]
+    total = sum(usage)
+    return MemoryUsage(min(usage), max(usage), total / len(usage), total)
 
 
 @dataclass(frozen=True)

@@ -22,14 +22,15 @@ from layoutalg.mesh.dtypes import element_size
 from layoutalg.mesh.errors import MeshError, PlanError
 from layoutalg.mesh.layout import WSE2, MeshLayout
 from layoutalg.mesh.shapes import check_shape, view
+from layoutalg.validate import is_int
 from layoutalg.verify.result import CheckResult
 
 
 def _bytes(value: object, argument: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if not is_int(value) or value < 0:
         raise MeshError(f"LayoutConstraints: {argument} must be a nonnegative int of bytes; "
                         f"got {describe(value)}")
-    return value
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class LayoutConstraints:
         for name, limit, which in (("max_pe_rows", WSE2.rows, "tall"),
                                    ("max_pe_cols", WSE2.cols, "wide")):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
+            if not is_int(value) or not 1 <= value <= limit:
                 raise MeshError(f"LayoutConstraints: {name} must lie in [1, {limit}] ({WSE2}; the "
                                 f"seed's max_pe_rows=750, max_pe_cols=994 swap width and height); "
                                 f"got {describe(value)}")
