@@ -7,19 +7,21 @@ import sympy
 from layoutalg.channel.errors import ChannelError
 from layoutalg.core.space import Extent
 from layoutalg.errors import describe
+from layoutalg.validate import is_int
 
 
 def positive_int(owner: str, name: str, value: object, error=ChannelError) -> int:
-    """``value`` if it is a positive int (not a bool), else raise naming the rule."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    """``value`` as a Python int if it is a positive int (NumPy too, not a bool),
+    else raise naming the rule."""
+    if not is_int(value) or value < 1:
         raise error(f"{owner}: {name} must be a positive int; got {describe(value)}")
-    return value
+    return int(value)
 
 
 def nonnegative_int(owner: str, name: str, value: object, error=ChannelError) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if not is_int(value) or value < 0:
         raise error(f"{owner}: {name} must be an int >= 0; got {describe(value)}")
-    return value
+    return int(value)
 
 
 def extent(owner: str, name: str, value: object) -> Extent:
@@ -29,7 +31,7 @@ def extent(owner: str, name: str, value: object) -> Extent:
     if isinstance(value, bool):
         raise ChannelError(f"{owner}: {name} must be a positive int or a positive integer "
                            f"symbol; got {describe(value)}")
-    if isinstance(value, int):
+    if is_int(value):
         return positive_int(owner, name, value)
     if isinstance(value, sympy.Expr) and value.is_integer and value.is_positive:
         return value

@@ -21,6 +21,7 @@ from layoutalg.channel.layout import require_layout
 from layoutalg.channel.options import MATRICES
 from layoutalg.core.bounds import interval
 from layoutalg.errors import describe
+from layoutalg.validate import is_int
 from layoutalg.verify.result import CheckResult, Status
 
 TILES_PER_CHUNK = 1 << 14
@@ -200,15 +201,15 @@ def _totals(totals) -> dict[int, tuple[int, int]]:
                            f"got {describe(totals)}")
     wanted = {}
     for channel, value in totals.items():
-        if isinstance(channel, bool) or not isinstance(channel, int) or channel < 0:
+        if not is_int(channel) or channel < 0:
             raise ChannelError(f"totals: channel must be an int >= 0; got {describe(channel)}")
-        pair = (value, value) if isinstance(value, int) and not isinstance(value, bool) else value
+        pair = (value, value) if is_int(value) else value
         if (not isinstance(pair, tuple) or len(pair) != 2
-                or any(isinstance(v, bool) or not isinstance(v, int) for v in pair)
+                or not all(is_int(v) for v in pair)
                 or pair[0] > pair[1]):
             raise ChannelError(f"totals: channel {channel} needs bytes (an int) or a (low, high) "
                                f"pair with low <= high; got {describe(value)}")
-        wanted[channel] = pair
+        wanted[int(channel)] = (int(pair[0]), int(pair[1]))
     return wanted
 
 

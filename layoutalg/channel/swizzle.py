@@ -38,6 +38,7 @@ from layoutalg.channel.errors import SwizzleError
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import describe
+from layoutalg.validate import is_int
 
 
 @dataclass(frozen=True)
@@ -62,10 +63,12 @@ class Swizzle:
     shift: int
 
     def __post_init__(self) -> None:
-        nonnegative_int("Swizzle", "bits", self.bits, SwizzleError)
-        nonnegative_int("Swizzle", "base", self.base, SwizzleError)
-        if isinstance(self.shift, bool) or not isinstance(self.shift, int):
+        for name in ("bits", "base"):
+            value = nonnegative_int("Swizzle", name, getattr(self, name), SwizzleError)
+            object.__setattr__(self, name, value)
+        if not is_int(self.shift):
             raise SwizzleError(f"Swizzle: shift must be an int; got {describe(self.shift)}")
+        object.__setattr__(self, "shift", int(self.shift))
         if abs(self.shift) < self.bits:
             raise SwizzleError(
                 f"Swizzle: |shift| must be >= bits (CuTe: abs(SShift) >= BBits), or the XOR "
@@ -125,8 +128,9 @@ class Swizzle:
         Whether it is a bijection of ``[0, size)`` depends on ``size`` (a
         multiple of ``2**(target + bits)`` keeps every image inside); check it.
         """
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        if not is_int(size) or size < 1:
             raise SwizzleError(f"Swizzle.index_map: size must be a positive int; got {describe(size)}")
+        size = int(size)
         domain, codomain = Space(offset=size), Space(address=size)
         (o,) = domain.symbols
         (a,) = codomain.symbols

@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 from layoutalg.errors import describe
+from layoutalg.validate import is_int
 from layoutalg.verify.brute import image_table
 from layoutalg.verify.result import CheckResult, Status
 from layoutalg.tt.checks import holds_reason, location_key, page_map_of, page_set, place_text
@@ -47,8 +48,9 @@ def check_holds_pages(subject: object, where: object, pages: object) -> CheckRes
 
 
 def check_page_count(subject: object, count: int) -> CheckResult:
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+    if not is_int(count) or count < 1:
         raise TTError(f"count must be a positive int; got {describe(count)}")
+    count = int(count)
     from layoutalg.tt.maps import page_of_element_map
 
     start = time.perf_counter()

@@ -21,6 +21,7 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
+from layoutalg.validate import is_int
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_in_bounds, check_surjective
 from layoutalg.verify.memory import check_fits
@@ -125,8 +126,9 @@ def check_page_count(
     >>> check_page_count(TensorSpec((64, 64), "bfloat16"), 4).status
     <Status.PROVED: 'PROVED'>
     """
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+    if not is_int(count) or count < 1:
         raise TTError(f"count must be a positive int; got {describe(count)}")
+    count = int(count)
     if not hasattr(subject, "element_page_map"):
         raise TTError(f"subject must be a TensorSpec; got {describe(subject)}")
     from layoutalg.tt.maps import page_of_element_map
@@ -215,8 +217,9 @@ def check_fits_memory(
     if not hasattr(subject, "page_map"):
         raise TTError(f"subject must be a TensorSpec; got {describe(subject)}")
     cap = subject.capacity if capacity is None else capacity
-    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+    if not is_int(cap) or cap < 1:
         raise TTError(f"capacity must be a positive int of bytes; got {describe(cap)}")
+    cap = int(cap)
     m = subject.page_map()
     per = m.codomain.names[:-1]
     memory_name = "bank" if len(per) == 1 else "core"

@@ -27,6 +27,7 @@ from layoutalg.tt.placement import ceil_div
 from layoutalg.tt.rules import build_placement, page_width
 from layoutalg.tt.sharded import NdShardSpec, ShardSpec, check_choice, check_shape, cores_in_order
 from layoutalg.tt.tiles import Tile
+from layoutalg.validate import is_int
 
 LAYOUTS = ("TILE", "ROW_MAJOR")
 STORAGES = ("DRAM", "L1")
@@ -77,7 +78,7 @@ class TensorSpec:
             "memory": _check_memory(memory),
             "storage": check_choice(storage, "storage", STORAGES),
             "device": get_device(device),
-            "base_address": base_address,
+            "base_address": int(base_address) if is_int(base_address) else base_address,
         }
         for name, value in fields.items():
             object.__setattr__(self, name, value)
@@ -90,7 +91,7 @@ class TensorSpec:
                 f"layout (block-float elements share exponents per tile face); got {self.dtype.name}"
             )
         base = self.base_address
-        if isinstance(base, bool) or not isinstance(base, int) or base < 0:
+        if not is_int(base) or base < 0:
             raise TTError(f"base_address must be a nonnegative int; got {describe(base)}")
         if base % self.alignment:
             raise TTError(
