@@ -29,6 +29,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.execute.errors import CapacityError, MachineError, PlacementError
 from layoutalg.execute.machine import Machine
+from layoutalg.validate import is_bool
 from layoutalg.verify.result import point_text
 
 BLOCK_ELEMENTS = 1 << 20
@@ -81,7 +82,7 @@ def analyse(layout: IndexMap, machine: Machine, itemsize: int, in_bytes: bool) -
     if 64 % itemsize:
         raise MachineError(f"element size must divide 64 bytes (1, 2, 4, 8, 16 …); "
                            f"got {itemsize}")
-    found = _analyse(layout, machine.shape, itemsize, bool(in_bytes))
+    found = _analyse(layout, machine.shape, itemsize, _flag(in_bytes))
     if found.high_water > machine.capacity:
         need = memory_bytes(found)
         worst = int(np.argmax(need))
@@ -92,7 +93,14 @@ def analyse(layout: IndexMap, machine: Machine, itemsize: int, in_bytes: bool) -
 def measure(layout: IndexMap, machine: Machine, itemsize: int, in_bytes: bool) -> Analysis:
     """:func:`analyse` without the capacity check (to say by how much a layout overflows)."""
     check_pairing(layout, machine)
-    return _analyse(layout, machine.shape, int(itemsize), bool(in_bytes))
+    return _analyse(layout, machine.shape, int(itemsize), _flag(in_bytes))
+
+
+def _flag(in_bytes: object) -> bool:
+    """``offsets_in_bytes`` as a bool: a truthy string such as 'no' is a mistake."""
+    if not is_bool(in_bytes):
+        raise MachineError(f"offsets_in_bytes must be True or False; got {describe(in_bytes)}")
+    return bool(in_bytes)
 
 
 def check_pairing(layout: IndexMap, machine: Machine) -> None:

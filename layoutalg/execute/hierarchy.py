@@ -24,6 +24,7 @@ from layoutalg.execute.counters import Tally
 from layoutalg.execute.errors import CapacityError, MachineError
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.placement import fetch, place
+from layoutalg.validate import is_int
 
 OPTIONS = ("matrix", "round_robin", "iteration_aware", "hardware")
 #: Per-channel byte counts are decoded for this many (tile row, channel) entries at a time.
@@ -61,9 +62,10 @@ class Hierarchy:
     def __post_init__(self) -> None:
         for name in ("channels", "interleave", "l2_bytes", "register_bytes"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            if not is_int(value) or value < 1:
                 raise MachineError(f"Hierarchy: {name} must be a positive int; "
                                    f"got {describe(value)}")
+            object.__setattr__(self, name, int(value))
         if self.channel_option not in OPTIONS:
             raise MachineError(f"Hierarchy: channel_option must be one of {OPTIONS}; "
                                f"got {describe(self.channel_option)}")

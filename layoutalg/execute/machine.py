@@ -9,6 +9,7 @@ import numpy as np
 
 from layoutalg.errors import describe
 from layoutalg.execute.errors import MachineError
+from layoutalg.validate import is_int
 
 WSE_SRAM_BYTES = 48 * 1024
 #: Storage grows in steps of this many bytes per memory (never past the capacity).
@@ -16,6 +17,14 @@ GRANULE = 64
 # What the emulated memories may hold in all, so a sparse layout is refused in
 # one line instead of asking NumPy for terabytes (the build machine has 24 GB).
 EMULATED_BYTES_LIMIT = 8 * 2**30
+
+
+def _bytes(owner: str, name: str, value: object) -> int:
+    """``value`` as a positive Python int of bytes (NumPy integers too)."""
+    if not is_int(value) or value < 1:
+        raise MachineError(f"{owner}: {name} must be a positive int of bytes; "
+                           f"got {describe(value)}")
+    return int(value)
 
 
 def _bytes_text(n: int) -> str:
@@ -72,13 +81,11 @@ class Machine:
                                f"got {describe(self.dims)}")
         for dim in self.dims:
             if not (isinstance(dim, tuple) and len(dim) == 2 and isinstance(dim[0], str)
-                    and isinstance(dim[1], int) and not isinstance(dim[1], bool) and dim[1] >= 1):
+                    and is_int(dim[1]) and dim[1] >= 1):
                 raise MachineError(
                     f"Machine: each dim must be (name, positive int); got {describe(dim)}")
-        capacity = self.capacity
-        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
-            raise MachineError(f"Machine: capacity must be a positive int of bytes; "
-                               f"got {describe(self.capacity)}")
+        object.__setattr__(self, "dims", tuple((name, int(n)) for name, n in self.dims))
+        object.__setattr__(self, "capacity", _bytes("Machine", "capacity", self.capacity))
         if not isinstance(self.name, str) or not self.name:
             raise MachineError(f"Machine: name must be a non-empty string; "
                                f"got {describe(self.name)}")
@@ -90,16 +97,19 @@ class Machine:
     @classmethod
     def wse(cls, rows: int, cols: int, *, sram_bytes: int = WSE_SRAM_BYTES) -> Machine:
         """A Cerebras PE mesh: ``rows × cols`` PEs with 48 KB SRAM each."""
+        sram_bytes = _bytes("Machine.wse", "sram_bytes", sram_bytes)
         return cls((("pe_row", rows), ("pe_col", cols)), sram_bytes, name="PE")
 
     @classmethod
     def banks(cls, count: int, bank_bytes: int, *, name: str = "bank") -> Machine:
         """``count`` interleaved banks (DRAM banks, memory channels)."""
+        bank_bytes = _bytes("Machine.banks", "bank_bytes", bank_bytes)
         return cls(((name, count),), bank_bytes, name=name)
 
     @classmethod
     def cores(cls, x: int, y: int, l1_bytes: int) -> Machine:
         """A Tenstorrent worker grid: cores (x, y) with ``l1_bytes`` of L1 each."""
+        l1_bytes = _bytes("Machine.cores", "l1_bytes", l1_bytes)
         return cls((("x", x), ("y", y)), l1_bytes, name="core")
 
     @classmethod
@@ -144,7 +154,7 @@ class Machine:
         """
         rank = layout.codomain.rank
         count = rank - 1 if memory_dims is None else memory_dims
-        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count < rank:
+        if not is_int(count) or not 0 <= count < rank:
             raise MachineError(f"Machine.for_layout: memory_dims must be an int in [0, {rank}) "
                                f"(at least one codomain dim addresses inside a memory); "
                                f"got {describe(memory_dims)}")
