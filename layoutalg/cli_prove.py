@@ -21,13 +21,9 @@ STYLE = {"PROVED": "green", "REFUTED": "yellow", "UNKNOWN": "red", "ERROR": "red
 
 
 def run_prove(args, stream: TextIO) -> int:
-    found = prover.discover(args.paths)
-    if not found:
-        where = ", ".join(map(str, args.paths)) or "specs/ and proofs/"
-        raise SpecError(f"paths: no specs found in {where}; a spec module defines functions "
-                        "decorated with @la.spec")
+    cache = open_cache(args)
+    found = prover.discover_some(args.paths)
     console = Console(file=stream, width=None if stream.isatty() else 132, highlight=False)
-    cache = None if args.no_cache else ProofCache(args.cache_dir)
     done: dict[int, list[prover.Outcome]] = {}
     order = {id(item): index for index, item in enumerate(found)}
     interrupted = False
@@ -59,6 +55,17 @@ def run_prove(args, stream: TextIO) -> int:
     if unwritten:
         raise OutputError(unwritten)  # one line, exit 2, after the table and the summary
     return 0 if not counts["unexpected"] else 1
+
+
+def open_cache(args) -> ProofCache | None:
+    """The proof cache ``--no-cache`` / ``--cache-dir`` ask for. The cache is
+    best-effort, but a ``--cache-dir`` naming a file is a mistake to report."""
+    if args.no_cache:
+        return None
+    if args.cache_dir is not None and args.cache_dir.is_file():
+        raise OutputError(f"--cache-dir: {str(args.cache_dir)!r} is a file, not a folder; "
+                          "give a folder to keep the proof cache in")
+    return ProofCache(args.cache_dir)
 
 
 def prove_all(args, found, on_done, cache) -> None:

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.text import Text
 
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import SpecError
-from layoutalg.prover import Found, discover
+from layoutalg.errors import OutputError, SpecError
+from layoutalg.prover import DEFAULT_FOLDERS, Found, discover_some
 
 TERMINAL_SIDE = 32
 
@@ -20,9 +20,14 @@ def find_spec(reference: str) -> Found:
     """``path.py::name``, ``path.py`` (its only spec), or a spec name in the default folders."""
     path, _, name = reference.partition("::")
     if path.endswith(".py"):
-        found = discover([path])
+        found = discover_some([path], "show/run: SPEC")
     else:
-        found, name = discover(None), reference
+        base = Path.cwd()
+        if not any((base / folder).is_dir() for folder in DEFAULT_FOLDERS):
+            raise SpecError(f"show/run: SPEC must be path.py::name, path.py, or the name of a "
+                            f"spec under specs/ or proofs/, and the working folder {base} has "
+                            f"neither; got {reference!r}")
+        found, name = discover_some(None, "show/run: SPEC"), reference
     matches = [f for f in found if not name or f.spec.name == name]
     if len(matches) != 1:
         names = ", ".join(f.spec.name for f in found[:12])
@@ -50,7 +55,12 @@ def run_show(args, stream: TextIO) -> int:
         console.print(f"({folding(drawn)})")
     if args.svg:
         title = f"{m.label} ({note})" if note else m.label
-        args.svg.write_text(layout_svg(drawn, title=title, subject=subject))
+        picture = layout_svg(drawn, title=title, subject=subject)
+        try:
+            args.svg.write_text(picture)
+        except OSError as exc:
+            raise OutputError(f"--svg: cannot write the picture {str(args.svg)!r}: "
+                              f"{exc.strerror or exc}") from None
         console.print(f"wrote {args.svg}")
         return 0
     console.print(terminal_picture(drawn, subject))
@@ -98,10 +108,12 @@ def terminal_picture(m: IndexMap, subject: object = None) -> Text:
 
 
 def run_docs(args, stream: TextIO) -> int:
+    from layoutalg.cli_prove import open_cache
     from layoutalg.docgen.pages import build_pages, write_pages
-    from layoutalg.proof_cache import ProofCache
 
-    pages = build_pages(args.paths or None, cache=None if args.no_cache else ProofCache(args.cache_dir))
+    cache = open_cache(args)
+    discover_some(args.paths or None)  # an empty module is bad input, as for prove
+    pages = build_pages(args.paths or None, cache=cache)
     out = args.out if args.out is not None or args.site is not None else "docs/generated"
     if out is not None:
         write_pages(pages, Path(out))

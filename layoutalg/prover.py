@@ -166,6 +166,17 @@ def discover(paths: Sequence[Path | str] | None = None) -> list[Found]:
     return found
 
 
+def discover_some(paths: Sequence[Path | str] | None, argument: str = "paths") -> list[Found]:
+    """:func:`discover`, refusing paths that hold no spec: an empty module is
+    bad input (exit 2), never an empty green run."""
+    found = discover(paths)
+    if not found:
+        where = ", ".join(map(str, paths or ())) or "specs/ and proofs/"
+        raise SpecError(f"{argument}: no specs found in {where}; a spec module defines "
+                        "functions decorated with @la.spec")
+    return found
+
+
 def prove_spec(found: Found, claim_seconds: float | None = None) -> list[Outcome]:
     """Build the spec once and check each claim.
 
