@@ -23,6 +23,7 @@ FAMILIES = {
     "tt": ("Tenstorrent pages and shards", "Tenstorrent TT-Metalium / TTNN (seed 002)"),
     "channel": ("Memory channels and swizzles", "KPU memory channels (seed 003)"),
     "dataflow": ("Matmul dataflows", "KPU dataflows (seed 004)"),
+    "dtensor": ("DTensor placements", None),
     "cute": ("CuTe layouts", None),
     "core": ("Core layouts", None),
 }
