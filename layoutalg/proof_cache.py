@@ -27,17 +27,18 @@ import hashlib
 import json
 import os
 import sys
-import sysconfig
 import tempfile
 from dataclasses import asdict, replace
 from functools import lru_cache
 from importlib import metadata
+from importlib.machinery import PathFinder
 from pathlib import Path
 
 from layoutalg.prover import Found, Outcome
+from layoutalg.spec_imports import outside_user_tree
 
 CACHEABLE = ("PROVED", "REFUTED")
-FORMAT = 2  # bump when the entry layout changes
+FORMAT = 3  # bump when the entry layout changes
 
 
 def default_directory() -> Path:
@@ -65,36 +66,84 @@ def library_fingerprint() -> str:
 
 def user_modules(path: Path) -> list[Path] | None:
     """The files of the user's own modules that the spec module at ``path``
-    imports, directly or through each other; None when one of them is
-    imported but its file cannot be found (then nothing is cached).
+    imports — at top level or inside its functions, directly or through each
+    other — found the way Python would find them when the spec's folder is
+    first on the path; None when an imported name cannot be found (then
+    nothing is cached: when unsure, prove again).
 
-    A module is the user's when it was loaded from a file outside the
-    interpreter's own folders and outside layoutalg (which the library
-    fingerprint covers).
+    Nothing is imported to find them, and ``sys.modules`` is not consulted:
+    what matters is the file the spec would import now, not one some other
+    spec imported earlier under the same name.
     """
+    path = path.resolve()
     seen: dict[Path, None] = {}
-    todo = [path.resolve()]
+    todo = [path]
     while todo:
         current = todo.pop()
-        try:
-            tree = ast.parse(current.read_bytes())
-        except (OSError, SyntaxError, ValueError):
+        names = _imported_names_of(current)
+        if names is None:
             return None
-        for name in _imported_names(tree):
-            module = sys.modules.get(name)
-            if module is None:
-                continue  # not imported at all (a branch not taken)
-            file = getattr(module, "__file__", None)
-            if file is None:
-                if getattr(module, "__path__", None) is not None and not _is_library(module):
-                    return None  # a namespace package of the user's: cannot tell
-                continue  # built into the interpreter
-            file_path = Path(file).resolve()
-            if _outside_user_tree(file_path) or file_path in seen or file_path == path.resolve():
+        for name in names:
+            file = _module_file(name, path.parent)
+            if file is False:
+                return None
+            if file is None or file in seen or file == path:
                 continue
-            seen[file_path] = None
-            todo.append(file_path)
+            seen[file] = None
+            todo.append(file)
     return sorted(seen)
+
+
+@lru_cache(maxsize=4096)
+def _parsed_names(path: Path, stamp: tuple[int, int]) -> tuple[str, ...] | None:
+    try:
+        return tuple(_imported_names(ast.parse(path.read_bytes())))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def _imported_names_of(path: Path) -> tuple[str, ...] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return _parsed_names(path, (stat.st_mtime_ns, stat.st_size))
+
+
+def _module_file(name: str, folder: Path) -> Path | None | bool:
+    """The file of the user's module ``name`` (dotted names: the deepest one
+    found), None for a module of the interpreter, its libraries or
+    layoutalg, False when it cannot be found at all."""
+    parts = name.split(".")
+    if parts[0] in sys.builtin_module_names or parts[0] == "__future__":
+        return None
+    search = [str(folder), *sys.path]
+    spec = PathFinder.find_spec(parts[0], search)
+    if spec is None:
+        return None if parts[0] in sys.modules and _is_library(sys.modules[parts[0]]) else False
+    file = _spec_file(spec)
+    if file is None:
+        locations = [Path(p).resolve() for p in spec.submodule_search_locations or ()]
+        if any(not _outside_user_tree(p) for p in locations):
+            return False  # a namespace package of the user's: cannot tell which files
+        return None  # frozen or built in
+    if _outside_user_tree(file):
+        return None
+    for part in parts[1:]:  # a user package: follow the dotted name into it
+        inner = spec.submodule_search_locations
+        if not inner:
+            break
+        sub = PathFinder.find_spec(f"{spec.name}.{part}", list(inner))
+        if sub is None or _spec_file(sub) is None:
+            break  # `from package import name` where name is not a module
+        spec, file = sub, _spec_file(sub)
+    return file
+
+
+def _spec_file(spec) -> Path | None:
+    if spec.origin and spec.origin not in ("built-in", "frozen") and Path(spec.origin).is_file():
+        return Path(spec.origin).resolve()
+    return None
 
 
 def _imported_names(tree: ast.AST) -> list[str]:
@@ -108,17 +157,8 @@ def _imported_names(tree: ast.AST) -> list[str]:
     return names
 
 
-@lru_cache(maxsize=1)
-def _library_roots() -> tuple[Path, ...]:
-    roots = {Path(p).resolve() for key in ("stdlib", "platstdlib", "purelib", "platlib")
-             if (p := sysconfig.get_paths().get(key))}
-    roots |= {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    roots.add(Path(__file__).resolve().parent)  # layoutalg itself
-    return tuple(roots)
-
-
 def _outside_user_tree(file: Path) -> bool:
-    return any(file.is_relative_to(root) for root in _library_roots())
+    return outside_user_tree(file)
 
 
 def _is_library(module) -> bool:
@@ -157,8 +197,10 @@ class ProofCache:
         try:
             entry = json.loads((self.directory / f"{key}.json").read_text())
             rows = entry["outcomes"]
-            if entry["checksum"] != _checksum(rows):
-                return None  # truncated or altered: prove again, never trust it
+            if entry["key"] != key or entry["checksum"] != _checksum(key, rows):
+                return None  # truncated, altered or another spec's: prove again, never trust it
+            if any(row["spec"] != found.spec.name for row in rows):
+                return None
             outcomes = [replace(Outcome(**row), path=str(found.path)) for row in rows]
         except (OSError, ValueError, TypeError, KeyError):
             return None
@@ -172,7 +214,7 @@ class ProofCache:
         if key is None:
             return
         rows = [asdict(o) for o in outcomes]
-        text = json.dumps({"checksum": _checksum(rows), "outcomes": rows})
+        text = json.dumps({"key": key, "checksum": _checksum(key, rows), "outcomes": rows})
         temporary = None
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
@@ -187,5 +229,7 @@ class ProofCache:
                 Path(temporary).unlink(missing_ok=True)
 
 
-def _checksum(rows: list[dict]) -> str:
-    return hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
+def _checksum(key: str, rows: list[dict]) -> str:
+    """Covers the entry's own key too: an entry copied over another spec's
+    file does not check out."""
+    return hashlib.sha256((key + json.dumps(rows, sort_keys=True)).encode()).hexdigest()

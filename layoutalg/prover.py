@@ -18,6 +18,7 @@ from layoutalg.claim_limit import ClaimTimeLimit, within
 from layoutalg.core.index_map import IndexMap
 from layoutalg.dsl import Spec, run_claim
 from layoutalg.errors import LayoutError, SpecError
+from layoutalg.spec_imports import isolated
 from layoutalg.verify.result import CheckResult
 
 if TYPE_CHECKING:
@@ -41,7 +42,8 @@ class Found:
         """Build the spec: an IndexMap or a family's layout. Whatever the
         spec's code raises (or a ``sys.exit`` in it) is a SpecError naming it."""
         try:
-            return self.spec.build()
+            with isolated(self.path.parent):
+                return self.spec.build()
         except LayoutError as exc:
             raise SpecError(f"spec {self.ident} did not build: {exc}") from None
         except SystemExit as exc:
@@ -126,13 +128,9 @@ def load_module(path: Path):
         raise SpecError(f"spec module {path} cannot be loaded")
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
-    # A spec module may import a helper beside it (``from sizes import M``),
-    # as it could if it were run as a script from its own folder.
-    folder = str(path.resolve().parent)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
     try:
-        module_spec.loader.exec_module(module)
+        with isolated(path.parent):  # its helpers from its own folder (spec_imports)
+            module_spec.loader.exec_module(module)
     except LayoutError as exc:
         del sys.modules[name]
         raise SpecError(f"spec module {path} does not import: {exc}") from None
@@ -183,6 +181,11 @@ def prove_spec(found: Found, claim_seconds: float | None = None) -> list[Outcome
     ``claim_seconds`` limits the wall-clock time of the build and of each
     claim (see ``claim_limit``); a claim past it is UNKNOWN.
     """
+    with isolated(found.path.parent):
+        return _prove_spec(found, claim_seconds)
+
+
+def _prove_spec(found: Found, claim_seconds: float | None) -> list[Outcome]:
     start = time.perf_counter()
     try:
         with within(claim_seconds):

@@ -515,8 +515,9 @@ def test_two_runs_sharing_one_cache_at_once(tmp_path):
     for entry in entries:
         data = json.loads(entry.read_text())
         rows = data["outcomes"]
-        assert data["checksum"] == hashlib.sha256(
-            json.dumps(rows, sort_keys=True).encode()).hexdigest()
+        assert entry.stem == data["key"]  # each entry names its own key...
+        assert data["checksum"] == hashlib.sha256(  # ...and its checksum covers it
+            (data["key"] + json.dumps(rows, sort_keys=True)).encode()).hexdigest()
     again = run("prove", str(tmp_path / "specs"), "--cache-dir", str(cache))
     assert again.returncode == 0
     assert "(6 specs reused from the cache)" in again.stdout
@@ -556,9 +557,6 @@ def test_a_corrupted_cache_entry_is_proved_again(tmp_path, corrupt):
     assert verdicts(report) == {"quick::bijective": "PROVED", "zero::injective": "REFUTED"}
 
 
-@pytest.mark.xfail(strict=True, reason="library bug (reported): the checksum covers an entry's "
-                   "rows but not its key or spec, so a valid entry copied over another spec's "
-                   "is trusted: that spec is reported with the other's claims, its own unproved")
 def test_an_entry_copied_over_another_specs_entry_is_not_trusted(tmp_path):
     write(tmp_path / "specs" / "two.py", HEADER + QUICK + ZERO)
     cache, report = tmp_path / "cache", tmp_path / "r.json"
@@ -656,10 +654,6 @@ def strided_from_sizes():
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="library bug (reported): with -j the key is made in the "
-                   "parent, which never imports a helper imported inside the spec function, so "
-                   "the stale PROVED is reused after the helper changes")
-@across_library_edits
 def test_a_helper_imported_inside_the_spec_function_is_proved_again_under_j2(tmp_path):
     write(tmp_path / "specs" / "sizes.py", "M, S = 8, 1\n")
     write(tmp_path / "specs" / "lazy.py", LAZY_SIZES)
@@ -673,9 +667,6 @@ def test_a_helper_imported_inside_the_spec_function_is_proved_again_under_j2(tmp
     assert done.returncode == 1
 
 
-@pytest.mark.xfail(strict=True, reason="library bug (reported): spec folders a/ and b/ each with "
-                   "its own sizes.py: b's spec imports a's sizes (the first 'sizes' in "
-                   "sys.modules) and is reported PROVED, exit 0, though it is REFUTED")
 def test_two_spec_folders_each_with_their_own_helper(tmp_path):
     for folder, stride in (("a", 1), ("b", 0)):
         write(tmp_path / "specs" / folder / "sizes.py", f"M, S = 8, {stride}\n")

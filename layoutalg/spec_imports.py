@@ -1,0 +1,79 @@
+"""The imports of a spec module: its own folder first, and forgotten afterwards.
+
+A spec module may import a helper beside it (``from sizes import M``), as it
+could if it were run as a script from its own folder. Two spec folders may
+each hold their own ``sizes.py``; Python caches a module by name, so once
+one ``sizes`` is imported every later ``import sizes`` would silently get
+it — the other folder's spec would be proved on the wrong sizes. So a spec
+module's code (its import, its build, its claims) runs inside ``isolated``:
+its folder goes first on ``sys.path``, and the user's modules imported
+meanwhile are dropped from ``sys.modules`` afterwards. A module is the
+user's when its file lies outside the interpreter's folders, its installed
+packages and layoutalg.
+"""
+
+from __future__ import annotations
+
+import sys
+import sysconfig
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+
+SPEC_MODULE_PREFIX = "layoutalg_specs_"
+
+
+@contextmanager
+def isolated(folder: Path) -> Iterator[None]:
+    """Run a spec's code with ``folder`` first on the path, then forget the
+    user modules it imported (spec modules themselves are kept)."""
+    entry = str(folder.resolve())
+    before = set(sys.modules)
+    stale = _users_modules_named_from(entry)
+    sys.path.insert(0, entry)
+    try:
+        yield
+    finally:
+        if entry in sys.path:
+            sys.path.remove(entry)  # the first occurrence: ours
+        for name in set(sys.modules) - before:
+            if not name.startswith(SPEC_MODULE_PREFIX) and is_users(sys.modules.get(name)):
+                del sys.modules[name]
+        sys.modules.update(stale)
+
+
+def _users_modules_named_from(folder: str) -> dict[str, object]:
+    """Set aside user modules already imported from another folder: while
+    this spec runs, its own folder's modules of the same name must win."""
+    aside = {}
+    for name, module in list(sys.modules.items()):
+        if name.startswith(SPEC_MODULE_PREFIX) or "." in name or not is_users(module):
+            continue
+        file = getattr(module, "__file__", None)
+        if file and str(Path(file).resolve().parent) != folder:
+            aside[name] = sys.modules.pop(name)
+    return aside
+
+
+def is_users(module) -> bool:
+    """True for a module loaded from a file of the user's (see the module docstring)."""
+    file = getattr(module, "__file__", None)
+    if not file:
+        return False
+    return not outside_user_tree(Path(file).resolve())
+
+
+@lru_cache(maxsize=1)
+def library_roots() -> tuple[Path, ...]:
+    """The interpreter's own folders, its installed packages and layoutalg."""
+    roots = {Path(p).resolve() for key in ("stdlib", "platstdlib", "purelib", "platlib")
+             if (p := sysconfig.get_paths().get(key))}
+    roots |= {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    roots.add(Path(__file__).resolve().parent)  # layoutalg itself
+    return tuple(roots)
+
+
+def outside_user_tree(file: Path) -> bool:
+    """True when ``file`` belongs to the interpreter, a library or layoutalg."""
+    return any(file.is_relative_to(root) for root in library_roots())
