@@ -106,3 +106,18 @@ def pytorch_194457_flattened_even():
     rows: (8, 3) on 2 × 2."""
     return plan_redistribution(DTensorLayout((2, 2), ["S(0)", "S(0)"], (8, 3)), ["R", "R"],
                                flatten=True)
+
+
+@la.spec(claims=["delivers"], expect="REFUTED")
+def pytorch_194457_gather_before_chunk():
+    """The same flattening hits [S(0), S(0)] → [R, S(0)] of (5, 3) on 2 × 2: torch
+    2.13 gathers both mesh dims in one flattened all_gather, cut 2/2/1/0, then
+    chunks mesh dim 1: rank (0, 1) gets a padding row and row 3 where rows 3 and
+    4 belong (found by tests/test_dtensor_torch.py in torch itself)."""
+    return plan_redistribution(SOURCE_194457, ["R", "S(0)"], flatten=True)
+
+
+@la.spec(claims=["delivers"])
+def pytorch_194457_gather_before_chunk_fixed():
+    """Unflattened: gather mesh dim 1, then 0, then chunk mesh dim 1."""
+    return plan_redistribution(SOURCE_194457, ["R", "S(0)"])

@@ -337,6 +337,17 @@ def test_flatten_merges_only_all_gathers_of_one_dim():
                                             "all_gather(mesh dims [0], dim 0)"]
 
 
+def test_the_planner_gathers_inner_shards_before_changing_an_outer_one():
+    plan = plan_redistribution(DTensorLayout((2, 2), ["R", "S(0)"], (5, 3)), ["S(0)", "S(0)"])
+    assert [str(s) for s in plan.steps] == ["all_gather(mesh dims [1], dim 0)",
+                                            "chunk(mesh dim 0, dim 0)", "chunk(mesh dim 1, dim 0)"]
+    assert check_redistribution(plan).status is la.Status.PROVED
+    assert brute.first_difference(plan) is None
+    swap = plan_redistribution(DTensorLayout((2, 3), ["S(0)", "R"], (5, 7)), ["S(1)", "R"])
+    assert [str(s) for s in swap.steps] == ["all_to_all(mesh dim 0, dim 0 → 1)"]
+    assert check_redistribution(swap).status is la.Status.PROVED
+
+
 @pytest.mark.parametrize("build, message", [
     (lambda: Redistribution(SOURCE, [AllToAll(0, 1, 0)]),
      "steps[0] all_to_all(mesh dim 0, dim 1 → 0): needs S(1) on mesh dim 0"),

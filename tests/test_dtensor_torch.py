@@ -201,6 +201,24 @@ def test_pytorch_194457_in_torch_and_in_z3():
         assert [[max(int(v), 0) for v in row] for row in ours.tolist()] == tensor.tolist()
 
 
+def test_pytorch_194457_also_hits_a_gather_before_a_chunk():
+    """[S(0), S(0)] → [R, S(0)]: torch flattens the two all_gathers, then chunks;
+    the simulated flattened plan gives torch's very tensors, and Z3 refutes it."""
+    got = _torch_redistribute((2, 2), ["S(0)", "S(0)"], ["R", "S(0)"], (5, 3))
+    want = brute.local_arrays(DTensorLayout((2, 2), ["R", "S(0)"], (5, 3)))
+    if all(got[r].tolist() == want[r].tolist() for r in got):
+        pytest.skip(f"this torch ({torch.__version__}) has the fix of pytorch#194457")
+    plan = plan_redistribution(DTensorLayout((2, 2), ["S(0)", "S(0)"], (5, 3)), ["R", "S(0)"],
+                               flatten=True)
+    simulated = brute.simulate(plan)
+    for rank, tensor in got.items():
+        assert [[max(int(v), 0) for v in row] for row in simulated[rank].tolist()] \
+            == tensor.tolist()
+    assert check_redistribution(plan).status is la.Status.REFUTED
+    fixed = plan_redistribution(DTensorLayout((2, 2), ["S(0)", "S(0)"], (5, 3)), ["R", "S(0)"])
+    assert check_redistribution(fixed).status is la.Status.PROVED
+
+
 @st.composite
 def gathers(draw):
     """A 2-D mesh (torch flattens it whole) and sources of S(0), S(1) and R."""

@@ -247,7 +247,7 @@ class Redistribution:
         for step, before in zip(reversed(self.steps), reversed(self.layouts[:-1])):
             env = dict(zip(target.codomain.symbols, (sympy.Integer(v) for v in slot)))
             slot = tuple(int(e.xreplace(env)) for e in step.reads(before, _symbols(names)))
-            out.append((before, slot, before.index_map().preimage(*slot) is not None))
+            out.append((before, slot, _holds(before, slot)))
         return out
 
     def check(self, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
@@ -256,37 +256,74 @@ class Redistribution:
 
 def plan_redistribution(source: DTensorLayout, target_placements, *,
                         flatten: bool = False) -> Redistribution:
-    """DTensor's plan from ``source`` to ``target_placements``, one mesh dim at a time.
+    """A plan of collectives from ``source`` to ``target_placements``, one mesh dim at a time.
 
-    Shard → Replicate and Shard → Shard steps run from the last mesh dim to the
-    first (inner pieces are gathered before outer ones, as DTensor's planner
-    orders them), then Replicate → Shard chunks from the first to the last.
-    ``flatten=True`` merges consecutive all_gathers of one tensor dim into one
-    flattened all_gather cut by flat sizes, as torch 2.13's
-    ``try_create_flattened`` does (pytorch#194457).
+    Nested shards of one tensor dim are ordered by mesh dim, so a mesh dim whose
+    placement changes first has the shards *inside* it (later mesh dims, same
+    tensor dims) gathered, as DTensor's planner does. Then: Shard → Replicate by
+    all_gather from the last mesh dim to the first; Shard(a) → Shard(b) by
+    all_to_all when no other mesh dim shards a or b; Replicate → Shard by local
+    chunks from the first mesh dim to the last. ``flatten=True`` merges
+    consecutive all_gathers of one tensor dim into one flattened all_gather cut
+    by flat sizes, as torch 2.13's ``try_create_flattened`` does (pytorch#194457).
     """
     if not isinstance(source, DTensorLayout):
         raise DTensorError(f"plan_redistribution: source must be a DTensorLayout; "
                            f"got {describe(source)}")
     target = DTensorLayout(source.mesh_shape, target_placements, source.shape).placements
-    steps: list[Step] = []
-    for k in reversed(range(len(target))):
-        before, after = source.placements[k], target[k]
-        if before == after:
-            continue
-        if isinstance(before, Partial) or isinstance(after, Partial):
+    now = list(source.placements)
+    for k, (before, after) in enumerate(zip(now, target)):
+        if before != after and (isinstance(before, Partial) or isinstance(after, Partial)):
             raise DTensorError(f"plan_redistribution: mesh dim {k}: Partial placements are not "
                                f"modelled (no reduction); got {before} → {after}")
-        if isinstance(before, Shard) and isinstance(after, Replicate):
-            steps.append(AllGather((k,), before.dim))
-        elif isinstance(before, Shard) and isinstance(after, Shard):
-            steps.append(AllToAll(k, before.dim, after.dim))
-    for k in range(len(target)):
-        if isinstance(source.placements[k], Replicate) and isinstance(target[k], Shard):
-            steps.append(LocalChunk(k, target[k].dim))
+    steps: list[Step] = []
+    swap = _lone_swaps(now, target)
+    gather = _to_gather(now, target, swap)
+    for k in sorted(gather | set(swap), reverse=True):
+        if k in swap:
+            steps.append(AllToAll(k, now[k].dim, target[k].dim))
+            now[k] = target[k]
+        else:
+            steps.append(AllGather((k,), now[k].dim))
+            now[k] = Replicate()
+    for k, after in enumerate(target):
+        if now[k] != after:
+            steps.append(LocalChunk(k, after.dim))
+            now[k] = after
     if flatten:
         steps = _flattened(steps)
     return Redistribution(source, steps)
+
+
+def _dims(*placements_) -> set[int]:
+    return {p.dim for p in placements_ if isinstance(p, Shard)}
+
+
+def _lone_swaps(now: list, target: tuple) -> set[int]:
+    """Mesh dims going Shard(a) → Shard(b) where no other mesh dim shards a or b,
+    before or after: an all_to_all there leaves every nested order as it was."""
+    swaps = set()
+    for k, (before, after) in enumerate(zip(now, target)):
+        if isinstance(before, Shard) and isinstance(after, Shard) and before != after:
+            others = _dims(*(now[:k] + now[k + 1:]), *(target[:k] + target[k + 1:]))
+            if not others & {before.dim, after.dim}:
+                swaps.add(k)
+    return swaps
+
+
+def _to_gather(now: list, target: tuple, swap: set[int]) -> set[int]:
+    """The Shard mesh dims to gather: those that change (and are no lone swap), and
+    every later mesh dim that shards a tensor dim an earlier change touches."""
+    gather = set()
+    for k, (before, after) in enumerate(zip(now, target)):
+        if before == after or k in swap:
+            continue
+        if isinstance(before, Shard):
+            gather.add(k)
+        touched = _dims(before, after)
+        gather |= {j for j in range(k + 1, len(now))
+                   if isinstance(now[j], Shard) and now[j].dim in touched}
+    return gather
 
 
 def _flattened(steps: list[Step]) -> list[Step]:
@@ -343,13 +380,24 @@ def _explain(plan: Redistribution, counterexample: dict) -> str:
     for layout, slot, real in path[1:]:
         if not real:
             r, w = _rank_and_index(layout, slot)
-            return text + (f"the plan reads local index {w} of rank {r} in {layout}, a padding "
-                           f"slot (the element is lost there)")
+            what = ("a padding slot" if _inside(layout, slot) else
+                    f"outside its local buffer {layout.index_map().codomain}")
+            return text + (f"the plan reads local index {w} of rank {r} in {layout}, {what} "
+                           f"(the element is lost there)")
     layout, slot, _ = path[-1]
     got = layout.index_map().preimage(*slot)
     r, w = _rank_and_index(layout, slot)
     got = got[len(got) - len(layout.shape):]
     return text + f"it receives element {got} from local index {w} of rank {r}"
+
+
+def _inside(layout: DTensorLayout, slot) -> bool:
+    return all(0 <= v < e for v, e in zip(slot, layout.index_map().codomain.extents))
+
+
+def _holds(layout: DTensorLayout, slot) -> bool:
+    """The slot lies in the layout's codomain and holds an element (is not padding)."""
+    return _inside(layout, slot) and layout.index_map().preimage(*slot) is not None
 
 
 def _rank_and_index(layout: DTensorLayout, slot) -> tuple[tuple[int, ...], tuple[int, ...]]:
