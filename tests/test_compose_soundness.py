@@ -520,3 +520,13 @@ def test_an_inverse_leaving_the_domain_is_not_right_even_where_the_formula_maps_
     for verdict in (facts._inverse_by_enumeration(m, 0.0),
                     facts._prove_inverse(m, 0.0, TIMEOUT_MS)):
         assert verdict.refuted and verdict.counterexample["o"] in (6, 7, 8), verdict
+
+
+def test_a_composition_equal_to_one_of_its_parts_does_not_recurse():
+    """Found by the CuTe algebra work: ``I ∘ L`` keyed like ``L`` once made
+    ``L`` a part of itself, and asking whether it is in bounds never ended."""
+    layout, identity = la.strided((2, 1), (1, 0)), la.strided(2, 1)
+    la.compose(identity, layout)
+    whole = la.compose(layout, identity)
+    assert la.check_in_bounds(whole).status is la.Status.PROVED
+    assert [whole(i) for i in range(2)] == [(0,), (1,)]

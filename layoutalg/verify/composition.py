@@ -92,7 +92,9 @@ def note_composition(composed: IndexMap, first: IndexMap, then: IndexMap) -> Non
     bounds on its whole domain puts ``composed`` in bounds. Two exact parts
     make an exact composition: images in bounds and valid, and the composed
     inverse ``first⁻¹ ∘ then⁻¹`` right and left, part by part."""
-    _parts.put(key(composed), (first, then))
+    k = key(composed)
+    if k not in (key(first), key(then)):  # a part equal to the whole would recurse forever
+        _parts.put(k, (first, then))
     if is_exact(first) and is_exact(then):
         mark_exact(composed)
 
