@@ -24,8 +24,11 @@ from layoutalg.core.combinators import (
     scale,
     split,
 )
+from layoutalg.core import cute_api as cute
 from layoutalg.core.chain import Chain
 from layoutalg.core.cute import strided
+from layoutalg.core.cute_layout import CuteLayout, parse_layout
+from layoutalg.core.cute_postconditions import check_layout_equivalent
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space, extents
 from layoutalg.errors import (
@@ -60,14 +63,15 @@ __all__ = [
     "Chain",
     "CheckResult",
     "CompositionError",
+    "CuteLayout",
     "IndexMap",
     "LayoutError",
     "MapError",
     "Padding",
     "Space",
     "SpaceError",
-    "Spec",
     "OutputError",
+    "Spec",
     "SpecError",
     "Status",
     "VerificationError",
@@ -79,8 +83,10 @@ __all__ = [
     "check_images_valid",
     "check_in_bounds",
     "check_injective",
+    "check_layout_equivalent",
     "check_surjective",
     "compose",
+    "cute",
     "cyclic",
     "delinearize",
     "extents",
@@ -90,6 +96,7 @@ __all__ = [
     "offset",
     "pad",
     "padding",
+    "parse_layout",
     "permute",
     "scale",
     "spec",
