@@ -45,8 +45,8 @@ def hostile():
     return la.strided((2, 2), (1, 2))
 '''
 
-REMOTE = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)=["']?(?:https?:)?//""",
-                    re.I)
+REMOTE = re.compile(
+    r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)=["']?(?:https?:)?//""", re.I)
 HREF = re.compile(r"""\bhref=["']([^"'#]*)(?:#[^"']*)?["']""")
 SCRIPT = re.compile(r"<script\b.*?</script>", re.S | re.I)
 CODE = re.compile(r"<(code|pre)\b.*?</\1>", re.S | re.I)

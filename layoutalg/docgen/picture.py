@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from layoutalg.core.index_map import IndexMap
-from layoutalg.docgen.sampling import (Grid, _grid, aligned_grid, element_coords,  # noqa: F401
-                                       evaluate_at, sampled_points)
+from layoutalg.docgen.sampling import (Grid, aligned_grid, element_coords, evaluate_at,
+                                       sampled_points)  # noqa: F401 - layoutalg show uses it
 from layoutalg.verify.brute import image_table
 
 MAX_SIDE = 48  # cells per side drawn; larger layouts are sampled evenly
