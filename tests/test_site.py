@@ -372,3 +372,22 @@ def test_every_shipped_spec_module_lands_in_its_family():
             except Exception:  # noqa: BLE001 - a spec that does not build has its own test
                 subject = None
             assert catalog.family_of(stem, subject) == expected[stem], found.ident
+
+
+def test_a_family_layout_that_says_its_steps_is_shown_as_them():
+    from layoutalg.docgen.pages import Stepped, steps_of
+
+    pages = la.split(la.Space(i=64), "i", 16, names=("page", "offset"))
+    banks = la.IndexMap(pages.codomain, la.Space(bank=3, address=32),
+                        [pages.codomain.symbols[0] % 3,
+                         16 * (pages.codomain.symbols[0] // 3) + pages.codomain.symbols[1]])
+
+    class Paged:
+        def layout_steps(self):
+            return (pages, banks)
+
+    assert isinstance(Paged(), Stepped) and steps_of(Paged()) == (pages, banks)
+    assert steps_of(la.identity(la.Space(i=2))) == ()
+    text = "\n".join(layout_section(la.compose(pages, banks), Paged()))
+    assert "chain of 2 steps" in text
+    assert re.search(r"^  bank = page mod 3$", text, re.M)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import sympy
 
@@ -30,6 +31,26 @@ class Page:
     text: str
     title: str = ""
     section: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class Stepped(Protocol):
+    """A family layout that can say its map as steps through named
+    intermediate coordinates (element → page and offset → bank and address):
+    its page shows each step, as a Chain's page shows its parts."""
+
+    def layout_steps(self) -> Sequence[IndexMap]: ...
+
+
+def steps_of(subject: object) -> tuple[IndexMap, ...]:
+    """The steps of a Chain or a ``Stepped`` layout (empty for one step or none)."""
+    if isinstance(subject, Chain):
+        steps = subject.parts
+    elif isinstance(subject, Stepped):
+        steps = tuple(subject.layout_steps())
+    else:
+        return ()
+    return tuple(steps) if len(steps) > 1 else ()
 
 
 RESERVED = frozenset({"index"})
@@ -124,8 +145,8 @@ def spec_page(found: Found, outcomes: Sequence[Outcome], name: str | None = None
         lines += [f"!!! failure \"{title}\"", markup.indented(error), ""]
     if m is not None:
         lines += layout_section(m, subject)
-    elif isinstance(subject, Chain):
-        lines += ["## Layout", ""] + chain_steps(subject)
+    elif steps_of(subject):
+        lines += ["## Layout", ""] + step_lines(steps_of(subject))
     lines += claims_section(outcomes)
     if m is not None:
         shares = memory_shares(m)
@@ -183,16 +204,17 @@ def layout_section(m: IndexMap, subject: object = None) -> list[str]:
         lines += [f"**{markup.one_line(words)}**", ""]
     lines += [f"{markup.code(m.label)}: {markup.code(m.domain)} → {markup.code(m.codomain)}", ""]
     lines += formula_lines(m)
-    if isinstance(subject, Chain) and len(subject.parts) > 1:
-        lines += chain_steps(subject)
+    lines += step_lines(steps_of(subject))
     return lines
 
 
-def chain_steps(chain: Chain) -> list[str]:
-    """A Chain as its steps, each with the coordinates it names."""
-    lines = ["### Steps", "", f"The layout is a chain of {len(chain.parts)} steps, each "
+def step_lines(steps: Sequence[IndexMap]) -> list[str]:
+    """A layout as its steps, each with the coordinates it names."""
+    if not steps:
+        return []
+    lines = ["### Steps", "", f"The layout is a chain of {len(steps)} steps, each "
              "applied to the coordinates the step before names:", ""]
-    for k, part in enumerate(chain.parts, start=1):
+    for k, part in enumerate(steps, start=1):
         lines += [f"**Step {k}**, {markup.code(part.label)}: {markup.code(part.domain)} → "
                   f"{markup.code(part.codomain)}", ""]
         lines += formula_lines(part)
