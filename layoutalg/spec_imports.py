@@ -38,21 +38,27 @@ def isolated(folder: Path) -> Iterator[None]:
         if entry in sys.path:
             sys.path.remove(entry)  # the first occurrence: ours
         for name in set(sys.modules) - before:
-            if not name.startswith(SPEC_MODULE_PREFIX) and is_users(sys.modules.get(name)):
-                del sys.modules[name]
+            if name != "__main__" and not name.startswith(SPEC_MODULE_PREFIX) \
+                    and is_users(sys.modules.get(name)):
+                sys.modules.pop(name, None)  # pop: another thread (Dask) may be importing too
         sys.modules.update(stale)
 
 
 def _users_modules_named_from(folder: str) -> dict[str, object]:
-    """Set aside user modules already imported from another folder: while
-    this spec runs, its own folder's modules of the same name must win."""
+    """Set aside a user module already imported from another folder when
+    this spec's folder holds a module of the same name: while this spec
+    runs, its own folder's module must win."""
     aside = {}
+    here = Path(folder)
     for name, module in list(sys.modules.items()):
-        if name.startswith(SPEC_MODULE_PREFIX) or "." in name or not is_users(module):
+        if name == "__main__" or name.startswith(SPEC_MODULE_PREFIX) or "." in name:
+            continue
+        if not ((here / f"{name}.py").is_file() or (here / name / "__init__.py").is_file()):
             continue
         file = getattr(module, "__file__", None)
-        if file and str(Path(file).resolve().parent) != folder:
-            aside[name] = sys.modules.pop(name)
+        if file and is_users(module) and Path(file).resolve().parent != here \
+                and Path(file).resolve().parent.parent != here:
+            aside[name] = sys.modules.pop(name, module)
     return aside
 
 

@@ -27,8 +27,8 @@ NumPy nor Z3 reads as integer arithmetic):
 
 - ``Piecewise`` divides each condition through by its leading coefficient
   (``5*x > Mod(x, 3)`` becomes ``x > Mod(x, 3)/5``): conditions over integer
-  symbols are multiplied back by their common denominator, a positive
-  number, so each relation keeps its direction.
+  symbols are moved to one side instead (``5*x - Mod(x, 3) > 0``), which
+  keeps every coefficient an integer and each relation its direction.
 - ``floor``/``ceiling`` of an argument SymPy knows to be an integer returns
   the argument (``floor(Max(2, 4*x)/2)`` becomes ``Max(2, 4*x)/2``): the
   rounding is kept when dropping it would leave a fraction outside it.
@@ -40,7 +40,7 @@ NumPy nor Z3 reads as integer arithmetic):
 >>> sympy.Mod(7 * sympy.Mod(a, 4), 3).subs(a, 2)
 2
 >>> sympy.Piecewise((1, 5 * a > sympy.Mod(a, 3)), (0, True))
-Piecewise((1, 5*a > Mod(a, 3)), (0, True))
+Piecewise((1, 5*a - Mod(a, 3) > 0), (0, True))
 """
 
 from __future__ import annotations
