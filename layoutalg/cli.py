@@ -161,7 +161,10 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
         print(f"layoutalg: error: out of memory ({one_line(str(exc)) or 'no detail'}); the layout "
               "is too large to run or draw here: bind smaller sizes", file=errors)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        note = getattr(exc, "note", None)  # e.g. a partial report that could not be written
+        if note:
+            print(f"layoutalg: error: {one_line(note)}", file=errors)
         print("layoutalg: interrupted", file=errors)
         return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - a bug of layoutalg's: one line, traceback on request

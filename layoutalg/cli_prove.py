@@ -20,9 +20,20 @@ from layoutalg.proof_cache import ProofCache
 STYLE = {"PROVED": "green", "REFUTED": "yellow", "UNKNOWN": "red", "ERROR": "red"}
 
 
+class InterruptedRun(KeyboardInterrupt):
+    """Ctrl-C, carrying what the CLI must still say (a report not written)."""
+
+    def __init__(self, note: str | None = None) -> None:
+        super().__init__(note)
+        self.note = note
+
+
 def run_prove(args, stream: TextIO) -> int:
     cache = open_cache(args)
-    found = prover.discover_some(args.paths)
+    try:
+        found = prover.discover_some(args.paths)
+    except KeyboardInterrupt:  # while importing the spec modules: nothing proved yet
+        raise InterruptedRun(write_reports(args, [], partial=True)) from None
     console = Console(file=stream, width=None if stream.isatty() else 132, highlight=False)
     done: dict[int, list[prover.Outcome]] = {}
     order = {id(item): index for index, item in enumerate(found)}
@@ -49,7 +60,7 @@ def run_prove(args, stream: TextIO) -> int:
         console.print(f"[red]interrupted[/] after {len(done)} of {counted(len(found), 'spec')} "
                       f"({counted(counts['claims'], 'claim')}: {verdict}); the reports are "
                       "marked partial")
-        raise KeyboardInterrupt  # the CLI says so on stderr and exits 130
+        raise InterruptedRun(unwritten)  # the CLI says so on stderr and exits 130
     console.print(f"{counted(counts['claims'], 'claim')} in {counted(len(found), 'spec')}: "
                   f"{verdict}{reused}")
     if unwritten:

@@ -322,8 +322,6 @@ def test_sigint_stops_the_run_with_partial_reports(tmp_path, jobs):
     assert wait_all_gone(workers) == [], "worker processes outlived the interrupted run"
 
 
-@pytest.mark.xfail(strict=True, reason="library bug (reported): a Ctrl-C while the spec modules "
-                   "are imported exits 130 but writes no --json/--junit report at all")
 def test_sigint_while_the_spec_modules_import_still_writes_partial_reports(tmp_path):
     importing = tmp_path / "importing"
     write(tmp_path / "specs" / "a_quick.py", HEADER + QUICK)
@@ -349,9 +347,6 @@ time.sleep(3600)  # a module that takes long to import (heavy set-up at top leve
     assert junit.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="library bug (reported): when the run is interrupted, a "
-                   "report that could not be written is not mentioned at all (the message is "
-                   "dropped before the KeyboardInterrupt is re-raised)")
 def test_an_interrupted_run_says_its_report_could_not_be_written(tmp_path):
     pidfile = tmp_path / "slow.pid"
     write(tmp_path / "specs" / "deal.py", HEADER + QUICK + SLOW.format(pidfile=str(pidfile)))
