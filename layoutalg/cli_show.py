@@ -103,7 +103,8 @@ def terminal_picture(m: IndexMap, subject: object = None) -> Text:
     else:
         text.append(f"(colours are memories; numbers are {unit} mod 100)\n")
     if m.codomain.rank > 1:
-        text.append(memory_legend(m.codomain.names[:-1], keys) + "\n")
+        text.append(memory_legend(m.codomain.names[:-1], keys,
+                                  extents=m.codomain.extents[:-1]) + "\n")
     return text
 
 
@@ -126,9 +127,12 @@ def run_docs(args, stream: TextIO) -> int:
     return 0
 
 
-def memory_legend(names, keys: np.ndarray, shown: int = 6) -> str:
-    """``memories (N): 0 = (pe_row=0, pe_col=0), 1 = ...`` (the first and last few)."""
+def memory_legend(names, keys: np.ndarray, shown: int = 6, extents=None) -> str:
+    """``memories (N): 0 = (pe_row=0, pe_col=0), 1 = ...`` (the first and last
+    few); a key outside the codomain's ``extents`` says it names no memory."""
     items = [f"{k} = ({', '.join(f'{n}={int(v)}' for n, v in zip(names, key))})"
+             + (" (no such memory)" if extents is not None and any(
+                 not 0 <= int(v) < int(e) for v, e in zip(key, extents)) else "")
              for k, key in enumerate(keys)]
     if len(items) > shown:
         items = items[: shown // 2] + ["…"] + items[-(shown // 2):]

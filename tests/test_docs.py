@@ -148,6 +148,6 @@ def test_the_readme_five_minute_tour_runs_step_by_step(tmp_path):
             assert squeeze(line) in printed, (line, result.stdout)
     index = (tmp_path / "site" / "index.html").read_text()
     assert "activations" in index and "REFUTED" in index
-    page = (tmp_path / "site" / "my-specs-activations" / "index.html").read_text()
+    page = (tmp_path / "site" / "my-specs-activations.html").read_text()  # opens from disk
     assert "pe_row=32 not in [0, 32)" in page
     assert (tmp_path / "site" / "my-specs-activations.svg").read_text().startswith("<svg")
