@@ -26,9 +26,9 @@ from layoutalg.dtensor.chunks import chunk, nested_chunk
 from layoutalg.dtensor.errors import DTensorError
 from layoutalg.dtensor.layout import DTensorLayout
 from layoutalg.dtensor.placements import Partial, Placement, Replicate, Shard, placement, placements
-from layoutalg.dtensor.plan import (
-    AllGather, AllToAll, LocalChunk, Redistribution, check_redistribution, plan_redistribution,
-)
+from layoutalg.dtensor.plan import Redistribution, check_redistribution
+from layoutalg.dtensor.planner import plan_redistribution
+from layoutalg.dtensor.steps import AllGather, AllToAll, LocalChunk
 from layoutalg.errors import describe
 
 __all__ = [

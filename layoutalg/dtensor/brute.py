@@ -18,6 +18,7 @@ import numpy as np
 
 from layoutalg.dtensor.layout import DTensorLayout
 from layoutalg.dtensor.placements import Shard
+from layoutalg.dtensor.steps import AllGather, AllToAll, LocalChunk
 
 PAD = -1
 
@@ -88,37 +89,61 @@ def exactly_once(layout: DTensorLayout) -> tuple | None:
 
 
 def simulate(plan) -> dict[tuple[int, ...], np.ndarray]:
-    """Run ``plan``'s collectives on the source's local arrays; each rank's result."""
-    from layoutalg.dtensor.plan import AllGather, AllToAll, LocalChunk
+    """Run ``plan``'s collectives on the source's local arrays; each rank's result.
 
+    Each collective runs as DTensor runs it: the *logical* size of the dim it
+    cuts is the size the shards on earlier mesh dims leave (torch's
+    ``logical_shape``, from the placements, not from the data); every piece is
+    padded (or cut) to the expected chunk width, the padded pieces are
+    concatenated, and the result is cut back by the expected lengths.
+    """
     data = local_arrays(plan.source)
     mesh = plan.source.mesh_shape
     for step, before in zip(plan.steps, plan.layouts):
         if isinstance(step, AllGather):
-            data = _all_gather(data, mesh, step.mesh_dims, step.dim, step.sizes)
+            data = _all_gather(data, before, step.mesh_dims, step.dim, step.sizes)
         elif isinstance(step, AllToAll):
-            data = _all_to_all(data, mesh, step.mesh_dim, step.from_dim, step.to_dim)
+            data = _all_to_all(data, before, step.mesh_dim, step.from_dim, step.to_dim)
         elif isinstance(step, LocalChunk):
-            data = {r: _take(a, step.dim, torch_chunk(list(range(a.shape[step.dim])),
-                                                      mesh[step.mesh_dim])[r[step.mesh_dim]])
+            k, i = step.mesh_dim, step.dim
+            data = {r: _take(a, i, _expected(before, r, k, i)[r[k]])
                     for r, a in data.items()}
     return data
 
 
-def first_difference(plan) -> dict | None:
+def _logical(layout: DTensorLayout, rank, mesh_dim: int, dim: int) -> int:
+    """Rows of ``dim`` left on ``rank`` by the shards on mesh dims before ``mesh_dim``."""
+    rows = list(range(layout.shape[dim]))
+    for k, p in enumerate(layout.placements[:mesh_dim]):
+        if isinstance(p, Shard) and p.dim == dim:
+            rows = torch_chunk(rows, layout.mesh_shape[k])[rank[k]]
+    return len(rows)
+
+
+def _expected(layout: DTensorLayout, rank, mesh_dim: int, dim: int) -> list[list[int]]:
+    """The positions one torch.chunk of the logical size over mesh dim ``mesh_dim`` gives."""
+    size = _logical(layout, rank, mesh_dim, dim)
+    return torch_chunk(list(range(size)), layout.mesh_shape[mesh_dim])
+
+
+def first_difference(plan, *, shapes: bool = False) -> dict | None:
     """None when the simulated plan leaves every rank with the target's local
-    tensor; else the rank, local index, expected id and what arrived (PAD: padding)."""
+    tensor inside the target's local shape; else the rank, local index, expected
+    id and what arrived (PAD: padding or nothing). ``shapes``: also require the
+    simulated local shapes to be the target's (``check_redistribution`` does not
+    claim that: rows past the target's local shape are not compared)."""
     got = simulate(plan)
     want = local_arrays(plan.target)
     for rank in ranks(plan.source.mesh_shape):
         a, b = got[rank], want[rank]
-        if a.shape != b.shape:
+        if shapes and a.shape != b.shape:
             return {"rank": rank, "shape": a.shape, "expected_shape": b.shape}
-        wrong = np.argwhere(a != b)
-        if len(wrong):
-            index = tuple(int(v) for v in wrong[0])
-            return {"rank": rank, "index": index, "expected": int(b[index]),
-                    "got": int(a[index])}
+        for index in itertools.product(*(range(n) for n in b.shape)):
+            inside = all(i < n for i, n in zip(index, a.shape))
+            arrived = int(a[index]) if inside else PAD
+            if arrived != int(b[index]):
+                return {"rank": rank, "index": index, "expected": int(b[index]),
+                        "got": arrived}
     return None
 
 
@@ -133,38 +158,50 @@ def _members(rank, group, mesh):
     return out
 
 
-def _all_gather(data, mesh, group, dim, sizes):
+def _all_gather(data, before: DTensorLayout, group, dim, sizes):
+    mesh = before.mesh_shape
     result = {}
     for rank in data:
-        pieces = [data[m] for m in _members(rank, group, mesh)]
-        if sizes == "pieces":
-            result[rank] = np.concatenate(pieces, axis=dim)
-            continue
-        # pad every piece to the flat chunk, gather, then cut by one flat torch.chunk
-        logical = sum(p.shape[dim] for p in pieces)
-        cut = [len(c) for c in torch_chunk(list(range(logical)), len(pieces))]
+        members = _members(rank, group, mesh)
+        size = _logical(before, rank, group[0], dim)
+        if sizes == "flat":   # one torch.chunk of the logical size over the flattened group
+            cut = [len(c) for c in torch_chunk(list(range(size)), len(members))]
+        else:                 # the nested pieces of the logical size, member by member
+            rows = [list(range(size))]
+            for k in group:
+                rows = [piece for r in rows for piece in torch_chunk(r, mesh[k])]
+            cut = [len(r) for r in rows]
         width = max(cut)
-        padded = [_pad(p, dim, width) for p in pieces]
+        padded = [_fit(data[m], dim, width) for m in members]
         result[rank] = np.concatenate([_take(p, dim, list(range(n))) for p, n in
                                        zip(padded, cut)], axis=dim)
     return result
 
 
-def _all_to_all(data, mesh, mesh_dim, from_dim, to_dim):
+def _all_to_all(data, before: DTensorLayout, mesh_dim, from_dim, to_dim):
     result = {}
     for rank in data:
-        whole = np.concatenate([data[m] for m in _members(rank, (mesh_dim,), mesh)],
-                               axis=from_dim)
-        mine = torch_chunk(list(range(whole.shape[to_dim])), mesh[mesh_dim])[rank[mesh_dim]]
+        members = _members(rank, (mesh_dim,), before.mesh_shape)
+        cut = [len(c) for c in _expected(before, rank, mesh_dim, from_dim)]
+        width = max(cut)
+        whole = np.concatenate([_take(_fit(data[m], from_dim, width), from_dim, list(range(n)))
+                                for m, n in zip(members, cut)], axis=from_dim)
+        mine = _expected(before, rank, mesh_dim, to_dim)[rank[mesh_dim]]
         result[rank] = _take(whole, to_dim, mine)
     return result
 
 
-def _pad(a: np.ndarray, dim: int, width: int) -> np.ndarray:
+def _fit(a: np.ndarray, dim: int, width: int) -> np.ndarray:
+    """``a`` padded with PAD, or cut, to ``width`` along ``dim``."""
+    if a.shape[dim] >= width:
+        return _take(a, dim, list(range(width)))
     shape = list(a.shape)
     shape[dim] = width - a.shape[dim]
     return np.concatenate([a, np.full(shape, PAD, dtype=a.dtype)], axis=dim)
 
 
 def _take(a: np.ndarray, dim: int, indices: list[int]) -> np.ndarray:
-    return np.take(a, np.asarray(indices, dtype=np.int64), axis=dim)
+    """Positions ``indices`` of ``a`` along ``dim``; PAD past its end (nothing is there)."""
+    inside = [i for i in indices if i < a.shape[dim]]
+    taken = np.take(a, np.asarray(inside, dtype=np.int64), axis=dim)
+    return _fit(taken, dim, len(indices)) if len(inside) < len(indices) else taken

@@ -1,0 +1,219 @@
+"""The plan steps: the collectives DTensor runs, as the slots each output slot reads.
+
+Each step is written from how DTensor runs its collective (pytorch/pytorch
+``torch/distributed/tensor/placement_types.py``, ``Shard._to_replicate_tensor``
+and ``_to_new_shard_dim``; ``_redistribute.py``), not from the layouts: every
+rank pads its piece to the chunk size ``c``, the collective concatenates the
+padded pieces, and the result is cut back with the lengths the step
+*expects*. ``reads(before, slot)`` gives, for a slot ``(m…, l…)`` of the
+step's output (SymPy symbols), the slot of its input it is read from. The
+logical size a step cuts by is the size the shards on earlier mesh dims
+leave on that rank (torch's ``logical_shape``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy
+
+from layoutalg.dtensor.chunks import ceil_div, nested_chunk, nested_lengths
+from layoutalg.dtensor.errors import DTensorError
+from layoutalg.dtensor.layout import DTensorLayout
+from layoutalg.dtensor.maps import is_flat
+from layoutalg.dtensor.placements import Placement, Replicate, Shard
+from layoutalg.errors import describe
+from layoutalg.validate import is_int
+
+SIZES = ("pieces", "flat")
+
+
+@dataclass(frozen=True)
+class AllGather:
+    """``Shard(dim)`` → ``Replicate()`` on ``mesh_dims`` (several: one flattened group).
+
+    ``sizes`` is how the gathered buffer is cut back: ``"pieces"`` by the
+    length each rank really holds (torch's gather on one mesh dim, or a
+    flattened one whose pieces are even); ``"flat"`` by one ``torch.chunk``
+    of the logical size over the flattened group — what the flattened
+    all_gather of pytorch#194457 does, right only when that equals the
+    nested pieces.
+    """
+
+    mesh_dims: tuple[int, ...]
+    dim: int
+    sizes: str = "pieces"
+
+    def __post_init__(self) -> None:
+        dims = (self.mesh_dims,) if is_int(self.mesh_dims) else self.mesh_dims
+        if not isinstance(dims, Sequence) or not dims or not all(
+                is_int(k) and k >= 0 for k in dims) or len(set(dims)) != len(dims):
+            raise DTensorError(f"AllGather: mesh_dims must be distinct mesh dims (ints >= 0); "
+                               f"got {describe(self.mesh_dims)}")
+        object.__setattr__(self, "mesh_dims", tuple(sorted(int(k) for k in dims)))
+        _check_dim("AllGather", "dim", self.dim)
+        if self.sizes not in SIZES:
+            raise DTensorError(f"AllGather: sizes must be one of {SIZES}; got {self.sizes!r}")
+
+    def __str__(self) -> str:
+        flat = "" if self.sizes == "pieces" else ", flat sizes"
+        return f"all_gather(mesh dims {list(self.mesh_dims)}, dim {self.dim}{flat})"
+
+    def changes(self) -> dict[int, tuple[Placement, Placement]]:
+        return {k: (Shard(self.dim), Replicate()) for k in self.mesh_dims}
+
+    def reads(self, before: DTensorLayout, slot: dict) -> list[sympy.Expr]:
+        i, group = self.dim, self.mesh_dims
+        parts = [before.mesh_shape[k] for k in group]
+        outer = [k for k in before.shard_mesh_dims(i) if k < group[0]]
+
+        def cut(size):
+            if self.sizes == "flat" or is_flat(size, parts):
+                c = ceil_div(size, math.prod(parts))
+                return slot[f"l{i}"] // c, slot[f"l{i}"] % c
+            if not isinstance(size, int):
+                raise DTensorError(f"{self}: cutting uneven nested pieces of tensor dim {i} "
+                                   f"needs concrete sizes; got size {size}")
+            return _by_pieces(slot[f"l{i}"], nested_lengths(size, parts), size)
+
+        rank, row = _per_rank(before, i, outer, slot, cut)
+        source = dict(slot)
+        source.update(_delinearize(rank, group, parts))
+        source[f"l{i}"] = row
+        return _ordered(before, source)
+
+
+@dataclass(frozen=True)
+class AllToAll:
+    """``Shard(from_dim)`` → ``Shard(to_dim)`` on ``mesh_dim``: rank ``a`` keeps chunk
+    ``a`` of ``to_dim`` and gathers ``from_dim`` (torch's ``_to_new_shard_dim``)."""
+
+    mesh_dim: int
+    from_dim: int
+    to_dim: int
+
+    def __post_init__(self) -> None:
+        _check_dim("AllToAll", "mesh_dim", self.mesh_dim)
+        _check_dim("AllToAll", "from_dim", self.from_dim)
+        _check_dim("AllToAll", "to_dim", self.to_dim)
+        if self.from_dim == self.to_dim:
+            raise DTensorError(f"AllToAll: from_dim and to_dim must differ; got {self.to_dim} "
+                               f"twice")
+
+    def __str__(self) -> str:
+        return f"all_to_all(mesh dim {self.mesh_dim}, dim {self.from_dim} → {self.to_dim})"
+
+    def changes(self) -> dict[int, tuple[Placement, Placement]]:
+        return {self.mesh_dim: (Shard(self.from_dim), Shard(self.to_dim))}
+
+    def reads(self, before: DTensorLayout, slot: dict) -> list[sympy.Expr]:
+        m, a = self.mesh_dim, slot[f"m{self.mesh_dim}"]
+        k = before.mesh_shape[m]
+        p, q = slot[f"l{self.from_dim}"], slot[f"l{self.to_dim}"]
+
+        def gather(size):
+            c = ceil_div(size, k)
+            return p // c, p % c
+
+        def keep(size):
+            return (a * ceil_div(size, k) + q,)
+
+        outer_from = [j for j in before.shard_mesh_dims(self.from_dim) if j < m]
+        outer_to = [j for j in before.shard_mesh_dims(self.to_dim) if j < m]
+        rank, row = _per_rank(before, self.from_dim, outer_from, slot, gather)
+        (column,) = _per_rank(before, self.to_dim, outer_to, slot, keep)
+        source = dict(slot)
+        source.update({f"m{m}": rank, f"l{self.from_dim}": row, f"l{self.to_dim}": column})
+        return _ordered(before, source)
+
+
+@dataclass(frozen=True)
+class LocalChunk:
+    """``Replicate()`` → ``Shard(dim)`` on ``mesh_dim``: each rank keeps its own chunk
+    of its copy, no communication (torch's ``Shard._split_tensor``)."""
+
+    mesh_dim: int
+    dim: int
+
+    def __post_init__(self) -> None:
+        _check_dim("LocalChunk", "mesh_dim", self.mesh_dim)
+        _check_dim("LocalChunk", "dim", self.dim)
+
+    def __str__(self) -> str:
+        return f"chunk(mesh dim {self.mesh_dim}, dim {self.dim})"
+
+    def changes(self) -> dict[int, tuple[Placement, Placement]]:
+        return {self.mesh_dim: (Replicate(), Shard(self.dim))}
+
+    def reads(self, before: DTensorLayout, slot: dict) -> list[sympy.Expr]:
+        m, i = self.mesh_dim, self.dim
+        a, k = slot[f"m{m}"], before.mesh_shape[m]
+
+        def keep(size):
+            return (a * ceil_div(size, k) + slot[f"l{i}"],)
+
+        outer = [j for j in before.shard_mesh_dims(i) if j < m]
+        (row,) = _per_rank(before, i, outer, slot, keep)
+        source = dict(slot)
+        source[f"l{i}"] = row
+        return _ordered(before, source)
+
+
+Step = AllGather | AllToAll | LocalChunk
+
+
+def _ordered(layout: DTensorLayout, source: dict) -> list:
+    names = [f"m{k}" for k in range(len(layout.mesh_shape))]
+    names += [f"l{i}" for i in range(len(layout.shape))]
+    return [sympy.sympify(source[n]) for n in names]
+
+
+def _per_rank(before: DTensorLayout, dim: int, outer: list[int], slot: dict, fn) -> tuple:
+    """``fn(size)`` of the logical size of ``dim`` on this slot's rank: the size the
+    shards on the ``outer`` mesh dims leave (torch's ``logical_shape``). With
+    outer shards the size depends on the rank: a Piecewise over its coordinates
+    (concrete sizes only)."""
+    size = before.shape[dim]
+    if not outer:
+        return tuple(fn(size))
+    if not before.is_concrete:
+        raise DTensorError(f"{before}: a step on tensor dim {dim} below the shards of mesh "
+                           f"dims {outer} needs concrete sizes")
+    parts = [before.mesh_shape[k] for k in outer]
+    cases = []
+    for ranks in itertools.product(*(range(k) for k in parts)):
+        _, length = nested_chunk(size, parts, ranks)
+        at = sympy.And(*(sympy.Eq(slot[f"m{k}"], a) for k, a in zip(outer, ranks)))
+        cases.append((fn(length) if length else (0,) * len(fn(1)), at))
+    width = len(cases[0][0])
+    return tuple(sympy.Piecewise(*((c[0][j], c[1]) for c in cases[:-1]), (cases[-1][0][j], True))
+                 for j in range(width))
+
+
+def _by_pieces(row, lengths: list[int], size: int) -> tuple:
+    """Flat rank and local row of ``row`` among pieces of these lengths (in order)."""
+    ends = list(itertools.accumulate(lengths))
+    # [row ≥ e] is (row + size − e) // size for 0 ≤ row < size: a floor by a constant.
+    rank = sum(((row + size - e) // size for e in ends[:-1]), sympy.Integer(0))
+    count = len(lengths)
+    # rows before piece ``rank``: Σ lengths[j]·[rank ≥ j + 1]
+    begin = sum((n * ((rank + count - 1 - j) // count) for j, n in enumerate(lengths[:-1]) if n),
+                sympy.Integer(0))
+    return rank, row - begin
+
+
+def _delinearize(rank, group: tuple[int, ...], parts: list) -> dict:
+    out = {}
+    stride = math.prod(parts)
+    for k, n in zip(group, parts):
+        stride //= n
+        out[f"m{k}"] = (rank // stride) % n if stride else rank
+    return out
+
+
+def _check_dim(step: str, argument: str, value) -> None:
+    if not is_int(value) or value < 0:
+        raise DTensorError(f"{step}: {argument} must be an int >= 0; got {describe(value)}")
