@@ -57,7 +57,7 @@ from layoutalg.verify.result import CheckResult, Padding, Status
 
 __version__ = "0.1.0"
 
-_FAMILIES = ("mesh", "spyre", "tt", "channel", "dataflow", "execute")
+_FAMILIES = ("mesh", "spyre", "tt", "channel", "dataflow", "dtensor", "execute")
 
 __all__ = [
     "Chain",
