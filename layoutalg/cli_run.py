@@ -19,6 +19,9 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from layoutalg.dataflow.schedule import Schedule
+from layoutalg.dataflow.seed import SeedReuse
+
 
 def run_run(args, stream: TextIO) -> int:
     """Run ``args.spec``; options ``seed``, ``capacity``, ``element_bytes``,
@@ -71,10 +74,11 @@ def _fits_claim(spec) -> dict:
 
 
 def _schedule_of(subject):
-    kind = type(subject).__name__
-    if kind == "Schedule":
+    """The dataflow schedule a spec built (itself, or the seed's reuse
+    model's), else None."""
+    if isinstance(subject, Schedule):
         return subject
-    if kind == "SeedReuse":
+    if isinstance(subject, SeedReuse):
         return subject.schedule
     return None
 

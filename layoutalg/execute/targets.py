@@ -14,11 +14,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from layoutalg.channel.layout import ChannelLayout
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.execute.errors import MachineError
 from layoutalg.execute.machine import WSE_SRAM_BYTES, Machine
 from layoutalg.execute.placement import required_bytes
+from layoutalg.mesh.dtypes import element_size
+from layoutalg.mesh.placed import PlacedTensor
+from layoutalg.spyre.layout import SpyreLayout
+from layoutalg.tt.tensor import TensorSpec
 
 #: Layouts larger than this are refused by ``layoutalg run`` (256 MiB of fp32).
 MAX_ELEMENTS = 1 << 26
@@ -77,14 +82,11 @@ def target_for(subject, *, capacity: int | None = None, element_bytes: int | Non
 
 def _describe(subject):
     """(family, map, element bytes, offsets in bytes, memory dims, preset, capacity)."""
-    kind = type(subject).__name__
-    if kind == "PlacedTensor":
-        from layoutalg.mesh.dtypes import element_size
-
+    if isinstance(subject, PlacedTensor):
         m = subject.index_map()
         return ("mesh", m, element_size(subject.dtype), True, 2, "WSE, 48 KB per PE",
                 WSE_SRAM_BYTES)
-    if kind == "TensorSpec":
+    if isinstance(subject, TensorSpec):
         size = subject.dtype.element_bytes
         if size is None:
             raise MachineError(f"run: block-float dtype {subject.dtype.name} packs elements "
@@ -93,11 +95,11 @@ def _describe(subject):
         preset = f"{subject.device.name} {subject.storage}, {subject.capacity} B per " + (
             "bank" if m.codomain.rank == 2 else "core")
         return "tt", m, size, True, m.codomain.rank - 1, preset, subject.capacity
-    if kind == "SpyreLayout":
+    if isinstance(subject, SpyreLayout):
         m = subject.index_map()
         return ("spyre", m, subject.itemsize, False, 0,
                 f"one device memory of {subject.device_bytes} B", subject.device_bytes)
-    if kind == "ChannelLayout":
+    if isinstance(subject, ChannelLayout):
         if not subject.is_concrete:
             raise MachineError(f"run: channel layout {subject.label} has symbolic sizes; a run "
                                f"needs numbers (bind them in the spec)")
