@@ -12,6 +12,7 @@ claims of their own with :func:`register_claim`.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -54,9 +55,22 @@ def register_claim(
     _CLAIMS[name] = ClaimKind(check, index_map, arguments, validate)
 
 
+#: The families whose modules register claims; loaded before a claim name is
+#: called unknown, so which claims exist never depends on import order
+#: (``la.spec(claims=["fits_pe"])`` works before anything touched ``la.mesh``).
+CLAIM_FAMILIES = ("layoutalg.mesh", "layoutalg.spyre", "layoutalg.tt", "layoutalg.channel",
+                  "layoutalg.dataflow", "layoutalg.dtensor")
+
+
 def known_claims() -> list[str]:
     _register_core()
+    _register_families()
     return sorted(_CLAIMS)
+
+
+def _register_families() -> None:
+    for family in CLAIM_FAMILIES:
+        importlib.import_module(family)
 
 
 @dataclass(frozen=True)
@@ -196,6 +210,8 @@ def _parse_claim(claim: object, expect: object) -> Claim:
         name, args = claim[0], tuple(claim[1:])
     else:
         raise SpecError(f"a claim must be a name or a (name, *args) tuple; got {describe(claim)}")
+    if name not in _CLAIMS:
+        _register_families()
     if name not in _CLAIMS:
         raise SpecError(f"unknown claim {name!r}; known claims are {known_claims()}")
     least, most = _CLAIMS[name].arguments

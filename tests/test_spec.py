@@ -281,3 +281,18 @@ def test_a_claim_with_the_wrong_number_of_arguments_is_refused_at_declaration(cl
         decorate(claims=[claim])
     assert repr(claim[0]) in str(info.value)
     assert "argument" in str(info.value)
+
+
+def test_a_family_claim_is_known_before_its_family_is_touched():
+    """Issue 12 item 3: which claims exist must not depend on import order
+    (a fresh interpreter: nothing has touched la.mesh or la.tt yet)."""
+    import subprocess
+    import sys
+
+    code = ("import layoutalg as la\n"
+            "la.spec(claims=['fits_pe'])\n"
+            "la.spec(claims=[('page_count', 4)])\n"
+            "print('known')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "known"
