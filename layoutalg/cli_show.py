@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TextIO
 
@@ -42,7 +43,8 @@ def run_show(args, stream: TextIO) -> int:
 
     found = find_spec(args.spec)
     subject, m = found.built()
-    console = Console(file=stream, highlight=False, width=None if stream.isatty() else 132)
+    console = Console(file=stream, highlight=False, width=None if stream.isatty() else 132,
+                      color_system=None if _monochrome_term() else "auto")
     console.print(str(m), markup=False)
     instance = drawn_instance(m, found.spec.assume)
     if instance is None:
@@ -63,19 +65,29 @@ def run_show(args, stream: TextIO) -> int:
                               f"{exc.strerror or exc}") from None
         console.print(f"wrote {args.svg}")
         return 0
-    console.print(terminal_picture(drawn, subject))
+    console.print(terminal_picture(drawn, subject, glyphs=needs_glyphs(console)))
     return 0
 
 
-def terminal_picture(m: IndexMap, subject: object = None) -> Text:
+def terminal_picture(m: IndexMap, subject: object = None, *, glyphs: bool = False) -> Text:
     """Elements as coloured cells (one colour per memory), numbered so the picture
     reads without colour too: by the subject's own unit when it has one (a
     Tenstorrent page), else offsets when every element has a cell and memory
-    numbers when a cell stands for a block."""
-    from layoutalg.docgen.picture import cell_numbers, colour, memory_numbers, sampled_points
+    numbers when a cell stands for a block.
 
-    rows, cols, ys, step_r, step_c = sampled_points(m, TERMINAL_SIDE)
-    sampled = step_r > 1 or step_c > 1
+    A large layout is sampled along its tiles (``aligned_grid``, as the SVG
+    is): each tile gets whole cells, so no two cells of a row show the same
+    tile twice while another tile is skipped. With ``glyphs`` (a console
+    without colour, see ``needs_glyphs``) each cell also starts with a
+    letter for its memory, which the legend maps back to the memory.
+    """
+    from layoutalg.docgen.picture import block_words, cell_numbers, colour, memory_numbers
+    from layoutalg.docgen.sampling import aligned_grid, evaluate_at
+
+    grid = aligned_grid(m, TERMINAL_SIDE)
+    rows, cols, cell_rows, cell_cols = grid.points(m)
+    ys = evaluate_at(m, rows, cols)
+    sampled = grid.sampled
     keys, memory_index = memory_numbers(ys)
     numbered = cell_numbers(subject, m, rows, cols)
     if numbered:
@@ -84,28 +96,55 @@ def terminal_picture(m: IndexMap, subject: object = None) -> Text:
         unit, numbers = "memories, numbered in order", memory_index
     else:
         unit, numbers = "offsets", ys[:, -1]
-    grid = {(int(r) // step_r, int(c) // step_c): (int(k), int(n))
-            for r, c, k, n in zip(rows, cols, memory_index, numbers)}
+    cells = {(int(r), int(c)): (int(k), int(n))
+             for r, c, k, n in zip(cell_rows, cell_cols, memory_index, numbers)}
     text = Text()
-    n_rows = max(r for r, _ in grid) + 1
-    n_cols = max(c for _, c in grid) + 1
+    n_rows = int(cell_rows.max()) + 1
+    n_cols = int(cell_cols.max()) + 1
+    blank = "    " if glyphs else "   "
     for r in range(n_rows):
         for c in range(n_cols):
-            cell = grid.get((r, c))
+            cell = cells.get((r, c))
             if cell is None:
-                text.append("   ")
-            else:
-                text.append(f"{cell[1] % 100:2d} ", style=f"black on {colour(cell[0], 0)}")
+                text.append(blank)
+                continue
+            mark = glyph(cell[0]) if glyphs else ""
+            number = f"{cell[1] % 100:02d}" if glyphs else f"{cell[1] % 100:2d}"
+            text.append(f"{mark}{number} ", style=f"black on {colour(cell[0], 0)}")
         text.append("\n")
+    memories = "letters and colours are memories" if glyphs else "colours are memories"
     if sampled:
-        text.append(f"(one cell per {step_r}×{step_c} block of elements, showing its first "
-                    f"element; colours are memories; numbers are {unit}, mod 100)\n")
+        text.append(f"(one cell per {block_words(grid)[2:]}, showing its first "
+                    f"element; {memories}; numbers are {unit}, mod 100)\n")
     else:
-        text.append(f"(colours are memories; numbers are {unit} mod 100)\n")
+        text.append(f"({memories}; numbers are {unit} mod 100)\n")
     if m.codomain.rank > 1:
-        text.append(memory_legend(m.codomain.names[:-1], keys,
-                                  extents=m.codomain.extents[:-1]) + "\n")
+        text.append(memory_legend(m.codomain.names[:-1], keys, extents=m.codomain.extents[:-1],
+                                  glyphs=glyphs) + "\n")
     return text
+
+
+GLYPHS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def glyph(memory: int) -> str:
+    """The letter of memory number ``memory`` (memories in order cycle through
+    52 letters, so neighbours in the numbering never share one)."""
+    return GLYPHS[memory % len(GLYPHS)]
+
+
+def needs_glyphs(console: Console) -> bool:
+    """Whether cells need a letter per memory: the console shows no colour
+    (``NO_COLOR``, ``no_color=True``, a terminal with no colour system), or only
+    16 colours, to which the pictures' light fills all round to the same grey."""
+    if console.no_color:
+        return True
+    return console.is_terminal and console.color_system not in ("256", "truecolor")
+
+
+def _monochrome_term() -> bool:
+    """``TERM=xterm-mono`` and the like: Rich would still send 16 colours."""
+    return os.environ.get("TERM", "").lower().endswith(("-mono", "-m"))
 
 
 def run_docs(args, stream: TextIO) -> int:
@@ -127,13 +166,18 @@ def run_docs(args, stream: TextIO) -> int:
     return 0
 
 
-def memory_legend(names, keys: np.ndarray, shown: int = 6, extents=None) -> str:
+def memory_legend(names, keys: np.ndarray, shown: int = 6, extents=None, *,
+                  glyphs: bool = False) -> str:
     """``memories (N): 0 = (pe_row=0, pe_col=0), 1 = ...`` (the first and last
-    few); a key outside the codomain's ``extents`` says it names no memory."""
-    items = [f"{k} = ({', '.join(f'{n}={int(v)}' for n, v in zip(names, key))})"
-             + (" (no such memory)" if extents is not None and any(
-                 not 0 <= int(v) < int(e) for v, e in zip(key, extents)) else "")
-             for k, key in enumerate(keys)]
+    few); a key outside the codomain's ``extents`` says it names no memory.
+    With ``glyphs``, each memory's letter first: ``A: 0 = (pe_row=0, ...)``."""
+    items = []
+    for k, key in enumerate(keys):
+        where = ", ".join(f"{n}={int(v)}" for n, v in zip(names, key))
+        missing = extents is not None and any(
+            not 0 <= int(v) < int(e) for v, e in zip(key, extents))
+        items.append((f"{glyph(k)}: " if glyphs else "") + f"{k} = ({where})"
+                     + (" (no such memory)" if missing else ""))
     if len(items) > shown:
         items = items[: shown // 2] + ["…"] + items[-(shown // 2):]
     return f"memories ({len(keys)}): " + ", ".join(items)

@@ -15,6 +15,7 @@ from layoutalg.core.printing import show
 from layoutalg.docgen import catalog, markup, mathml, output_folder
 from layoutalg.docgen.picture import (caption, counterexample_points, drawn_instance, folding,
                                       layout_svg, memory_shares)
+from layoutalg.errors import LayoutError
 from layoutalg.prover import Found, Outcome, discover, prove
 
 MARK = {"PROVED": "**PROVED**", "REFUTED": "**REFUTED**", "UNKNOWN": "**UNKNOWN**",
@@ -43,11 +44,15 @@ class Stepped(Protocol):
 
 
 def steps_of(subject: object) -> tuple[IndexMap, ...]:
-    """The steps of a Chain or a ``Stepped`` layout (empty for one step or none)."""
+    """The steps of a Chain or a ``Stepped`` layout (empty for one step or none,
+    or when the layout cannot say them: the page reports its map's error)."""
     if isinstance(subject, Chain):
         steps = subject.parts
     elif isinstance(subject, Stepped):
-        steps = tuple(subject.layout_steps())
+        try:
+            steps = tuple(subject.layout_steps())
+        except LayoutError:
+            return ()
     else:
         return ()
     return tuple(steps) if len(steps) > 1 else ()
@@ -197,15 +202,20 @@ def counterexample_of(m: IndexMap, outcomes: Sequence[Outcome]):
 
 def layout_section(m: IndexMap, subject: object = None) -> list[str]:
     """The map: its spaces, one line per image coordinate (plain text, then
-    MathML), the valid predicate one conjunct per line, a Chain's steps."""
+    MathML), the valid predicate one conjunct per line. A Chain or a
+    ``Stepped`` layout shows its steps first, then the whole map (whose
+    formulas nest every step's floors into one)."""
     lines = ["## Layout", ""]
     words = vocabulary(subject)
     if words and words != m.label:
         lines += [f"**{markup.one_line(words)}**", ""]
     lines += [f"{markup.code(m.label)}: {markup.code(m.domain)} → {markup.code(m.codomain)}", ""]
-    lines += formula_lines(m)
-    lines += step_lines(steps_of(subject))
-    return lines
+    steps = steps_of(subject)
+    if not steps:
+        return lines + formula_lines(m)
+    lines += step_lines(steps)
+    lines += ["### The whole map", "", "The steps composed into one map:", ""]
+    return lines + formula_lines(m)
 
 
 def step_lines(steps: Sequence[IndexMap]) -> list[str]:

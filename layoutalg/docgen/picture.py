@@ -16,8 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from layoutalg.core.index_map import IndexMap
-from layoutalg.docgen.sampling import (Grid, aligned_grid, element_coords, evaluate_at,
-                                       sampled_points)  # noqa: F401 - layoutalg show uses it
+from layoutalg.docgen.sampling import Grid, aligned_grid, element_coords, evaluate_at
 from layoutalg.verify.brute import image_table
 
 MAX_SIDE = 48  # cells per side drawn; larger layouts are sampled evenly

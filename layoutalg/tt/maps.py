@@ -223,4 +223,52 @@ def page_of_element_map(spec, *, pages: int | None = None) -> IndexMap:
                     name=f"{label(spec)} element→page")
 
 
-__all__ = ["element_map", "element_page_map", "label", "page_map", "page_of_element_map"]
+def page_slot_map(spec) -> IndexMap:
+    """(page, offset) → (location, slot, offset): where the memory config puts
+    each page (``bank = page mod banks``, ``slot = page // banks`` when
+    interleaved), the element offset carried along. The second of
+    :func:`element_steps`."""
+    placement = spec.placement
+    ph, pw = spec.page_shape
+    domain = Space(page=spec.num_pages, offset=ph * pw)
+    p, inside = domain.symbols
+    sizes = spec.pages_2d if placement.kind == "2d" else spec.pages_nd
+    if hasattr(placement, "forward_id"):
+        location, slot = placement.forward_id(p)
+    else:
+        location, slot = placement.forward(unlinear(p, sizes), spec.pages_2d)
+    codomain = Space(*placement.location, ("slot", placement.slots), ("offset", ph * pw))
+    *where, slot_back, inside_back = codomain.symbols
+    coords, valid = placement.inverse(tuple(where), slot_back, spec.pages_2d)
+    return IndexMap(domain, codomain, [*location, slot, inside],
+                    inverse=[linear(coords, sizes), inside_back], valid=valid,
+                    name=f"{label(spec)} page→slot")
+
+
+def slot_address_map(spec) -> IndexMap:
+    """(location, slot, offset) → (location, byte address): ``address = base +
+    slot·aligned page bytes + the element's bytes into its page``. The last of
+    :func:`element_steps`; its valid slots are the first bytes of page elements."""
+    placement = spec.placement
+    ph, pw = spec.page_shape
+    domain = Space(*placement.location, ("slot", placement.slots), ("offset", ph * pw))
+    *where, slot, inside = domain.symbols
+    address = spec.base_address + slot * spec.aligned_page_bytes + in_page_bytes(spec, inside)
+    codomain = _codomain(spec)
+    *where_back, a = codomain.symbols
+    slot_back, inside_back, byte_ok = split_address(spec, a)
+    return IndexMap(domain, codomain, [*where, address],
+                    inverse=[*where_back, slot_back, inside_back], valid=sympy.And(*byte_ok),
+                    name=f"{label(spec)} slot→address")
+
+
+def element_steps(spec) -> tuple[IndexMap, IndexMap, IndexMap]:
+    """``element_map`` as three steps through named coordinates: element →
+    (page, offset) → (location, slot, offset) → (location, address). Composed
+    in order they are ``element_map(spec)`` (``tests/test_tt_steps.py`` proves it)."""
+    _element_bytes(spec)  # as element_map: no byte addresses for packed dtypes
+    return element_page_map(spec), page_slot_map(spec), slot_address_map(spec)
+
+
+__all__ = ["element_map", "element_page_map", "element_steps", "label", "page_map",
+           "page_of_element_map", "page_slot_map", "slot_address_map"]

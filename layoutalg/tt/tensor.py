@@ -252,6 +252,25 @@ class TensorSpec:
         codomain's page count (to test a claimed count)."""
         return maps.element_page_map(self, pages=pages)
 
+    def layout_steps(self) -> tuple[IndexMap, ...]:
+        """``index_map()`` as its steps, each naming its coordinates: element →
+        (page, offset in the page) → (bank | core_x, core_y, slot, offset) →
+        (bank | core_x, core_y, address). Composed in order they give
+        ``index_map()``; the docs show each step on its own line (the
+        ``Stepped`` protocol of ``layoutalg.docgen.pages``).
+
+        >>> steps = TensorSpec((64, 64), "bfloat16", device="wormhole_b0").layout_steps()
+        >>> [step.codomain.names for step in steps]
+        [('page', 'offset'), ('bank', 'slot', 'offset'), ('bank', 'address')]
+        >>> steps[1](3, 5)  # page 3 → bank 3, its first slot
+        (3, 0, 5)
+        """
+        return self._steps
+
+    @cached_property
+    def _steps(self) -> tuple[IndexMap, ...]:
+        return maps.element_steps(self)
+
     def cell_numbering(self) -> tuple[str, IndexMap]:
         """Pictures number each element with its page (``layoutalg show``, the docs)."""
         return "page", self.element_page_map()
