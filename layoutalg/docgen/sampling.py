@@ -21,22 +21,6 @@ from layoutalg.core.index_map import IndexMap
 ALIGN_LIMIT = 1 << 16  # elements along one side evaluated to find the tile borders
 
 
-def sampled_points(m: IndexMap, side: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
-    """(rows, cols, images) of an evenly sampled grid of at most ``side``² elements
-    (rank 1 is drawn as rows of 32), with the sampling steps. Only the sampled
-    elements are evaluated, so huge layouts draw as fast as small ones."""
-    n_rows, n_cols = _grid(m)
-    step_r, step_c = -(-n_rows // side), -(-n_cols // side)
-    kind = _index_dtype(m)
-    rr, cc = np.meshgrid(np.arange(0, n_rows, step_r, dtype=kind),
-                         np.arange(0, n_cols, step_c, dtype=kind), indexing="ij")
-    rows, cols = rr.ravel(), cc.ravel()
-    if m.domain.rank == 1:
-        inside = rows * n_cols + cols < int(m.domain.extents[0])
-        rows, cols = rows[inside], cols[inside]
-    return rows, cols, evaluate_at(m, rows, cols), step_r, step_c
-
-
 def evaluate_at(m: IndexMap, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """The images of the drawn cells (rows, cols), one row of int64 per cell."""
     coords = element_coords(m, rows, cols)
