@@ -5,7 +5,6 @@ from __future__ import annotations
 import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import TextIO
 
@@ -16,6 +15,7 @@ from rich.table import Table
 from layoutalg import prover, reports
 from layoutalg.errors import OutputError, SpecError
 from layoutalg.proof_cache import ProofCache
+from layoutalg.worker_pool import WorkerPool
 
 STYLE = {"PROVED": "green", "REFUTED": "yellow", "UNKNOWN": "red", "ERROR": "red"}
 
@@ -93,18 +93,15 @@ def prove_all(args, found, on_done, cache) -> None:
 
 
 @contextmanager
-def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
+def worker_pool(jobs: int) -> Iterator[WorkerPool]:
     """Worker processes that leave Ctrl-C to this one, and are stopped at
-    once (not waited for) when the run is interrupted or fails."""
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_sigint_to_parent)
+    once (not waited for) when the run is interrupted or fails. A worker that
+    dies fails only the spec it held (``layoutalg.worker_pool``)."""
+    pool = WorkerPool(jobs, initializer=_leave_sigint_to_parent)
     try:
         yield pool
     except BaseException:
-        # concurrent.futures has no public way to stop running workers before
-        # Python 3.14 (terminate_workers); its process table is the only handle.
-        for process in list(getattr(pool, "_processes", {}).values()):
-            process.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.terminate()
         raise
     pool.shutdown(wait=True)
 

@@ -20,6 +20,7 @@ from layoutalg.dsl import Spec, run_claim
 from layoutalg.errors import LayoutError, SpecError
 from layoutalg.spec_imports import isolated
 from layoutalg.verify.result import CheckResult
+from layoutalg.worker_pool import WorkerDied
 
 if TYPE_CHECKING:
     from layoutalg.proof_cache import ProofCache
@@ -260,6 +261,11 @@ def prove(
         index = pending[future]
         try:
             results[index] = future.result()
+        except WorkerDied as exc:  # this spec's worker only; the others carry on
+            start = time.perf_counter()
+            results[index] = [_failed(found[index], claim, f"the worker process proving this "
+                                      f"spec died ({exc.cause})", start)
+                              for claim in found[index].spec.claims]
         except Exception as exc:  # noqa: BLE001 - the worker, not the claim, failed
             start = time.perf_counter()
             results[index] = [_failed(found[index], claim, f"the worker proving this spec "

@@ -7,7 +7,8 @@ Issue 12, item 6. The layers, lowest first::
     verify      layoutalg.verify
     families    mesh, spyre, tt, channel, dataflow, dtensor
     execute     layoutalg.execute
-    runner      dsl, prover, claim_limit, spec_imports, proof_cache, reports, pytest_plugin
+    runner      dsl, prover, claim_limit, spec_imports, proof_cache, reports, pytest_plugin,
+                worker_pool
     surface     cli, cli_prove, cli_show, cli_run, docgen, __main__
 
 A module may import from its own layer and the layers below it. The package
@@ -37,6 +38,7 @@ LAYERS = {
     "mesh": 3, "spyre": 3, "tt": 3, "channel": 3, "dataflow": 3, "dtensor": 3,
     "execute": 4,
     "dsl": 5, "prover": 5, "claim_limit": 5, "spec_imports": 5, "proof_cache": 5, "reports": 5, "pytest_plugin": 5,
+    "worker_pool": 5,
     "cli": 6, "cli_prove": 6, "cli_show": 6, "cli_run": 6, "docgen": 6, "__main__": 6,
     "(root)": 7,
 }

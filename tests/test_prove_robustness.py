@@ -454,10 +454,6 @@ def slow_b():
 ''' + QUICK
 
 
-@pytest.mark.xfail(strict=True, reason="library bug (reported): one dead -j worker breaks the "
-                   "whole ProcessPoolExecutor, so every running and queued spec is ERROR 'the "
-                   "worker proving this spec failed: BrokenProcessPool', not only the dead "
-                   "worker's spec")
 def test_a_killed_worker_errors_only_its_own_spec(tmp_path):
     write(tmp_path / "specs" / "deal.py", TWO_SLOW.format(folder=str(tmp_path)))
     report = tmp_path / "r.json"
@@ -477,7 +473,37 @@ def test_a_killed_worker_errors_only_its_own_spec(tmp_path):
     assert code == 1
     found = verdicts(report)
     assert found["slow_a::bijective"] == "ERROR"
+    assert found["slow_b::bijective"] == "UNKNOWN"  # its worker carried on, to the limit
     assert found["quick::bijective"] == "PROVED"  # queued, never on the dead worker
+    slow_a = [r for r in json.loads(report.read_text())["results"] if r["spec"] == "slow_a"]
+    assert "the worker process proving this spec died (killed by SIGKILL" in slow_a[0]["reason"]
+    assert_no_traceback(run.stdout, run.stderr)
+
+
+POOL_SCRIPT = """
+import json, os
+from layoutalg.worker_pool import WorkerPool
+
+if __name__ == "__main__":
+    pool = WorkerPool(2)
+    futures = [pool.submit(pow, 2, 10), pool.submit(os._exit, 3), pool.submit(int, "x"),
+               *(pool.submit(pow, 3, n) for n in range(6))]
+    pool.shutdown(wait=True)
+    print(json.dumps([[type(f.exception()).__name__, str(f.exception())] if f.exception()
+                      else f.result() for f in futures]))
+"""
+
+
+def test_a_worker_pool_fails_only_the_task_whose_worker_died(tmp_path):
+    """Builtins as tasks: ``os._exit(3)`` kills its worker; the task before it,
+    the one that raises, and those queued behind get their own answers."""
+    script = write(tmp_path / "pool.py", POOL_SCRIPT)
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=child_env(tmp_path),
+                          capture_output=True, text=True, timeout=HANG_GUARD)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout) == [
+        1024, ["WorkerDied", "the worker process died (exit code 3)"],
+        ["ValueError", "invalid literal for int() with base 10: 'x'"], 1, 3, 9, 27, 81, 243]
 
 
 MANY = HEADER + QUICK + ZERO + "".join(f'''

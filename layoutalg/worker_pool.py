@@ -1,0 +1,284 @@
+"""Worker processes that run one task each at a time, so one that dies fails only its own task.
+
+``concurrent.futures.ProcessPoolExecutor`` shares one task queue among its
+workers: when one dies (SIGKILL, out of memory) it cannot tell which task
+the dead worker held, so it breaks the whole pool and every running and
+queued task fails with ``BrokenProcessPool``. Here a thread of this process
+hands each task to one idle worker over that worker's own pipe, so it always
+knows what each worker holds: a worker that dies fails that task's future
+with ``WorkerDied``, and a fresh worker takes its place for the tasks left.
+
+Workers are forked from a forkserver (a fresh single-threaded process), not
+from this one: a replacement is started by the pool's thread, and a fork of
+a threaded process may copy a lock another thread holds.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+
+# imported once in the forkserver, so each worker starts with it
+PRELOAD = ["layoutalg.prover"]
+
+
+class WorkerDied(Exception):
+    """The worker process running a task died before it answered (killed, or
+    out of memory); ``cause`` says how. Only that task failed: run it alone
+    to see whether it kills its worker every time."""
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(f"the worker process died ({cause})")
+        self.cause = cause
+
+
+@dataclass(eq=False)
+class _Task:
+    future: Future
+    fn: Callable
+    args: tuple
+    kwargs: dict
+
+
+@dataclass(eq=False)
+class _Worker:
+    process: multiprocessing.process.BaseProcess
+    pipe: Connection  # this end: tasks go out, answers come back
+    task: _Task | None = None
+
+
+class WorkerPool(Executor):
+    """At most ``jobs`` worker processes; ``initializer`` runs first in each.
+
+    ``submit`` and ``shutdown`` as for any ``Executor``; ``terminate`` stops
+    the workers at once (Ctrl-C), without waiting for their tasks.
+    """
+
+    def __init__(self, jobs: int, initializer: Callable[[], None] | None = None) -> None:
+        self._jobs = jobs
+        self._initializer = initializer
+        self._context = multiprocessing.get_context("forkserver")
+        self._context.set_forkserver_preload(PRELOAD)
+        self._queued: deque[_Task] = deque()
+        self._workers: list[_Worker] = []
+        self._lock = threading.Lock()
+        self._closing = False  # no more tasks: end once the queued ones are done
+        self._stopped = False  # terminate(): end now
+        self._wake_read, self._wake_write = os.pipe()
+        os.set_blocking(self._wake_write, False)
+        self._thread = threading.Thread(target=self._manage, name="layoutalg-worker-pool",
+                                        daemon=True)
+        self._thread.start()
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        future: Future = Future()
+        with self._lock:
+            if self._closing:
+                raise RuntimeError("WorkerPool.submit: the pool is shut down; submit before "
+                                   "shutdown()")
+            self._queued.append(_Task(future, fn, args, kwargs))
+            self._wake()
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._lock:
+            self._closing = True
+            if cancel_futures:
+                self._cancel_queued()
+            self._wake()
+        if wait:
+            self._thread.join()
+
+    def terminate(self) -> None:
+        """Cancel the queued tasks and stop every worker now (SIGTERM, then SIGKILL)."""
+        with self._lock:
+            self._closing = self._stopped = True
+            self._cancel_queued()
+            for worker in self._workers:
+                worker.process.terminate()
+            self._wake()
+        self._thread.join()
+
+    # -- the pool's thread --------------------------------------------------
+
+    def _manage(self) -> None:
+        try:
+            while self._step():
+                pass
+        except BaseException as exc:  # noqa: BLE001 - never leave a future waiting forever
+            with self._lock:
+                for task in [*self._queued, *(w.task for w in self._workers if w.task)]:
+                    _settle(task.future, False, exc)
+                self._queued.clear()
+            raise
+        finally:
+            self._release_workers()
+            with self._lock:
+                os.close(self._wake_read)
+                os.close(self._wake_write)
+                self._wake_write = None
+
+    def _step(self) -> bool:
+        """Hand out tasks, wait for an answer, a death or a wake-up; False: done."""
+        with self._lock:
+            if self._stopped or (self._closing and not self._queued
+                                 and not any(w.task for w in self._workers)):
+                return False
+            self._dispatch()
+            watched: dict[object, _Worker | None] = {self._wake_read: None}
+            for worker in self._workers:
+                watched[worker.process.sentinel] = worker
+                if worker.task is not None:
+                    watched[worker.pipe] = worker
+        ready = wait(list(watched))
+        with self._lock:
+            if self._wake_read in ready:
+                os.read(self._wake_read, 4096)
+            for worker in {watched[r] for r in ready} - {None}:
+                if not self._stopped:
+                    self._collect(worker)
+        return True
+
+    def _dispatch(self) -> None:
+        """Give queued tasks to idle workers, starting workers up to ``jobs``."""
+        while self._queued:
+            worker = next((w for w in self._workers if w.task is None
+                           and w.process.is_alive()), None)
+            if worker is None and len(self._workers) >= self._jobs:
+                return
+            worker = worker or self._start_worker()
+            task = self._queued.popleft()
+            if task.future.cancelled():
+                continue
+            try:
+                worker.pipe.send((task.fn, task.args, task.kwargs))
+            except OSError:  # it died idle, just now: the task goes to the next worker
+                self._queued.appendleft(task)
+                self._forget(worker)
+                continue
+            except Exception as exc:  # noqa: BLE001 - the task does not pickle
+                _settle(task.future, False, exc)
+                continue
+            task.future.set_running_or_notify_cancel()
+            worker.task = task
+
+    def _collect(self, worker: _Worker) -> None:
+        """Take the worker's answer, or learn it died and fail its task."""
+        if worker.task is not None and worker.pipe.poll():
+            try:
+                ok, value = worker.pipe.recv()
+            except (EOFError, OSError):
+                ok = None  # it died before it answered: below
+            except Exception as exc:  # noqa: BLE001 - an answer that does not unpickle
+                ok, value = False, exc
+            if ok is not None:
+                _settle(worker.task.future, ok, value)
+                worker.task = None
+        if worker.process.is_alive():
+            return
+        if worker.task is not None:
+            _settle(worker.task.future, False, WorkerDied(_cause(worker.process.exitcode)))
+        self._forget(worker)
+
+    def _start_worker(self) -> _Worker:
+        ours, theirs = self._context.Pipe()
+        process = self._context.Process(target=_serve, args=(theirs, self._initializer),
+                                        name="layoutalg-worker", daemon=True)
+        process.start()
+        theirs.close()
+        worker = _Worker(process, ours)
+        self._workers.append(worker)
+        return worker
+
+    def _forget(self, worker: _Worker) -> None:
+        """Drop a worker that died (or is dying: its pipe broke)."""
+        self._workers.remove(worker)
+        worker.pipe.close()
+        worker.process.kill()
+        worker.process.join()
+
+    def _release_workers(self) -> None:
+        """Idle workers are told to end; after ``terminate`` all are stopped."""
+        with self._lock:
+            workers, self._workers = self._workers, []
+        for worker in workers:
+            if self._stopped:
+                worker.process.terminate()
+            else:
+                try:
+                    worker.pipe.send(None)
+                except OSError:
+                    pass
+        for worker in workers:
+            worker.process.join(timeout=1)
+            if worker.process.is_alive():  # a spec's code may catch SIGTERM
+                worker.process.kill()
+                worker.process.join()
+            worker.pipe.close()
+            if worker.task is not None:
+                _settle(worker.task.future, False, WorkerDied("stopped with the run"))
+
+    def _cancel_queued(self) -> None:
+        for task in self._queued:
+            task.future.cancel()
+        self._queued.clear()
+
+    def _wake(self) -> None:
+        """Interrupt the thread's wait (called holding the lock)."""
+        if self._wake_write is None:  # the thread has ended
+            return
+        try:
+            os.write(self._wake_write, b"!")
+        except BlockingIOError:  # the pipe is full: a wake-up is pending anyway
+            pass
+
+
+def _serve(pipe: Connection, initializer: Callable[[], None] | None) -> None:
+    """A worker: run each task sent, send back ``(True, result)`` or ``(False, exception)``."""
+    if initializer is not None:
+        initializer()
+    while True:
+        try:
+            message = pipe.recv()
+        except EOFError:  # the pool is gone
+            return
+        if message is None:
+            return
+        fn, args, kwargs = message
+        try:
+            answer = (True, fn(*args, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - the task's failure is its answer
+            answer = (False, exc)
+        try:
+            pipe.send(answer)
+        except Exception as exc:  # noqa: BLE001 - an answer that does not pickle
+            pipe.send((False, RuntimeError(f"the answer could not be sent back: "
+                                           f"{type(exc).__name__}: {exc}")))
+
+
+def _settle(future: Future, ok: bool, value) -> None:
+    if future.done():  # cancelled, or stopped with the run
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
+def _cause(exitcode: int | None) -> str:
+    """``killed by SIGKILL``, ``exit code 3``."""
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        note = ", as when out of memory" if name == "SIGKILL" else ""
+        return f"killed by {name}{note}"
+    return f"exit code {exitcode}"
