@@ -37,15 +37,10 @@ BAD = [
     (lambda: MeshLayout.block_cyclic(2, 2, 0, 4),
      "block_cyclic: block_rows must be a positive int; got 0"),
     (lambda: MeshLayout.replicated(0, 1), "replicated: rows must be a positive int; got 0"),
-    # grids beyond the wafer (and the seed's swapped orientation)
-    (lambda: MeshLayout.grid(995, 1), f"grid: rows must be at most 994 ({WAFER}); got 995"),
-    (lambda: MeshLayout.grid(1, 994), f"grid: cols must be at most 750 ({WAFER}); got 994"),
-    (lambda: MeshLayout.col_partition(751), f"col_partition: num_pes must be at most 750 ({WAFER}); got 751"),
+    # the seed's swapped wafer orientation (grids beyond the wafer are layouts: see below)
     (lambda: LayoutConstraints(max_pe_cols=994),
      "LayoutConstraints: max_pe_cols must lie in [1, 750] (" + WAFER
      + "; the seed's max_pe_rows=750, max_pe_cols=994 swap width and height); got 994"),
-    (lambda: seed_plan_layout((757 * 8, 1024)).layout(),
-     f"grid: cols must be at most 750 ({WAFER}); got 757"),
     (lambda: seed_plan_layout((8, 64, 64)).layout(), "grid: cols must be a positive int; got 0"),
     # dimension mapping
     (lambda: MeshLayout.grid(2, 2, dim_to_pe=(0, 0)),
@@ -171,3 +166,35 @@ def test_claims_refuse_the_wrong_subject():
     with pytest.raises(MeshError, match="claim 'exactly_once' applies to a LayoutTransform or "
                        "PatternModel; the spec returned"):
         run_claim(made, made.claims[0], made.build())
+
+
+@pytest.mark.parametrize("make, shape, outside", [
+    (lambda: MeshLayout.grid(995, 1), (995, 4), "pe_row=994 not in [0, 994)"),
+    (lambda: MeshLayout.grid(1, 994), (4, 994), "pe_col=750 not in [0, 750)"),
+    (lambda: MeshLayout.col_partition(751), (4, 751), "pe_col=750 not in [0, 750)"),
+])
+def test_a_grid_beyond_the_wse2_is_a_layout_that_is_not_on_the_wafer(make, shape, outside):
+    """Issue 12 item 7: a layout is not a machine. Any grid can be described
+    (a WSE-3 user, a simulated fabric); ``on_wafer`` refutes it on WSE-2 with
+    the element that lands off the 750-wide × 994-tall rectangle."""
+    from layoutalg.mesh.checks import check_on_wafer
+
+    layout = make()
+    placed = layout.on(shape, "float32")
+    verdict = check_on_wafer(placed)
+    assert verdict.status is la.Status.REFUTED
+    assert outside in verdict.reason
+    assert check_on_wafer(placed, rows=layout.pe_rows, cols=layout.pe_cols).proved
+
+
+def test_the_seed_planners_757_column_grid_is_described_and_judged_by_where_data_lands():
+    """The seed's planner picks a 1 × 757 grid for a (757·8, 1024) tensor (once
+    refused at construction). Ceil-division tiles of 2 columns put element
+    column j on PE column j // 2 ≤ 511: every element lands on the wafer, so
+    on_wafer is PROVED although the grid is wider than WSE-2."""
+    from layoutalg.mesh.checks import check_on_wafer
+
+    layout = seed_plan_layout((757 * 8, 1024)).layout()
+    assert (layout.pe_rows, layout.pe_cols) == (1, 757)
+    assert max(j // -(-1024 // 757) for j in range(1024)) == 511
+    assert check_on_wafer(layout.on((757 * 8, 1024), "float32")).proved

@@ -55,11 +55,12 @@ class LayoutKind(enum.Enum):
     CUSTOM = "Custom"
 
 
-def _count(value: object, factory: str, argument: str, limit: int | None = None) -> int:
+def _count(value: object, factory: str, argument: str) -> int:
+    """A positive PE count. Any grid can be described: a layout is not a
+    machine (a WSE-3 user, a simulated fabric); whether it fits a wafer is
+    the ``on_wafer`` claim's question (WSE-2 by default)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise MeshError(f"{factory}: {argument} must be a positive int; got {describe(value)}")
-    if limit is not None and value > limit:
-        raise MeshError(f"{factory}: {argument} must be at most {limit} ({WSE2}); got {value}")
     return int(value)
 
 
@@ -95,8 +96,8 @@ class MeshLayout:
     def __post_init__(self) -> None:
         if not isinstance(self.kind, LayoutKind):
             raise MeshError(f"MeshLayout: kind must be a LayoutKind; got {describe(self.kind)}")
-        _count(self.pe_rows, "MeshLayout", "pe_rows", WSE2.rows)
-        _count(self.pe_cols, "MeshLayout", "pe_cols", WSE2.cols)
+        _count(self.pe_rows, "MeshLayout", "pe_rows")
+        _count(self.pe_cols, "MeshLayout", "pe_cols")
         object.__setattr__(self, "dim_to_pe", _dim_to_pe(self.dim_to_pe, "MeshLayout"))
         if self.kind is LayoutKind.BLOCK_CYCLIC:
             _count(self.block_rows, "MeshLayout", "block_rows")
@@ -115,27 +116,27 @@ class MeshLayout:
     @classmethod
     def row_partition(cls, num_pes: int, *, dim_to_pe=(0, 1)) -> MeshLayout:
         """Tensor rows split over ``num_pes`` PEs down one PE column."""
-        n = _count(num_pes, "row_partition", "num_pes", WSE2.rows)
+        n = _count(num_pes, "row_partition", "num_pes")
         return cls(LayoutKind.ROW_PARTITION, n, 1, dim_to_pe=_dim_to_pe(dim_to_pe, "row_partition"))
 
     @classmethod
     def col_partition(cls, num_pes: int, *, dim_to_pe=(0, 1)) -> MeshLayout:
         """Tensor columns split over ``num_pes`` PEs along one PE row."""
-        n = _count(num_pes, "col_partition", "num_pes", WSE2.cols)
+        n = _count(num_pes, "col_partition", "num_pes")
         return cls(LayoutKind.COL_PARTITION, 1, n, dim_to_pe=_dim_to_pe(dim_to_pe, "col_partition"))
 
     @classmethod
     def grid(cls, rows: int, cols: int, *, dim_to_pe=(0, 1)) -> MeshLayout:
         """2-D ceil-division tiles over a ``rows × cols`` PE grid."""
-        return cls(LayoutKind.GRID, _count(rows, "grid", "rows", WSE2.rows),
-                   _count(cols, "grid", "cols", WSE2.cols), dim_to_pe=_dim_to_pe(dim_to_pe, "grid"))
+        return cls(LayoutKind.GRID, _count(rows, "grid", "rows"),
+                   _count(cols, "grid", "cols"), dim_to_pe=_dim_to_pe(dim_to_pe, "grid"))
 
     @classmethod
     def block_cyclic(cls, rows: int, cols: int, block_rows: int, block_cols: int, *,
                      dim_to_pe=(0, 1)) -> MeshLayout:
         """Blocks of ``block_rows × block_cols`` elements dealt round-robin over the grid."""
-        return cls(LayoutKind.BLOCK_CYCLIC, _count(rows, "block_cyclic", "rows", WSE2.rows),
-                   _count(cols, "block_cyclic", "cols", WSE2.cols),
+        return cls(LayoutKind.BLOCK_CYCLIC, _count(rows, "block_cyclic", "rows"),
+                   _count(cols, "block_cyclic", "cols"),
                    _count(block_rows, "block_cyclic", "block_rows"),
                    _count(block_cols, "block_cyclic", "block_cols"),
                    dim_to_pe=_dim_to_pe(dim_to_pe, "block_cyclic"))
@@ -143,8 +144,8 @@ class MeshLayout:
     @classmethod
     def replicated(cls, rows: int, cols: int) -> MeshLayout:
         """A full copy of the tensor on every PE of a ``rows × cols`` grid."""
-        return cls(LayoutKind.REPLICATED, _count(rows, "replicated", "rows", WSE2.rows),
-                   _count(cols, "replicated", "cols", WSE2.cols))
+        return cls(LayoutKind.REPLICATED, _count(rows, "replicated", "rows"),
+                   _count(cols, "replicated", "cols"))
 
     @classmethod
     def custom(cls, index_map: IndexMap) -> MeshLayout:
@@ -157,8 +158,8 @@ class MeshLayout:
             raise MeshError("custom: index_map must map to (pe_row, pe_col, offset); got codomain "
                             f"{index_map.codomain}")
         rows, cols, _ = index_map.codomain.extents
-        return cls(LayoutKind.CUSTOM, _count(rows, "custom", "pe_row extent", WSE2.rows),
-                   _count(cols, "custom", "pe_col extent", WSE2.cols), mapping=index_map)
+        return cls(LayoutKind.CUSTOM, _count(rows, "custom", "pe_row extent"),
+                   _count(cols, "custom", "pe_col extent"), mapping=index_map)
 
     # -- structure -----------------------------------------------------------
 
