@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--no-cache", action="store_true",
                        help="redo every proof (default: reuse the outcomes of unchanged specs "
                        "from the cache)")
-    prove.add_argument("--cache-dir", type=Path, metavar="DIR",
+    prove.add_argument("--cache-dir", type=_folder, metavar="DIR",
                        help="keep the proof cache in DIR (default $XDG_CACHE_HOME/layoutalg, "
                        "else ~/.cache/layoutalg)")
     prove.add_argument("--claim-timeout", type=_positive_seconds, default=DEFAULT_CLAIM_SECONDS,
@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="build a standalone HTML site of the pages into DIR "
                       "(needs mkdocs and mkdocs-material: the 'docs' extra)")
     docs.add_argument("--no-cache", action="store_true", help="redo every proof")
-    docs.add_argument("--cache-dir", type=Path, metavar="DIR",
+    docs.add_argument("--cache-dir", type=_folder, metavar="DIR",
                       help="keep the proof cache in DIR (default as for prove)")
     return parser
 
@@ -185,6 +185,14 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer; got {text!r}")
     return value
+
+
+def _folder(text: str) -> Path:
+    """A folder named on the command line: an empty name would mean the
+    working folder, silently (the cache must never land in the source tree)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"must name a folder; got {text!r}")
+    return Path(text)
 
 
 def _positive_seconds(text: str) -> float:

@@ -84,7 +84,8 @@ def user_modules(path: Path) -> list[Path] | None:
         if names is None:
             return None
         for name in names:
-            file = _module_file(name, path.parent)
+            file = (_relative_file(name, current) if name.startswith(".")
+                    else _module_file(name, path.parent))
             if file is False:
                 return None
             if file is None or file in seen or file == path:
@@ -151,10 +152,41 @@ def _imported_names(tree: ast.AST) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
             names.append(node.module)
             names += [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level:  # from .const import M
+            dots, module = "." * node.level, node.module or ""
+            if module:
+                names.append(f"{dots}{module}")
+            names += [f"{dots}{module + '.' if module else ''}{alias.name}"
+                      for alias in node.names]
     return names
+
+
+def _relative_file(name: str, importer: Path) -> Path | None | bool:
+    """The file a relative import in ``importer`` names (``..pkg.mod``), None
+    when it names no module (``from . import CONSTANT``) but its package
+    exists, False when not even the package can be found."""
+    level = len(name) - len(name.lstrip("."))
+    base = importer.parent
+    for _ in range(level - 1):
+        base = base.parent
+    parts = [part for part in name[level:].split(".") if part]
+    found: Path | None = None
+    folder = base
+    for part in parts:
+        if (folder / part / "__init__.py").is_file():
+            folder = folder / part
+            found = folder / "__init__.py"
+        elif (folder / f"{part}.py").is_file():
+            found = folder / f"{part}.py"
+            break
+        else:
+            break
+    if found is None:
+        return None if (base / "__init__.py").is_file() else False
+    return found.resolve()
 
 
 def _outside_user_tree(file: Path) -> bool:

@@ -14,8 +14,10 @@ packages and layoutalg.
 
 from __future__ import annotations
 
+import site
 import sys
 import sysconfig
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -24,10 +26,23 @@ from pathlib import Path
 SPEC_MODULE_PREFIX = "layoutalg_specs_"
 
 
+#: ``sys.path`` and ``sys.modules`` are shared by every thread (a Dask worker
+#: proves specs in threads): one spec's code runs inside ``isolated`` at a time.
+_ONE_AT_A_TIME = threading.RLock()
+
+
 @contextmanager
 def isolated(folder: Path) -> Iterator[None]:
     """Run a spec's code with ``folder`` first on the path, then forget the
-    user modules it imported (spec modules themselves are kept)."""
+    user modules it imported (spec modules themselves are kept). Threads
+    take turns (see ``_ONE_AT_A_TIME``)."""
+    with _ONE_AT_A_TIME:
+        with _isolated(folder):
+            yield
+
+
+@contextmanager
+def _isolated(folder: Path) -> Iterator[None]:
     entry = str(folder.resolve())
     before = set(sys.modules)
     stale = _users_modules_named_from(entry)
@@ -73,9 +88,12 @@ def is_users(module) -> bool:
 @lru_cache(maxsize=1)
 def library_roots() -> tuple[Path, ...]:
     """The interpreter's own folders, its installed packages and layoutalg."""
+    # Not the whole prefixes: with a system Python sys.prefix is /usr, and a
+    # project in /usr/src/app is the user's.
     roots = {Path(p).resolve() for key in ("stdlib", "platstdlib", "purelib", "platlib")
              if (p := sysconfig.get_paths().get(key))}
-    roots |= {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    roots |= {Path(p).resolve() for p in site.getsitepackages()}
+    roots.add(Path(site.getusersitepackages()).resolve())
     roots.add(Path(__file__).resolve().parent)  # layoutalg itself
     return tuple(roots)
 

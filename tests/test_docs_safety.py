@@ -237,3 +237,17 @@ def test_markup_text_escapes_html_and_table_pipes(raw, shown):
 
 def test_inline_code_cannot_be_closed_by_a_backtick():
     assert markup.code("a`<b>") == "<code>a`&lt;b&gt;</code>"
+
+
+@pytest.mark.parametrize("link", ["[docs](javascript:alert(document.cookie))",
+                                  "[x](JavaScript :alert(1))", "[y](vbscript:msgbox(1))",
+                                  "[z](data:text/html;base64,PHNjcmlwdD4=)"])
+def test_a_link_in_a_docstring_cannot_run_script(link):
+    """Markdown links from docstrings still render, but a script scheme is
+    broken by a zero-width space before its colon: the browser reads a
+    relative link (found by this stop's review)."""
+    markdown = pytest.importorskip("markdown")
+    rendered = markdown.markdown(markup.text(link))
+    hrefs = re.findall(r'href="([^"]*)"', rendered)
+    assert hrefs and all(not re.match(r"(?i)\s*(javascript|vbscript|data)\s*:", h)
+                         for h in hrefs), rendered

@@ -957,3 +957,71 @@ def test_the_pytest_plugin_collects_spec_folders_below_the_rootdir_only(tmp_path
     assert re.search(r"specs/good\.py::zero::injective PASSED", done.stdout), done.stdout
     assert re.search(r"tests/test_x\.py::test_x PASSED", done.stdout), done.stdout
     assert "3 passed" in done.stdout
+
+
+FITS_FROM_PACKAGE = HEADER + '''
+from pkg.sub import M
+
+
+@la.spec(claims=[("fits", 16, {"per": ("pe_row", "pe_col"), "element_bytes": 1})])
+def tiles():
+    """A 2 x 2 grid of M x M tiles, 16 bytes per PE: fits for M = 8 only."""
+    return la.linearize(la.permute(la.split(la.split(la.Space(i=M, j=M), "i", M // 2,
+                                                     names=("pe_row", "r")),
+                                            "j", M // 2, names=("pe_col", "c")),
+                                   ["pe_row", "pe_col", "r", "c"]), ["r", "c"])
+'''
+
+
+def test_a_helper_reached_by_a_relative_import_is_in_the_key(tmp_path):
+    """Found by this stop's review: ``pkg/sub.py`` doing ``from .const import M``
+    left ``pkg/const.py`` out of the key, and a stale PROVED was reused."""
+    write(tmp_path / "specs" / "s.py", FITS_FROM_PACKAGE)
+    write(tmp_path / "specs" / "pkg" / "__init__.py", "")
+    write(tmp_path / "specs" / "pkg" / "sub.py", "from .const import M\n")
+    write(tmp_path / "specs" / "pkg" / "const.py", "M = 8\n")
+    cache, report = tmp_path / "cache", tmp_path / "r.json"
+    argv = ["prove", "specs/s.py", "--cache-dir", str(cache), "--json", str(report)]
+    assert cli(tmp_path, *argv).returncode == 0
+    assert verdicts(report) == {"tiles::fits(16, per=('pe_row', 'pe_col'), element_bytes=1)":
+                                "PROVED"}
+    write(tmp_path / "specs" / "pkg" / "const.py", "M = 16\n")  # 64 bytes per PE now
+    done = cli(tmp_path, *argv)
+    assert "reused from the cache" not in done.stdout
+    assert list(verdicts(report).values()) == ["REFUTED"]
+    assert done.returncode == 1
+
+
+def test_a_project_under_the_interpreters_prefix_is_still_the_users(tmp_path):
+    """With a system Python sys.prefix is /usr: a project in /usr/src/app must
+    count as the user's (its helpers in the key, isolated), not as library."""
+    import sys
+
+    from layoutalg.spec_imports import outside_user_tree
+
+    project_file = Path(sys.prefix).resolve() / "src" / "app" / "specs" / "sizes.py"
+    assert not outside_user_tree(project_file)
+    assert outside_user_tree(Path(json.__file__).resolve())  # the stdlib is not
+
+
+def test_specs_from_two_folders_proved_in_threads_keep_their_own_helpers(tmp_path):
+    """Dask proves specs in threads; sys.path and sys.modules are shared, so
+    the spec code of one folder runs at a time (found by this stop's review:
+    one thread popped the other's half-imported ``sizes``)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from layoutalg import prover
+
+    paths = []
+    for folder, stride in (("a", 1), ("b", 0)):
+        write(tmp_path / folder / "sizes.py", f"import time\ntime.sleep(0.2)\nM, S = 8, {stride}\n")
+        paths.append(write(tmp_path / folder / f"spec_{folder}.py", HEADER + '''
+@la.spec(claims=["injective"])
+def strided_from_sizes():
+    from sizes import M, S
+    return la.strided((M,), (S,))
+'''))
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda p: prover.prove_by_name(str(p), "strided_from_sizes"),
+                                paths))
+    assert [[o.status for o in outcomes] for outcomes in results] == [["PROVED"], ["REFUTED"]]

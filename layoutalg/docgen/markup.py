@@ -13,9 +13,17 @@ import html
 import re
 
 
+# A link target that would run code: a zero-width space before the colon
+# leaves it a harmless relative link (an entity such as &#58; would not:
+# browsers decode entities in attributes).
+_SCRIPT_SCHEME = re.compile(r"\b(javascript|vbscript|data)(\s*):", re.IGNORECASE)
+
+
 def text(value: object) -> str:
-    """Prose from a spec: escaped, Markdown emphasis and links still work."""
-    return html.escape(str(value), quote=True).replace("|", "&#124;")
+    """Prose from a spec: escaped, Markdown emphasis and links still work,
+    but no link can run script (``javascript:``, ``vbscript:``, ``data:``)."""
+    escaped = html.escape(str(value), quote=True).replace("|", "&#124;")
+    return _SCRIPT_SCHEME.sub("\\1\\2\u200b:", escaped)
 
 
 def code(value: object) -> str:
