@@ -18,13 +18,13 @@ from __future__ import annotations
 import importlib.util
 import re
 import textwrap
-from io import StringIO
 from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy
 
+from cli_helpers import assert_bad_input, run_cli
 import layoutalg as la
 from layoutalg.channel import ChannelError, SwizzleError
 from layoutalg.cli import main
@@ -885,26 +885,6 @@ CLI_ROWS = [
 ]
 
 
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = StringIO(), StringIO()
-    try:
-        code = main(list(argv), stream=out, errors=err)
-    except SystemExit as exc:  # main must return, never exit
-        pytest.fail(f"main{argv} raised SystemExit({exc.code!r}) instead of returning a code")
-    return code, out.getvalue(), err.getvalue()
-
-
-def assert_bad_input(code: int, out: str, err: str) -> str:
-    """Exit 2, exactly one line on the errors stream, no traceback anywhere."""
-    assert "Traceback" not in err + out
-    assert code == 2, (code, out[-300:], err)
-    lines = err.splitlines()
-    assert len(lines) == 1, f"expected one line on stderr, got {lines}"
-    assert err.endswith("\n")
-    assert lines[0].startswith("layoutalg: error: ")
-    return lines[0].removeprefix("layoutalg: error: ")
-
-
 @pytest.fixture
 def scratch(tmp_path, monkeypatch) -> Path:
     """A working folder with the CLI rows' files; the proof cache kept inside it."""
@@ -921,7 +901,7 @@ def scratch(tmp_path, monkeypatch) -> Path:
 def test_cli_bad_input_is_one_line_and_exit_2(scratch, argv, line, out, kept):
     folder = str(scratch)
     code, stdout, stderr = run_cli(*(a.replace("{d}", folder) for a in argv))
-    message = assert_bad_input(code, stdout, stderr)
+    message = assert_bad_input(code, stdout, stderr).removeprefix("layoutalg: error: ")
     pattern = line.replace("{d}", re.escape(folder))
     assert re.fullmatch(pattern, message), message
     if out is not None:  # the error comes after the verdict table, not instead of it

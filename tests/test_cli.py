@@ -14,11 +14,11 @@ import subprocess
 import sys
 import textwrap
 import xml.etree.ElementTree as ET
-from io import StringIO
 from pathlib import Path
 
 import pytest
 
+from cli_helpers import assert_bad_input, run_cli as run
 import layoutalg as la
 from layoutalg.cli import main
 
@@ -51,30 +51,10 @@ def collide():
 '''
 
 
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = StringIO(), StringIO()
-    try:
-        code = main(list(argv), stream=out, errors=err)
-    except SystemExit as exc:  # main must return, never exit
-        pytest.fail(f"main{argv} raised SystemExit({exc.code!r}) instead of returning a code")
-    return code, out.getvalue(), err.getvalue()
-
-
 def write(folder: Path, name: str, text: str) -> Path:
     path = folder / name
     path.write_text(textwrap.dedent(text))
     return path
-
-
-def assert_bad_input(code: int, out: str, err: str) -> str:
-    """Exit 2, exactly one line on the errors stream, no traceback anywhere."""
-    assert code == 2
-    assert "Traceback" not in err + out
-    lines = err.splitlines()
-    assert len(lines) == 1, f"expected one line on stderr, got {lines}"
-    assert err.endswith("\n")
-    assert lines[0].startswith("layoutalg: error: ")
-    return lines[0]
 
 
 def table_rows(out: str) -> list[dict[str, str]]:

@@ -12,12 +12,11 @@ from __future__ import annotations
 import re
 import shutil
 import textwrap
-from io import StringIO
 from pathlib import Path
 
 import pytest
 
-from layoutalg.cli import main
+from cli_helpers import assert_bad_input, run_cli
 from layoutalg.docgen import markup, output_folder
 from layoutalg.errors import OutputError
 
@@ -61,20 +60,6 @@ SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 SCRIPT_OR_TAG = re.compile(r"<script>alert|<img src=x|<b>bold|<i>halved")
 
 
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = StringIO(), StringIO()
-    code = main(list(argv), stream=out, errors=err)
-    return code, out.getvalue(), err.getvalue()
-
-
-def one_error_line(code: int, out: str, err: str) -> str:
-    assert code == 2, (code, out, err)
-    assert "Traceback" not in out + err
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("layoutalg: error: "), lines
-    return lines[0]
-
-
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
     """A working folder five levels deep holding the hostile module."""
@@ -91,7 +76,7 @@ def files_under(root: Path) -> set[Path]:
 
 def test_pages_stay_inside_out_and_names_are_slugs(project, tmp_path):
     before = files_under(tmp_path)
-    code, out, err = run("docs", "hostile.py", "--out", "out", "--no-cache",
+    code, out, err = run_cli("docs", "hostile.py", "--out", "out", "--no-cache",
                          "--cache-dir", str(tmp_path / "cache"))
     assert code == 0, err
     written = files_under(tmp_path) - before
@@ -111,7 +96,7 @@ def test_pages_stay_inside_out_and_names_are_slugs(project, tmp_path):
 
 
 def test_every_text_from_a_spec_is_escaped_in_pages_and_pictures(project, tmp_path):
-    code, _, err = run("docs", "hostile.py", "--out", "out", "--no-cache",
+    code, _, err = run_cli("docs", "hostile.py", "--out", "out", "--no-cache",
                        "--cache-dir", str(tmp_path / "cache"))
     assert code == 0, err
     for path in (project / "out").iterdir():
@@ -128,7 +113,7 @@ def test_every_text_from_a_spec_is_escaped_in_pages_and_pictures(project, tmp_pa
 def test_the_built_site_shows_the_hostile_text_as_text(project, tmp_path):
     pytest.importorskip("mkdocs")
     pytest.importorskip("material")
-    code, _, err = run("docs", "hostile.py", "--site", "site", "--no-cache",
+    code, _, err = run_cli("docs", "hostile.py", "--site", "site", "--no-cache",
                        "--cache-dir", str(tmp_path / "cache"))
     assert code == 0, err
     html_files = list((project / "site").rglob("*.html"))
@@ -149,7 +134,7 @@ def test_no_script_from_a_spec_runs_in_headless_chromium(project, tmp_path):
     hostile text as text and no element a spec's text made."""
     import subprocess
 
-    code, _, err = run("docs", "hostile.py", "--site", "site", "--no-cache",
+    code, _, err = run_cli("docs", "hostile.py", "--site", "site", "--no-cache",
                        "--cache-dir", str(tmp_path / "cache"))
     assert code == 0, err
     page = next((project / "site").rglob("*x-pwned-by-spec*.html"))
@@ -165,7 +150,7 @@ def test_no_script_from_a_spec_runs_in_headless_chromium(project, tmp_path):
 def test_site_refuses_a_folder_of_the_users_and_touches_nothing(project, tmp_path):
     mine = project / "notes.txt"
     mine.write_text("my notes")
-    line = one_error_line(*run("docs", "hostile.py", "--site", ".", "--no-cache",
+    line = assert_bad_input(*run_cli("docs", "hostile.py", "--site", ".", "--no-cache",
                                "--cache-dir", str(tmp_path / "cache")))
     assert "--site: the folder '.' is not empty and was not made by layoutalg" in line
     assert mine.read_text() == "my notes"
@@ -176,14 +161,14 @@ def test_site_refuses_a_folder_of_the_users_and_touches_nothing(project, tmp_pat
 def test_out_refuses_a_folder_of_the_users(project, tmp_path):
     (project / "docs").mkdir()
     (project / "docs" / "index.md").write_text("# mine")
-    line = one_error_line(*run("docs", "hostile.py", "--out", "docs", "--no-cache",
+    line = assert_bad_input(*run_cli("docs", "hostile.py", "--out", "docs", "--no-cache",
                                "--cache-dir", str(tmp_path / "cache")))
     assert "--out: the folder 'docs' is not empty and was not made by layoutalg" in line
     assert (project / "docs" / "index.md").read_text() == "# mine"
 
 
 def test_site_on_a_file_is_one_line_and_the_file_is_kept(project, tmp_path):
-    line = one_error_line(*run("docs", "hostile.py", "--site", "hostile.py", "--no-cache",
+    line = assert_bad_input(*run_cli("docs", "hostile.py", "--site", "hostile.py", "--no-cache",
                                "--cache-dir", str(tmp_path / "cache")))
     assert "--site: 'hostile.py' is a file, not a folder" in line
     assert "pwned_by_spec" in (project / "hostile.py").read_text()
