@@ -1,0 +1,213 @@
+"""Bit operations on non-negative integers as index-map expressions.
+
+XOR, AND with a mask and shifts are what swizzles (CuTe's ``Swizzle<B,M,S>``,
+``cute/swizzle.hpp``) and Triton's linear layouts are made of. Each is a SymPy
+``Function`` with exact integer semantics on non-negative integers:
+
+* ``bit_xor(a, b)`` is ``a ^ b``;
+* ``bit_and(a, mask)`` is ``a & mask``;
+* ``shift_right(a, k)`` is ``a >> k`` = ``⌊a / 2**k⌋``;
+* ``shift_left(a, k)`` is ``a << k`` = ``a * 2**k``.
+
+They evaluate to a number as soon as their arguments are numbers, and refuse
+a negative or non-integer constant with a :class:`~layoutalg.errors.MapError`
+(Python's ``-1 ^ 2`` is two's complement, not a layout index). Symbolic
+arguments are index expressions, non-negative by construction.
+
+>>> import sympy
+>>> i = sympy.Symbol("i", integer=True, nonnegative=True)
+>>> bit_xor(5, 3), bit_and(13, 6), shift_right(13, 2), shift_left(3, 4)
+(6, 4, 3, 48)
+>>> bit_xor(i, shift_right(bit_and(i, 0x380), 3)).subs(i, 0x3FF)
+911
+>>> bit_xor(-1, 2)
+Traceback (most recent call last):
+...
+layoutalg.errors.MapError: bit_xor argument a must be a non-negative integer expression; got -1
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from layoutalg.errors import MapError, describe
+
+__all__ = [
+    "BitAnd", "BitOp", "BitXor", "ShiftLeft", "ShiftRight",
+    "bit_and", "bit_xor", "is_bit_op", "shift_left", "shift_right",
+]
+
+
+def _operand(value: object, function: str, name: str) -> sympy.Expr:
+    """``value`` as a SymPy integer expression that may be non-negative, or ``MapError``."""
+    if isinstance(value, bool):
+        raise MapError(f"{function} argument {name} must be a non-negative integer "
+                       f"expression; got {describe(value)}")
+    try:
+        expr = sympy.sympify(value, strict=True)
+    except (sympy.SympifyError, TypeError):
+        raise MapError(f"{function} argument {name} must be a non-negative integer "
+                       f"expression; got {describe(value)}") from None
+    if not isinstance(expr, sympy.Expr) or expr.is_integer is False or expr.is_negative:
+        raise MapError(f"{function} argument {name} must be a non-negative integer "
+                       f"expression; got {describe(value)}")
+    if expr.is_number and not expr.is_Integer:
+        raise MapError(f"{function} argument {name} must be a non-negative integer "
+                       f"expression; got {describe(value)}")
+    return expr
+
+
+class BitOp(sympy.Function):
+    """Common base: integer, non-negative, two arguments, exact on numbers."""
+
+    is_integer = True
+    is_nonnegative = True
+    nargs = 2
+    op_text = "?"        # plain-text operator
+    op_latex = "?"       # LaTeX operator
+    public = "?"         # the constructor's name, for messages
+    arg_names = ("a", "b")
+
+    @staticmethod
+    def compute(a: int, b: int) -> int:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    @classmethod
+    def eval(cls, a, b):
+        for value, name in ((a, cls.arg_names[0]), (b, cls.arg_names[1])):
+            if value.is_number and (not value.is_Integer or value.is_negative):
+                raise MapError(f"{cls.public} argument {name} must be a non-negative integer "
+                               f"expression; got {describe(value)}")
+        if a.is_Integer and b.is_Integer:
+            return sympy.Integer(cls.compute(int(a), int(b)))
+        return cls.simplify_symbolic(a, b)
+
+    @classmethod
+    def simplify_symbolic(cls, a, b):
+        return None
+
+
+class BitXor(BitOp):
+    """``a ^ b`` on non-negative integers."""
+
+    op_text = "^"
+    op_latex = r"\oplus"
+    public = "bit_xor"
+
+    @staticmethod
+    def compute(a: int, b: int) -> int:
+        return a ^ b
+
+    @classmethod
+    def simplify_symbolic(cls, a, b):
+        if a == 0:
+            return b
+        if b == 0:
+            return a
+        if a == b:
+            return sympy.Integer(0)
+        return None
+
+
+class BitAnd(BitOp):
+    """``a & mask`` on non-negative integers."""
+
+    op_text = "&"
+    op_latex = r"\land"
+    public = "bit_and"
+    arg_names = ("a", "mask")
+
+    @staticmethod
+    def compute(a: int, b: int) -> int:
+        return a & b
+
+    @classmethod
+    def simplify_symbolic(cls, a, b):
+        if a == 0 or b == 0:
+            return sympy.Integer(0)
+        if a == b:
+            return a
+        return None
+
+
+class ShiftRight(BitOp):
+    """``a >> k`` = ``⌊a / 2**k⌋`` on non-negative integers."""
+
+    op_text = ">>"
+    op_latex = r"\gg"
+    public = "shift_right"
+    arg_names = ("a", "k")
+
+    @staticmethod
+    def compute(a: int, b: int) -> int:
+        return a >> b
+
+    @classmethod
+    def simplify_symbolic(cls, a, b):
+        if b == 0:
+            return a
+        if a == 0:
+            return sympy.Integer(0)
+        return None
+
+
+class ShiftLeft(BitOp):
+    """``a << k`` = ``a * 2**k`` on non-negative integers."""
+
+    op_text = "<<"
+    op_latex = r"\ll"
+    public = "shift_left"
+    arg_names = ("a", "k")
+
+    @staticmethod
+    def compute(a: int, b: int) -> int:
+        return a << b
+
+    @classmethod
+    def simplify_symbolic(cls, a, b):
+        if b == 0:
+            return a
+        if a == 0:
+            return sympy.Integer(0)
+        return None
+
+
+def bit_xor(a: object, b: object) -> sympy.Expr:
+    """``a ^ b`` (exclusive or) of two non-negative integer expressions.
+
+    >>> bit_xor(0b1100, 0b1010)
+    6
+    """
+    return BitXor(_operand(a, "bit_xor", "a"), _operand(b, "bit_xor", "b"))
+
+
+def bit_and(a: object, mask: object) -> sympy.Expr:
+    """``a & mask`` of two non-negative integer expressions (the mask usually a constant).
+
+    >>> bit_and(0b1101, 0b0110)
+    4
+    """
+    return BitAnd(_operand(a, "bit_and", "a"), _operand(mask, "bit_and", "mask"))
+
+
+def shift_right(a: object, k: object) -> sympy.Expr:
+    """``a >> k`` = ``⌊a / 2**k⌋`` for non-negative ``a`` and ``k``.
+
+    >>> shift_right(13, 2)
+    3
+    """
+    return ShiftRight(_operand(a, "shift_right", "a"), _operand(k, "shift_right", "k"))
+
+
+def shift_left(a: object, k: object) -> sympy.Expr:
+    """``a << k`` = ``a * 2**k`` for non-negative ``a`` and ``k``.
+
+    >>> shift_left(3, 4)
+    48
+    """
+    return ShiftLeft(_operand(a, "shift_left", "a"), _operand(k, "shift_left", "k"))
+
+
+def is_bit_op(expr: sympy.Basic) -> bool:
+    """Whether ``expr`` contains one of the bit operations."""
+    return bool(expr.atoms(BitOp)) if isinstance(expr, sympy.Basic) else False
