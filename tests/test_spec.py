@@ -296,3 +296,47 @@ def test_a_family_claim_is_known_before_its_family_is_touched():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "known"
+
+
+def test_claims_are_frozen_objects_defined_beside_their_checks():
+    """Issue 12 item 3: a claim is a value (name, check, arity) made where its
+    check lives; families define theirs below the spec runner."""
+    import dataclasses
+
+    from layoutalg.mesh.checks import check_fits_pe
+    from layoutalg.verify.claims import ClaimKind, claim_kind
+
+    la.mesh  # noqa: B018 - the family module defines its claims when imported
+    kind = claim_kind("fits_pe")
+    assert isinstance(kind, ClaimKind)
+    assert kind.check is check_fits_pe and kind.index_map is False and kind.arguments == (0, 1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        kind.name = "other"  # type: ignore[misc]
+    assert claim_kind("no_such_claim") is None
+
+
+def test_a_claim_defined_in_a_test_is_usable_then_forgotten():
+    from layoutalg.verify.claims import claim, claim_kind, forget_claim
+
+    def always_proved(m, **_options):
+        return la.check_bijective(m)
+
+    kind = claim("toy_always_bijective", always_proved, arguments=(0, 0))
+    try:
+        declared = la.spec(claims=["toy_always_bijective"])(lambda: la.identity(la.Space(i=3)))
+        assert declared.claims[0].name == "toy_always_bijective"
+        with pytest.raises(la.SpecError, match=r"claim 'toy_always_bijective' takes 0 argument"):
+            la.spec(claims=[("toy_always_bijective", 1)])
+    finally:
+        forget_claim(kind.name)
+    assert claim_kind("toy_always_bijective") is None
+    with pytest.raises(la.SpecError, match="unknown claim 'toy_always_bijective'"):
+        la.spec(claims=["toy_always_bijective"])
+
+
+@pytest.mark.parametrize("name", ["", "two words", 3, "1st"])
+def test_a_claim_name_must_be_an_identifier(name):
+    from layoutalg.verify.claims import claim
+
+    with pytest.raises(la.SpecError, match="a claim name must be an identifier"):
+        claim(name, lambda m, **_: None)

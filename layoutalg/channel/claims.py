@@ -23,7 +23,7 @@ from layoutalg.channel.banks import Banks, check_bank_conflict_free
 from layoutalg.channel.capacity import check_disjoint, check_fits
 from layoutalg.channel.conflicts import check_conflict_free, check_single_channel
 from layoutalg.channel.load import check_channel_totals, check_load_balance
-from layoutalg.dsl import register_claim
+from layoutalg.verify.claims import register_claim
 
 
 def _conflict_free(layout, dataflow="os", grain="tile", **options):

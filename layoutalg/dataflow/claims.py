@@ -15,7 +15,7 @@ The subject is the object the spec returns (a ``Schedule`` or
 from __future__ import annotations
 
 from layoutalg.dataflow import checks
-from layoutalg.dsl import register_claim
+from layoutalg.verify.claims import register_claim
 
 
 def register() -> None:

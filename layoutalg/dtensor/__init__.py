@@ -19,7 +19,7 @@ DTensorLayout is its exactly-once claim.
 
 from __future__ import annotations
 
-from layoutalg.dsl import register_claim
+from layoutalg.verify.claims import register_claim
 from layoutalg.dtensor import brute
 from layoutalg.dtensor.checks import check_exactly_once, check_local_shapes, torch_rule_map
 from layoutalg.dtensor.chunks import chunk, nested_chunk

@@ -14,7 +14,7 @@ Importing this package registers the spec claims ``fits_pe``, ``on_wafer``,
 
 from __future__ import annotations
 
-from layoutalg.dsl import register_claim
+from layoutalg.verify.claims import register_claim
 from layoutalg.errors import describe
 from layoutalg.mesh import seed, seed_patterns
 from layoutalg.mesh.checks import DEFAULT_DATA_BYTES, check_fits_pe, check_on_wafer

@@ -14,7 +14,7 @@ from dataclasses import replace
 import sympy
 
 from layoutalg.core.index_map import IndexMap
-from layoutalg.dsl import register_claim
+from layoutalg.verify.claims import register_claim
 from layoutalg.errors import describe
 from layoutalg.spyre.errors import SpyreError
 from layoutalg.spyre.layout import SpyreLayout

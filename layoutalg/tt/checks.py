@@ -28,6 +28,7 @@ from layoutalg.verify.memory import check_fits
 from layoutalg.verify.result import CheckResult, Status
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
 from layoutalg.tt.errors import TTError
+from layoutalg.verify.claims import register_claim
 
 
 def page_map_of(subject: object) -> IndexMap:
@@ -253,8 +254,6 @@ def check_pages_bijective(subject: object, *, assume=(),
 
 
 def _register() -> None:
-    from layoutalg.dsl import register_claim
-
     register_claim("pages_bijective", check_pages_bijective, index_map=False)
     register_claim("holds_pages", check_holds_pages, index_map=False, arguments=(2, 2))
     register_claim("page_count", check_page_count, index_map=False, arguments=(1, 1))
