@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from layoutalg.core.expr import as_condition
-from layoutalg.core.index_map import IndexMap
+from layoutalg.core.laid_out import LaidOut, is_layout
 from layoutalg.errors import MapError, SpecError, describe
 from layoutalg.validate import is_int
 from layoutalg.verify.claims import ClaimKind, claim, claim_kind, claim_names, register_claim
@@ -78,7 +78,7 @@ class Spec:
     def build(self) -> Any:
         """Call the spec function; it must return an IndexMap or a family object."""
         value = self.function()
-        if isinstance(value, IndexMap) or hasattr(value, "index_map"):
+        if is_layout(value):
             return value
         raise SpecError(
             f"spec {self.name} must return an IndexMap or an object with .index_map(); "
@@ -188,7 +188,9 @@ def _parse_claim(claim: object, expect: object) -> Claim:
 def run_claim(spec_: Spec, claim: Claim, subject: Any):
     """Check one claim on a built subject; returns a CheckResult."""
     kind = claim_kind(claim.name)
-    target = subject.index_map() if kind.index_map and hasattr(subject, "index_map") else subject
+    target = subject
+    if kind.index_map and isinstance(subject, LaidOut):
+        target = subject.index_map()
     options = {"assume": spec_.assume}
     if spec_.timeout_ms is not None:
         options["timeout_ms"] = spec_.timeout_ms

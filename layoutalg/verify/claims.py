@@ -23,6 +23,7 @@ from typing import Any
 import sympy
 
 from layoutalg.core.index_map import IndexMap
+from layoutalg.core.laid_out import index_map_of, is_layout
 from layoutalg.errors import SpecError, describe
 from layoutalg.validate import is_bool, is_int
 from layoutalg.verify import checks
@@ -134,7 +135,7 @@ def _valid_equivalent(args: tuple) -> None:
     """``("equivalent", other)``: other an IndexMap, an object with
     ``.index_map()``, or a function of no arguments returning one."""
     other = args[0]
-    if isinstance(other, IndexMap) or hasattr(other, "index_map"):
+    if is_layout(other):
         return
     if callable(other) and _takes_no_arguments(other):
         return
@@ -156,8 +157,7 @@ def _takes_no_arguments(function: Callable) -> bool:
 def _equivalent(m, other, **kwargs):
     if callable(other) and not isinstance(other, IndexMap):
         other = other()
-    if hasattr(other, "index_map") and not isinstance(other, IndexMap):
-        other = other.index_map()
+    other = index_map_of(other) or other
     return checks.check_equivalent(m, other, **kwargs)
 
 
