@@ -28,14 +28,22 @@ layoutalg.errors.MapError: bit_xor argument a must be a non-negative integer exp
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import lru_cache
+
 import sympy
 
+from layoutalg.core.bounds import BoundsKernel, Escapes, compile_bounds
+from layoutalg.core.expr import Unsupported
 from layoutalg.errors import MapError, describe
 
 __all__ = [
     "BitAnd", "BitOp", "BitXor", "ShiftLeft", "ShiftRight",
-    "bit_and", "bit_xor", "is_bit_op", "shift_left", "shift_right",
+    "bit_and", "bit_xor", "bounds_kernel", "is_bit_op", "shift_left", "shift_right",
 ]
+# A shift by 63 or more is past what NumPy's int64 shifts define (x86 masks the
+# count): such shifts always take the exact path.
+MAX_FAST_SHIFT = 62
 
 
 def _operand(value: object, function: str, name: str) -> sympy.Expr:
@@ -211,3 +219,84 @@ def shift_left(a: object, k: object) -> sympy.Expr:
 def is_bit_op(expr: sympy.Basic) -> bool:
     """Whether ``expr`` contains one of the bit operations."""
     return bool(expr.atoms(BitOp)) if isinstance(expr, sympy.Basic) else False
+
+
+# -- interval bounds ------------------------------------------------------------------
+
+
+def _outermost(expr: sympy.Basic, found: list) -> None:
+    if isinstance(expr, BitOp):
+        found.append(expr)
+        return
+    for arg in expr.args:
+        _outermost(arg, found)
+
+
+class _WithBits(Mapping):
+    """Symbol ranges plus the ranges of the bit operations standing for dummies."""
+
+    def __init__(self, base, extra: dict) -> None:
+        self.base, self.extra = base, extra
+
+    def __getitem__(self, key):
+        if key in self.extra:
+            return self.extra[key]
+        return self.base[key]
+
+    def __iter__(self):
+        return iter({**dict.fromkeys(self.base), **self.extra})
+
+    def __len__(self) -> int:
+        return len(set(self.base) | set(self.extra))
+
+
+def _op_interval(op: type, a, b, limit):
+    if a[0] < 0 or b[0] < 0:
+        if limit is None:
+            raise Unsupported(f"{op.public} of a value that may be negative")
+        raise Escapes  # the exact path refuses it with a MapError
+    if op is BitXor:
+        return 0, (1 << max(a[1], b[1]).bit_length()) - 1
+    if op is BitAnd:
+        return 0, min(a[1], b[1])
+    if limit is not None and b[1] > MAX_FAST_SHIFT:
+        raise Escapes
+    if op is ShiftRight:
+        return a[0] >> b[1], a[1] >> b[0]
+    if limit is not None and a[1] and a[1].bit_length() + b[1] > limit.bit_length():
+        raise Escapes  # do not build the number
+    return a[0] << b[0], a[1] << b[1]
+
+
+@lru_cache(maxsize=4096)
+def bounds_kernel(expr: sympy.Basic) -> BoundsKernel:
+    """:func:`layoutalg.core.bounds.compile_bounds` for expressions that may hold
+    bit operations: each outermost one stands for a dummy symbol whose range
+    comes from its arguments' ranges (e.g. ``a ^ b`` lies in ``[0, 2**w)``,
+    ``w`` the bit length of the larger upper bound).
+
+    >>> from layoutalg.core.space import coordinate
+    >>> i = coordinate("i")
+    >>> bounds_kernel(bit_xor(i, 5) + 1)({i: (0, 9)}, None)
+    (1, 16)
+    """
+    found: list = []
+    _outermost(expr, found)
+    if not found:
+        return compile_bounds(expr)
+    ops = list(dict.fromkeys(found))
+    dummies = {op: sympy.Dummy(f"bits{k}", integer=True, nonnegative=True)
+               for k, op in enumerate(ops)}
+    rest = compile_bounds(expr.xreplace(dummies))
+    parts = [(dummies[op], type(op), bounds_kernel(op.args[0]), bounds_kernel(op.args[1]))
+             for op in ops]
+
+    def kernel(ranges, limit):
+        extra = {}
+        for dummy, kind, left, right in parts:
+            low, high = _op_interval(kind, left(ranges, limit), right(ranges, limit), limit)
+            if limit is not None and high > limit:
+                raise Escapes
+            extra[dummy] = (low, high)
+        return rest(_WithBits(ranges, extra), limit)
+    return kernel

@@ -35,7 +35,8 @@ from functools import lru_cache
 import numpy as np
 import sympy
 
-from layoutalg.core.bounds import INT64_LIMIT, Escapes, compile_bounds
+from layoutalg.core.bits import BitAnd, BitOp, BitXor, ShiftLeft, ShiftRight, bounds_kernel
+from layoutalg.core.bounds import INT64_LIMIT, Escapes
 from layoutalg.core.expr import Unsupported, integer_terms, quotient
 from layoutalg.errors import MapError
 
@@ -69,7 +70,7 @@ def evaluate_all(exprs: Sequence[sympy.Basic], env: dict[sympy.Symbol, object]) 
 def compile_expr(expr: sympy.Basic) -> Compiled:
     """Compile ``expr`` into its kernels (raises ``Unsupported`` outside the vocabulary)."""
     exact = _compile(expr, _EXACT)
-    return Compiled(_compile(expr, _FAST), exact, compile_bounds(expr),
+    return Compiled(_compile(expr, _FAST), exact, bounds_kernel(expr),
                     not isinstance(expr, sympy.Expr))  # a Symbol is Boolean too
 
 
@@ -212,6 +213,7 @@ class _Mode:
     floordiv: Callable
     mod: Callable
     pick: Callable  # (min or max) -> elementwise function
+    bits: dict  # bit operation class -> elementwise function
 
 
 def _fast_constant(value: int):
@@ -242,9 +244,30 @@ def _exact_divide(op):
     return divide
 
 
+def _exact_bits(op, kind):
+    """``op`` on Python ints (or object arrays of them), refusing negative values:
+    Python's ``-1 ^ 2`` is two's complement, not an index."""
+    def apply(a, b):
+        for value, name in zip((a, b), kind.arg_names):
+            if np.any(np.asarray(value, dtype=object) < 0):
+                worst = int(np.min(np.asarray(value, dtype=object)))
+                raise MapError(f"{kind.public} argument {name} must be non-negative; got "
+                               f"{worst}")
+        return op(a, b)
+    return apply
+
+
+# The fast kernels run only where bits.bounds_kernel proved the arguments are
+# non-negative and the shifts below 63 with results inside int64.
+_FAST_BITS = {BitXor: np.bitwise_xor, BitAnd: np.bitwise_and,
+              ShiftRight: np.right_shift, ShiftLeft: np.left_shift}
+_EXACT_BITS = {kind: _exact_bits(op, kind) for kind, op in (
+    (BitXor, operator.xor), (BitAnd, operator.and_),
+    (ShiftRight, operator.rshift), (ShiftLeft, operator.lshift))}
 _FAST = _Mode(_fast_constant, np.floor_divide, np.mod,
-              lambda which: np.minimum if which is min else np.maximum)
-_EXACT = _Mode(int, _exact_divide(operator.floordiv), _exact_divide(operator.mod), _exact_pick)
+              lambda which: np.minimum if which is min else np.maximum, _FAST_BITS)
+_EXACT = _Mode(int, _exact_divide(operator.floordiv), _exact_divide(operator.mod), _exact_pick,
+               _EXACT_BITS)
 
 _RELATIONS = {
     sympy.Eq: operator.eq, sympy.Ne: operator.ne, sympy.Lt: operator.lt,
@@ -298,6 +321,10 @@ def _compile(expr: sympy.Basic, mode: _Mode) -> Kernel:  # noqa: C901 - one bran
         top, bottom = _compile(expr.args[0], mode), _compile(expr.args[1], mode)
         mod = mode.mod
         return lambda env: mod(top(env), bottom(env))
+    if isinstance(expr, BitOp):
+        left, right = _compile(expr.args[0], mode), _compile(expr.args[1], mode)
+        op = mode.bits[type(expr)]
+        return lambda env: op(left(env), right(env))
     if isinstance(expr, (sympy.Min, sympy.Max)):
         pick = mode.pick(min if isinstance(expr, sympy.Min) else max)
         return _fold([_compile(arg, mode) for arg in expr.args], pick)
