@@ -14,6 +14,7 @@ its non-padding slots.
 from __future__ import annotations
 
 from layoutalg.spyre.checks import check_padding, check_stride_map
+from layoutalg.spyre.dma import check_dma_reading, check_dma_rule, dma_dim_map, dma_reading
 from layoutalg.spyre.defaults import (
     MAX_RANK,
     default_device_size,
@@ -27,11 +28,19 @@ from layoutalg.spyre.errors import (
     SpyreError,
     StickSizeError,
     StrideMapError,
+    TorchSpyreError,
 )
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.sticks import STICK_BYTES, dtype_name, elems_per_stick, itemsize
 from layoutalg.spyre.stride_maps import dim_map_to_stride_map, stride_map_to_dim_map
 from layoutalg.spyre.torch_layout import TorchLayout, contiguous_strides
+from layoutalg.spyre.torch_spyre import (
+    TorchSpyreLayout,
+    as_layout,
+    from_torch_spyre,
+    parse_repr,
+    to_torch_spyre,
+)
 
 __all__ = [
     "MAX_RANK",
@@ -43,6 +52,11 @@ __all__ = [
     "StickSizeError",
     "StrideMapError",
     "TorchLayout",
+    "TorchSpyreError",
+    "TorchSpyreLayout",
+    "as_layout",
+    "check_dma_reading",
+    "check_dma_rule",
     "check_padding",
     "check_stride_map",
     "contiguous_strides",
@@ -50,9 +64,14 @@ __all__ = [
     "default_dim_map",
     "default_layout",
     "dim_map_to_stride_map",
+    "dma_dim_map",
+    "dma_reading",
     "dtype_name",
     "elems_per_stick",
+    "from_torch_spyre",
     "itemsize",
     "parametric_default_map",
+    "parse_repr",
     "stride_map_to_dim_map",
+    "to_torch_spyre",
 ]

@@ -56,4 +56,17 @@ class StrideMapError(SpyreError):
     """
 
 
-__all__ = ["CoverageError", "DimMapError", "SpyreError", "StickSizeError", "StrideMapError"]
+class TorchSpyreError(SpyreError):
+    """A torch-spyre ``SpyreTensorLayout`` that torch-spyre's runtime cannot use.
+
+    Cause: a field outside torch-spyre's contract (an unknown ``device_dtype``,
+    a non-standard ``element_arrangement``, a malformed repr), or a layout
+    whose device dims torch-spyre's DMA reads differently from what the
+    ``stride_map`` says, so that it divides by zero (SIGFPE, torch-spyre#3401).
+    Fix: as the message says; ``to_torch_spyre(default_layout(...))`` gives
+    a layout the runtime reads as written.
+    """
+
+
+__all__ = ["CoverageError", "DimMapError", "SpyreError", "StickSizeError", "StrideMapError",
+           "TorchSpyreError"]
