@@ -13,3 +13,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 import profiles  # noqa: E402 - needs the path above
 
 profiles.load()
+
+
+# tests/toy_family holds a family module and a spec file that the prover
+# loads (tests/test_toy_family.py); they are data, not test modules.
+collect_ignore = ["toy_family"]
