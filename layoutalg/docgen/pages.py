@@ -9,10 +9,12 @@ from typing import Protocol, runtime_checkable
 
 import sympy
 
+from layoutalg.channel.layout import ChannelLayout
 from layoutalg.core.chain import Chain
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.printing import show
 from layoutalg.docgen import catalog, markup, mathml, output_folder
+from layoutalg.docgen.channel_marks import conflict_marks
 from layoutalg.docgen.picture import (caption, counterexample_points, drawn_instance, folding,
                                       layout_svg, memory_shares)
 from layoutalg.errors import LayoutError
@@ -170,10 +172,10 @@ def spec_page(found: Found, outcomes: Sequence[Outcome], name: str | None = None
         if instance is not None:
             drawn, note = instance
             title = f"{m.label} ({note})" if note else m.label
-            refuted, points = counterexample_of(m, outcomes)
+            refuted, points, notes = counterexample_of(m, outcomes, subject)
             pictures.append(Page(f"generated/{name}.svg",
                                  layout_svg(drawn, title=title, subject=subject,
-                                            highlight=points)))
+                                            highlight=points, notes=notes)))
             words = [f"{vocabulary(subject) or m.label}.", caption(drawn, subject),
                      folding(drawn)]
             if points:
@@ -188,16 +190,25 @@ def spec_page(found: Found, outcomes: Sequence[Outcome], name: str | None = None
                  section=section)] + pictures
 
 
-def counterexample_of(m: IndexMap, outcomes: Sequence[Outcome]):
+def counterexample_of(m: IndexMap, outcomes: Sequence[Outcome], subject: object = None):
     """The first REFUTED claim whose counterexample names elements of ``m``
-    (concrete maps only: a parametric map is drawn at other sizes), and
-    those elements; ``(None, [])`` when there is none."""
+    (concrete maps only: a parametric map is drawn at other sizes), those
+    elements, and what to say of each (None: the picture says the element's
+    image and what is out of bounds); ``(None, [], None)`` when there is none.
+    A channel layout's claims name tiles by their own coordinates: its
+    elements are the tiles that conflict, each with its channel
+    (``channel_marks``)."""
     for outcome in outcomes:
-        if outcome.status == "REFUTED":
-            points = counterexample_points(m, outcome.counterexample)
-            if points:
-                return outcome, points
-    return None, []
+        if outcome.status != "REFUTED":
+            continue
+        if isinstance(subject, ChannelLayout) and m.is_concrete:
+            marks = conflict_marks(subject, outcome.claim, outcome.counterexample)
+            if marks:
+                return outcome, [p for p, _ in marks], [note for _, note in marks]
+        points = counterexample_points(m, outcome.counterexample)
+        if points:
+            return outcome, points, None
+    return None, [], None
 
 
 def layout_section(m: IndexMap, subject: object = None) -> list[str]:

@@ -107,7 +107,8 @@ def cell_numbers(subject: object, m: IndexMap, rows: np.ndarray,
 
 
 def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None,
-               highlight: Sequence[tuple[int, ...]] = ()) -> str:
+               highlight: Sequence[tuple[int, ...]] = (),
+               notes: Sequence[str] | None = None) -> str:
     """The domain as a grid of cells (rank 1 drawn as rows of 32): each cell
     coloured by its memory (all codomain dims but the last) and labelled with
     its offset (the last codomain dim), or with its unit's number when
@@ -117,7 +118,8 @@ def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None,
 
     ``highlight``: elements (domain points, e.g. a counterexample's) outlined
     in red, numbered, and listed under the grid with their images and what
-    is wrong with them (``point_text``)."""
+    is wrong with them (``point_text``), or with ``notes`` (one per element)
+    when the family says it better (a channel conflict's channels)."""
     if not drawable(m):
         raise ValueError(f"layout_svg draws concrete layouts (bind the sizes first); "
                          f"got {m.domain}")
@@ -133,7 +135,11 @@ def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None,
         title = f"{title or ''} (one cell per {block_words(grid)[2:]})".strip()
     top = 28 if title else 6
     marked = [(point, grid.cell_of(m, point)) for point in highlight]
-    notes = [f"{k}: {point_text(m, point)}" for k, (point, _) in enumerate(marked, start=1)]
+    if notes is not None and len(notes) != len(highlight):
+        raise ValueError(f"layout_svg: notes must say one thing per highlighted element "
+                         f"({len(highlight)}); got {len(notes)}")
+    said = [point_text(m, point) for point in highlight] if notes is None else list(notes)
+    notes = [f"{k}: {note}" for k, note in enumerate(said, start=1)]
     title_px = int(len(title) * 7.3) + 12 if title else 0  # 12px monospace
     notes_px = max((int(len(note) * 6.7) + 12 for note in notes), default=0)  # 11px
     grid_bottom = n_rows * CELL + top
