@@ -1,0 +1,155 @@
+"""Composition and conversion of linear layouts, exactly over GF(2).
+
+- :func:`compose` is Triton's ``inner.compose(outer)``: ``outer ∘ inner``.
+- :func:`convert` is the conversion ``a⁻¹ ∘ b`` (Triton's
+  ``b.invertAndCompose(a)``): where in ``a`` each element of ``b`` lives.
+  Triton picks the smallest preimage when ``a`` holds an element twice
+  and asserts when ``a`` misses one (``include/triton/Tools/LinearLayout.h``,
+  triton-lang/triton); here both cases are refused with the inputs that
+  show why (:class:`~layoutalg.linear.errors.ConversionError`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from layoutalg.errors import describe
+from layoutalg.linear import gf2
+from layoutalg.linear.errors import ConversionError, LinearLayoutError
+from layoutalg.linear.layout import LinearLayout
+
+
+def check_layout(value: object, argument: str) -> LinearLayout:
+    if not isinstance(value, LinearLayout):
+        raise LinearLayoutError(f"{argument} must be a LinearLayout; got {describe(value)}")
+    return value
+
+
+def reorder_outs(layout: LinearLayout, names: tuple[str, ...], who: str) -> LinearLayout:
+    """``layout`` with its out dims in the order ``names`` (the same set)."""
+    if set(layout.out_names) != set(names) or len(names) != len(layout.out_names):
+        raise LinearLayoutError(f"{who}: the layouts must have the same out dims; got "
+                                f"{layout.out_names} and {names}")
+    if layout.out_names == names:
+        return layout
+    index = [layout.out_names.index(n) for n in names]
+    sizes = dict(layout.out_dims)
+    bases = [(d, [[v[k] for k in index] for v in vs]) for d, vs in layout.bases]
+    return LinearLayout(bases, [(n, sizes[n]) for n in names])
+
+
+def compose(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
+    """``outer ∘ inner`` (Triton: ``inner.compose(outer)``).
+
+    Requires inner's out dims to be outer's in dims (any order) with
+    ``inner``'s out size ≤ ``outer``'s in size for each.
+
+    >>> swap = LinearLayout({"i": [[0, 1], [1, 0]]}, {"a": 2, "b": 2})
+    >>> back = LinearLayout({"a": [[0, 1]], "b": [[1, 0]]}, {"x": 2, "y": 2})
+    >>> compose(swap, back)(i=1)
+    (1, 0)
+    """
+    check_layout(inner, "compose: inner")
+    check_layout(outer, "compose: outer")
+    ins = dict(outer.in_dims)
+    if set(inner.out_names) != set(ins):
+        raise LinearLayoutError(f"compose: inner's out dims must be outer's in dims; got "
+                                f"{inner.out_names} and {tuple(ins)}")
+    for name, size in inner.out_dims:
+        if size > ins[name]:
+            raise LinearLayoutError(f"compose: inner's out dim {name!r} (size {size}) must fit "
+                                    f"outer's in dim of size {ins[name]}")
+    bases = [(d, [list(outer(**dict(zip(inner.out_names, v)))) for v in vs])
+             for d, vs in inner.bases]
+    return LinearLayout(bases, list(outer.out_dims))
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """Why ``a⁻¹ ∘ b`` does not exist: two inputs of ``a`` on one element, or an
+    input of ``b`` whose element ``a`` never holds."""
+
+    kind: str                       # "not_injective" or "missing"
+    point: dict[str, int]
+    other: dict[str, int] | None
+    element: tuple[int, ...]
+    text: str
+
+
+def conversion_obstacle(a: LinearLayout, b: LinearLayout) -> Obstacle | None:
+    """The first reason ``a⁻¹ ∘ b`` does not exist, or None when it does."""
+    b = reorder_outs(b, a.out_names, "convert")
+    state = gf2.eliminate(a.columns)
+    if state.kernel:
+        x = state.kernel[0]
+        point = a.unflat_in(x)
+        zero = a.unflat_in(0)
+        element = a.unflat_out(0)
+        return Obstacle("not_injective", zero, point, element,
+                        f"a is not injective, so it is not invertible on b's image: "
+                        f"{_text(zero)} and {_text(point)} of a both hold {_text_out(a, element)}")
+    for bit, column in enumerate(_columns_in(b, a)):
+        rest, _ = state.reduce(column)
+        if rest:
+            point = b.unflat_in(1 << bit)
+            element = b(**point)
+            return Obstacle("missing", point, None, element,
+                            f"b's element {_text_out(b, element)} at {_text(point)} is "
+                            f"nowhere in a")
+    return None
+
+
+def _columns_in(b: LinearLayout, a: LinearLayout) -> list[int]:
+    """b's columns flattened with a's out sizes (a value past a's size is kept as
+    a high bit, so it can never be in a's span)."""
+    columns = []
+    for _, vectors in b.bases:
+        for vector in vectors:
+            flat, shift = 0, 0
+            for v, (_, size) in zip(vector, a.out_dims):
+                width = size.bit_length() - 1
+                if v >= size:
+                    return columns + [1 << a.out_bits + 1]
+                flat |= v << shift
+                shift += width
+            columns.append(flat)
+    return columns
+
+
+def convert(a: LinearLayout, b: LinearLayout) -> LinearLayout:
+    """The conversion ``a⁻¹ ∘ b``: for each input of ``b``, the input of ``a``
+    holding the same element, so that ``a(convert(a, b)(x)) == b(x)``.
+
+    Raises ConversionError when ``a`` is not injective or misses an element of ``b``.
+
+    >>> regs = LinearLayout({"lane": [[1], [2]]})
+    >>> smem = LinearLayout({"offset": [[2], [1]]})
+    >>> convert(smem, regs)(lane=1)
+    (2,)
+    """
+    check_layout(a, "convert: a")
+    check_layout(b, "convert: b")
+    obstacle = conversion_obstacle(a, b)
+    if obstacle is not None:
+        raise ConversionError(f"convert(a, b): a⁻¹∘b does not exist: {obstacle.text}")
+    b = reorder_outs(b, a.out_names, "convert")
+    state = gf2.eliminate(a.columns)
+    bases = []
+    for name, vectors in b.bases:
+        images = []
+        for vector in vectors:
+            rest, x = state.reduce(a.flat_out(vector))
+            images.append(list(a.unflat_in(x).values()))
+        bases.append((name, images))
+    return LinearLayout(bases, list(a.in_dims))
+
+
+def _text(point: dict[str, int]) -> str:
+    return "(" + ", ".join(f"{k}={v}" for k, v in point.items()) + ")"
+
+
+def _text_out(layout: LinearLayout, element) -> str:
+    return "(" + ", ".join(f"{n}={v}" for n, v in zip(layout.out_names, element)) + ")"
+
+
+__all__ = ["compose", "conversion_obstacle", "convert"]

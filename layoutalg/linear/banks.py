@@ -1,0 +1,174 @@
+"""Shared-memory bank conflicts of a layout conversion, decided over GF(2).
+
+A conversion through shared memory stores each register (layout ``src``)
+at the offset ``shared⁻¹(src(x))`` and loads it back at
+``shared⁻¹(dst(x))``. Each store or load instruction is one
+``(register, warp, block)``: the lanes of a warp issue it together.
+
+The bank model is NVIDIA's (CUDA C++ Programming Guide, "Shared Memory",
+compute capability 5.x and later,
+https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#shared-memory-5-x):
+32 banks, successive 32-bit words in successive banks, so a byte address
+``a`` is in bank ``(a // 4) mod 32``; lanes reading the same 32-bit word do
+not conflict (broadcast; a write by several lanes is done by one). An
+element at offset ``o`` of ``element_bytes`` bytes starts at byte
+``o · element_bytes``. Accesses wider than 4 bytes are served in phases
+(8-byte: two half-warps of 16 lanes; 16-byte: four quarter-warps of 8),
+each lane's access covering ``element_bytes / 4`` consecutive banks — the
+same model as :mod:`layoutalg.channel.banks` — i.e. banks of
+``element_bytes`` bytes, ``128 / element_bytes`` of them, per phase.
+
+The conflict degree of one phase is the most distinct words any one bank
+must serve. With ``C`` the lane columns of the conversion (offsets, a
+linear map of the lane bits), ``P`` the bank bits and ``W`` the word bits
+of an offset, two lanes ``l, l ⊕ d`` of one instruction hit one bank iff
+``P·C·d = 0`` (the register, warp and block parts XOR out), and different
+words iff ``W·C·d ≠ 0``, so every bank of every instruction serves exactly
+
+    degree = 2 ** (rank(W·C) − rank(P·C))
+
+words: exact for all instructions at once, by two GF(2) ranks. The
+enumeration twin (:func:`layoutalg.linear.brute.bank_conflict_degree`)
+counts words per bank in every phase of every instruction.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from layoutalg.errors import describe
+from layoutalg.linear import gf2
+from layoutalg.linear.algebra import check_layout, convert
+from layoutalg.linear.checks import label
+from layoutalg.linear.errors import LinearLayoutError
+from layoutalg.linear.layout import LinearLayout
+from layoutalg.verify.result import CheckResult, Status
+
+ELEMENT_BYTES = (1, 2, 4, 8, 16)
+NUM_BANKS, BANK_BYTES = 32, 4
+
+
+@dataclass(frozen=True)
+class BankModel:
+    """Where an element offset lands for accesses of ``element_bytes`` bytes."""
+
+    element_bytes: int
+
+    def __post_init__(self) -> None:
+        if self.element_bytes not in ELEMENT_BYTES:
+            raise LinearLayoutError(f"element_bytes must be one of {ELEMENT_BYTES}; got "
+                                    f"{describe(self.element_bytes)}")
+
+    @property
+    def unit(self) -> int:
+        """Bytes per bank of the phase model: 4, or the access width when wider."""
+        return max(BANK_BYTES, self.element_bytes)
+
+    @property
+    def banks(self) -> int:
+        return NUM_BANKS * BANK_BYTES // self.unit
+
+    @property
+    def lanes_per_phase(self) -> int:
+        return self.banks
+
+    @property
+    def shift(self) -> int:
+        """Offset bits below the word: elements per 4-byte word, as a power of two."""
+        return (self.unit // self.element_bytes).bit_length() - 1
+
+    def bank(self, offset: int) -> int:
+        return (offset * self.element_bytes // self.unit) % self.banks
+
+    def word(self, offset: int) -> int:
+        return offset * self.element_bytes // self.unit
+
+
+@dataclass(frozen=True)
+class BankConflicts:
+    """The conflict degree of one side of a conversion (1 = conflict-free).
+
+    ``witness`` names an instruction and two lanes on one bank at different
+    words (``lane`` and ``lane'``) when ``degree > 1``.
+    """
+
+    degree: int
+    element_bytes: int
+    lanes_per_phase: int
+    witness: dict[str, int] | None
+    reason: str
+    method: str = "gf2-rank"
+
+
+def _offset_index(shared: LinearLayout) -> int:
+    if "offset" not in shared.in_names:
+        raise LinearLayoutError(f"shared must have an in dim 'offset' (a shared-memory layout "
+                                f"(offset, block) → tensor); got in dims {shared.in_names}")
+    return shared.in_names.index("offset")
+
+
+def bank_conflicts(registers: LinearLayout, shared: LinearLayout, *,
+                   element_bytes: int = 4) -> BankConflicts:
+    """The bank conflict degree of storing ``registers`` into ``shared`` (or loading back).
+
+    >>> regs = LinearLayout({"register": [], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]})
+    >>> col = LinearLayout({"offset": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 1], [0, 2],
+    ...                                [0, 4], [0, 8], [0, 16]]})      # column-major 32 × 32
+    >>> bank_conflicts(regs, col).degree            # a row's 32 lanes: one bank, 32 words
+    32
+    """
+    check_layout(registers, "bank_conflicts: registers")
+    check_layout(shared, "bank_conflicts: shared")
+    model = BankModel(element_bytes)
+    if "lane" not in registers.in_names:
+        raise LinearLayoutError(f"registers must have an in dim 'lane'; got in dims "
+                                f"{registers.in_names}")
+    where = _offset_index(shared)
+    conversion = convert(shared, registers)
+    offset_size = shared.in_dims[where][1]
+    lane_bits = dict(registers.in_dims)["lane"].bit_length() - 1
+    phase_bits = min(lane_bits, model.lanes_per_phase.bit_length() - 1)
+    offsets = [conversion.basis("lane", j)[where] for j in range(phase_bits)]
+    word_mask = (offset_size - 1) >> model.shift
+    words = [(o >> model.shift) & word_mask for o in offsets]
+    banks = [w & (model.banks - 1) for w in words]
+    degree = 1 << (gf2.rank(words) - gf2.rank(banks))
+    witness, reason = None, (f"every bank serves one word per phase of {1 << phase_bits} lanes "
+                             f"({element_bytes}-byte elements): rank(W·C) = rank(P·C) = "
+                             f"{gf2.rank(banks)} over GF(2)")
+    if degree > 1:
+        lane = next(k for k in gf2.kernel(banks) if gf2.apply(words, k))
+        point = {n: 0 for n in registers.in_names}
+        other_offset = conversion(**{**point, "lane": lane})[where]
+        witness = {**point, "lane'": lane}
+        reason = (f"{degree}-way bank conflict: at {_text(point)} lane 0 (byte 0) and lane "
+                  f"{lane} (byte {other_offset * element_bytes}) both use bank 0 at different "
+                  f"words (rank(W·C) − rank(P·C) = {gf2.rank(words) - gf2.rank(banks)})")
+    return BankConflicts(degree, element_bytes, 1 << phase_bits, witness, reason)
+
+
+def _text(point: dict[str, int]) -> str:
+    return "(" + ", ".join(f"{k}={v}" for k, v in point.items()) + ")"
+
+
+def check_bank_conflict_free(registers: LinearLayout, shared: LinearLayout, *,
+                             element_bytes: int = 4) -> CheckResult:
+    """Storing ``registers`` into ``shared`` (or loading back) hits no bank twice per phase."""
+    start = time.perf_counter()
+    found = bank_conflicts(registers, shared, element_bytes=element_bytes)
+    status = Status.PROVED if found.degree == 1 else Status.REFUTED
+    return CheckResult(status, "bank_conflict_free", f"{label(registers)} ↔ {label(shared)}",
+                       found.witness, found.reason, time.perf_counter() - start,
+                       method=found.method)
+
+
+def conversion_bank_conflicts(src: LinearLayout, dst: LinearLayout, shared: LinearLayout, *,
+                              element_bytes: int = 4) -> tuple[BankConflicts, BankConflicts]:
+    """``(store, load)``: the conflicts of storing ``src`` into ``shared`` and loading ``dst``."""
+    return (bank_conflicts(src, shared, element_bytes=element_bytes),
+            bank_conflicts(dst, shared, element_bytes=element_bytes))
+
+
+__all__ = ["BankConflicts", "BankModel", "bank_conflicts", "check_bank_conflict_free",
+           "conversion_bank_conflicts"]

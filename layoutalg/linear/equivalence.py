@@ -1,0 +1,145 @@
+"""Is a linear layout the same function as a CuTe layout, an IndexMap or another linear layout?
+
+- Another :class:`LinearLayout`: the same in dims (names, sizes) and out dim
+  names; equal on every input iff equal on every basis input (both linear).
+  REFUTED names the first basis input where they differ. Exact.
+- A CuTe layout (``la.CuteLayout``, layoutalg/core/cute_layout.py): both are
+  flattened as Triton and CuTe flatten (first dim fastest): the linear
+  layout's inputs into one index ``i`` (register bits lowest), its outputs
+  into ``dim0 + size(dim0)·(dim1 + …)``; CuTe's ``L(i) = Σ_k c_k·d_k``. With
+  power-of-two modes, ``c_k`` are bit fields of ``i``, so CuTe's map is the
+  *sum* of its values ``v_b = L(2**b)`` over the set bits of ``i``, and the
+  linear layout's is their XOR. A sum equals the XOR for every ``i`` iff no
+  two ``v_a, v_b`` share a bit (``a + b = (a ^ b) + 2(a & b)``), so the two
+  layouts agree everywhere iff they agree on every ``2**b`` and the ``v_b``
+  are pairwise disjoint. REFUTED gives ``2**b`` or ``2**a + 2**b``, where they
+  differ. Exact, no enumeration.
+- An ``IndexMap`` (any layoutalg map, same domain extents by position): Z3
+  on :meth:`LinearLayout.index_map` through ``la.check_equivalent`` (the one
+  query path); an UNKNOWN is settled by enumeration when the layout has at
+  most ``2**20`` inputs, and stays UNKNOWN otherwise.
+"""
+
+from __future__ import annotations
+
+import time
+
+from layoutalg.core.cute_layout import CuteLayout
+from layoutalg.core.index_map import IndexMap
+from layoutalg.errors import describe
+from layoutalg.linear.algebra import check_layout, reorder_outs
+from layoutalg.linear.checks import label
+from layoutalg.linear.errors import LinearLayoutError
+from layoutalg.linear.layout import LinearLayout
+from layoutalg.verify import brute as core_brute
+from layoutalg.verify import checks as core_checks
+from layoutalg.verify.result import CheckResult, Status, point_text
+
+ENUMERATION_LIMIT = 1 << 20
+
+
+def _result(status, subject, start, counterexample=None, reason="", method="gf2-rank"):
+    return CheckResult(status, "equivalent", subject, counterexample, reason,
+                       time.perf_counter() - start, method=method)
+
+
+def check_equivalent(layout: LinearLayout, other: object) -> CheckResult:
+    """``layout`` and ``other`` give the same element for every input.
+
+    >>> check_equivalent(LinearLayout({"i": [[1], [2]]}), CuteLayout(4, 1)).status
+    <Status.PROVED: 'PROVED'>
+    >>> check_equivalent(LinearLayout({"i": [[3], [6]]}), CuteLayout(4, 3)).reason
+    'they differ at i=3 (i=3): the linear layout gives 5 (3 ^ 6), the CuTe layout 9 (3 + 6)'
+    """
+    check_layout(layout, "check_equivalent: layout")
+    if isinstance(other, LinearLayout):
+        return _with_linear(layout, other)
+    if isinstance(other, CuteLayout):
+        return _with_cute(layout, other)
+    if isinstance(other, IndexMap):
+        return _with_map(layout, other)
+    raise LinearLayoutError(f"check_equivalent: other must be a LinearLayout, a CuteLayout or "
+                            f"an IndexMap; got {describe(other)}")
+
+
+def _with_linear(a: LinearLayout, b: LinearLayout) -> CheckResult:
+    start = time.perf_counter()
+    subject = f"{label(a)} ≡ {label(b)}"
+    if a.in_names != b.in_names:
+        raise LinearLayoutError(f"check_equivalent: the layouts must have the same in dims; "
+                                f"got {a.in_names} and {b.in_names}")
+    if a.in_dims != b.in_dims:
+        return _result(Status.REFUTED, subject, start,
+                       reason=f"sizes differ: {dict(a.in_dims)} vs {dict(b.in_dims)}")
+    b = reorder_outs(b, a.out_names, "check_equivalent")
+    for bit, (x, y) in enumerate(zip(a.columns, _flat_columns(b, a))):
+        if x != y:
+            point = a.unflat_in(1 << bit)
+            return _result(Status.REFUTED, subject, start, counterexample=point,
+                           reason=f"they differ at {point_text(point, point.values())}: "
+                           f"{point_text(a.out_names, a(**point))} vs "
+                           f"{point_text(b.out_names, b(**point))}")
+    return _result(Status.PROVED, subject, start,
+                   reason=f"equal on all {a.in_bits} basis inputs, hence (both linear over "
+                   f"GF(2)) on all {a.in_size} inputs")
+
+
+def _flat_columns(b: LinearLayout, a: LinearLayout) -> list[object]:
+    """b's bases flattened as a's outputs (tuples when a value passes a's sizes)."""
+    sizes = dict(a.out_dims)
+    return [a.flat_out(v) if all(x < sizes[n] for x, n in zip(v, a.out_names)) else tuple(v)
+            for _, vectors in b.bases for v in vectors]
+
+
+def _with_cute(layout: LinearLayout, cute: CuteLayout) -> CheckResult:
+    start = time.perf_counter()
+    subject = f"{label(layout)} ≡ {cute}"
+    if cute.size != layout.in_size:
+        return _result(Status.REFUTED, subject, start,
+                       reason=f"sizes differ: {layout.in_size} vs {cute.size}")
+    mine = list(layout.columns)
+    theirs = [cute(1 << b) for b in range(layout.in_bits)]
+    for b, (x, y) in enumerate(zip(mine, theirs)):
+        if x != y:
+            return _differ(layout, subject, start, 1 << b, x, y, "", "")
+    seen = 0
+    for b, v in enumerate(theirs):
+        if seen & v:
+            a = next(a for a in range(b) if theirs[a] & v)
+            i = (1 << a) | (1 << b)
+            return _differ(layout, subject, start, i, mine[a] ^ mine[b], theirs[a] + theirs[b],
+                           f" ({mine[a]} ^ {mine[b]})", f" ({theirs[a]} + {theirs[b]})")
+        seen |= v
+    return _result(Status.PROVED, subject, start,
+                   reason=f"equal on all {layout.in_bits} inputs 2**b, and CuTe's values there "
+                   f"share no bit, so its sums are XORs: equal on all {layout.in_size} inputs")
+
+
+def _differ(layout, subject, start, i, mine, theirs, how_mine, how_theirs) -> CheckResult:
+    point = layout.unflat_in(i)
+    return _result(Status.REFUTED, subject, start, counterexample={**point, "i": i},
+                   reason=f"they differ at i={i} {point_text(point, point.values())}: the "
+                   f"linear layout gives {mine}{how_mine}, the CuTe layout {theirs}{how_theirs}")
+
+
+def _with_map(layout: LinearLayout, m: IndexMap) -> CheckResult:
+    start = time.perf_counter()
+    mine = layout.index_map()
+    if m.domain.rank != mine.domain.rank or m.codomain.rank != mine.codomain.rank:
+        raise LinearLayoutError(f"check_equivalent: the IndexMap must have {mine.domain.rank} "
+                                f"domain dims and {mine.codomain.rank} codomain dims like "
+                                f"{mine.domain} → {mine.codomain}; got {m.domain} → {m.codomain}")
+    if any(a != b for a, b in zip(m.domain.extents, mine.domain.extents)):
+        return _result(Status.REFUTED, f"{label(layout)} ≡ {m.label}", start, method="z3",
+                       reason=f"sizes differ: {mine.domain} vs {m.domain}")
+    verdict = core_checks.check_equivalent(mine, m)
+    if verdict.status is not Status.UNKNOWN or layout.in_size > ENUMERATION_LIMIT:
+        return verdict
+    exact = core_brute.check_equivalent(mine, m)
+    return CheckResult(exact.status, "equivalent", verdict.subject, exact.counterexample,
+                       f"Z3: {verdict.reason}; decided by enumerating all {layout.in_size} "
+                       f"inputs: {exact.reason}", time.perf_counter() - start,
+                       method="enumeration")
+
+
+__all__ = ["check_equivalent"]

@@ -1,0 +1,346 @@
+"""A Triton linear layout as a value: bases per input dimension, over GF(2).
+
+Triton (``include/triton/Tools/LinearLayout.h``, triton-lang/triton) defines
+a linear layout by its *bases*: ``bases[in_dim][i]`` is the output (one value
+per out dim) at the input where ``in_dim = 2**i`` and every other input is 0.
+Every other output is the XOR of the bases of the input's set bits:
+
+    L(x ⊕ y) = L(x) ⊕ L(y)
+
+so an input dim with ``k`` bases has ``2**k`` values, and out dims have
+power-of-two sizes. Register layouts map ``(register, lane, warp, block)``
+to tensor indices ``(dim0, dim1, …)``; shared-memory layouts map
+``(offset, block)`` to them.
+
+Bits are numbered as Triton flattens dims (minor to major): input bit ``b``
+runs over the in dims in order, the bases of each in turn; an output flattens
+to ``dim0 + size(dim0) * (dim1 + …)``. :attr:`LinearLayout.columns` is the
+GF(2) matrix in that numbering, one int per input bit.
+"""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.errors import describe
+from layoutalg.linear import gf2
+from layoutalg.linear.errors import LinearLayoutError
+from layoutalg.linear.maps import xor_index_map
+from layoutalg.validate import is_int
+
+Bases = tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]
+OutDims = tuple[tuple[str, int], ...]
+
+
+def _name(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value.isidentifier() or keyword.iskeyword(value):
+        raise LinearLayoutError(f"LinearLayout: {what} must be a Python identifier such as "
+                                f"'lane' or 'dim0'; got {describe(value)}")
+    return value
+
+
+def _pairs(value: object, what: str) -> list[tuple[object, object]]:
+    if isinstance(value, Mapping):
+        return list(value.items())
+    if isinstance(value, (list, tuple)) and all(
+            isinstance(p, (list, tuple)) and len(p) == 2 for p in value):
+        return [tuple(p) for p in value]
+    raise LinearLayoutError(f"LinearLayout: {what} must be a dict {{name: ...}} or a list of "
+                            f"(name, ...) pairs; got {describe(value)}")
+
+
+def _bases(value: object) -> Bases:
+    """The bases as nested tuples of ints, checked (values ≥ 0, equal lengths)."""
+    result = []
+    for name, vectors in _pairs(value, "bases"):
+        name = _name(name, "an in dim name")
+        if not isinstance(vectors, (list, tuple)):
+            raise LinearLayoutError(f"LinearLayout: bases[{name!r}] must be a list of basis "
+                                    f"vectors such as [[0, 1], [1, 0]]; got {describe(vectors)}")
+        rows = []
+        for i, vector in enumerate(vectors):
+            if not isinstance(vector, (list, tuple)):
+                raise LinearLayoutError(f"LinearLayout: bases[{name!r}][{i}] must be a list of "
+                                        f"ints (one per out dim); got {describe(vector)}")
+            for v in vector:
+                if not is_int(v) or v < 0:
+                    raise LinearLayoutError(
+                        f"LinearLayout: bases[{name!r}][{i}] must hold nonnegative ints; "
+                        f"got {describe(list(vector))}")
+            rows.append(tuple(int(v) for v in vector))
+        result.append((name, tuple(rows)))
+    names = [n for n, _ in result]
+    if len(set(names)) != len(names):
+        raise LinearLayoutError(f"LinearLayout: in dim names must differ; got {names}")
+    return tuple(result)
+
+
+def _out_dims(value: object, bases: Bases) -> OutDims:
+    """Out dims from names (sizes inferred as Triton does) or from name → size."""
+    width = {len(v) for _, vs in bases for v in vs}
+    if value is None:
+        if len(width) > 1:
+            raise LinearLayoutError(f"LinearLayout: every basis must have the same length; "
+                                    f"got lengths {sorted(width)}")
+        value = [f"dim{k}" for k in range(width.pop() if width else 0)]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        names = [_name(v, "an out dim name") for v in value]
+        # Triton's inferring constructor: the largest value, rounded up to a power of two.
+        top = [max((vs[k] for _, b in bases for vs in b if len(vs) == len(names)), default=0)
+               for k in range(len(names))]
+        pairs = [(n, 1 << t.bit_length()) for n, t in zip(names, top)]
+    else:
+        pairs = []
+        for name, size in _pairs(value, "out_dims"):
+            name = _name(name, "an out dim name")
+            if not is_int(size) or size < 1 or size & (size - 1):
+                raise LinearLayoutError(f"LinearLayout: out dim {name!r} must have a "
+                                        f"power-of-two size; got {describe(size)}")
+            pairs.append((name, int(size)))
+    names = [n for n, _ in pairs]
+    if len(set(names)) != len(names):
+        raise LinearLayoutError(f"LinearLayout: out dim names must differ; got {names}")
+    return tuple(pairs)
+
+
+@dataclass(frozen=True)
+class LinearLayout:
+    """Triton's ``LinearLayout``: bases per in dim, out dims with sizes.
+
+    Args:
+        bases: ``{in_dim: [basis, …]}`` (or a list of pairs, in order), each
+            basis one nonnegative int per out dim, as Triton prints them.
+        out_dims: out dim names (sizes inferred as Triton does: the largest
+            value rounded up to a power of two), or ``{name: size}`` with
+            power-of-two sizes. Default ``dim0, dim1, …``.
+
+    The constructor never requires surjectivity (Triton's inferring one
+    asserts it); :func:`~layoutalg.linear.check_surjective` says.
+
+    >>> mma = LinearLayout({"register": [[0, 1], [8, 0]],
+    ...                     "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]})
+    >>> mma.out_dims, mma(register=3, lane=5)
+    ((('dim0', 16), ('dim1', 8)), (9, 3))
+    """
+
+    bases: Bases
+    out_dims: OutDims = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        bases = _bases(self.bases)
+        out_dims = _out_dims(self.out_dims, bases)
+        for name, vectors in bases:
+            for i, vector in enumerate(vectors):
+                if len(vector) != len(out_dims):
+                    raise LinearLayoutError(
+                        f"LinearLayout: bases[{name!r}][{i}] must hold one value per out dim "
+                        f"{tuple(n for n, _ in out_dims)}; got {list(vector)}")
+                for (out, size), v in zip(out_dims, vector):
+                    if v >= size:
+                        raise LinearLayoutError(
+                            f"LinearLayout: bases[{name!r}][{i}] = {list(vector)} has {out}={v}, "
+                            f"past out dim {out!r} of size {size}")
+        object.__setattr__(self, "bases", bases)
+        object.__setattr__(self, "out_dims", out_dims)
+
+    # -- shape ---------------------------------------------------------------------
+
+    @property
+    def in_dims(self) -> tuple[tuple[str, int], ...]:
+        """``(name, size)`` per in dim; size is ``2 ** len(bases)``."""
+        return tuple((name, 1 << len(vectors)) for name, vectors in self.bases)
+
+    @property
+    def in_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.bases)
+
+    @property
+    def out_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.out_dims)
+
+    @property
+    def in_bits(self) -> int:
+        return sum(len(vectors) for _, vectors in self.bases)
+
+    @property
+    def out_bits(self) -> int:
+        return sum(size.bit_length() - 1 for _, size in self.out_dims)
+
+    @property
+    def in_size(self) -> int:
+        return 1 << self.in_bits
+
+    @property
+    def out_size(self) -> int:
+        return 1 << self.out_bits
+
+    def basis(self, in_dim: str, i: int) -> tuple[int, ...]:
+        """``L(in_dim = 2**i)``."""
+        return dict(self.bases)[in_dim][i]
+
+    # -- the GF(2) matrix ----------------------------------------------------------
+
+    def flat_out(self, values: Sequence[int]) -> int:
+        """An output tuple as one int, ``dim0`` in the lowest bits."""
+        flat, shift = 0, 0
+        for v, (_, size) in zip(values, self.out_dims):
+            flat |= int(v) << shift
+            shift += size.bit_length() - 1
+        return flat
+
+    def unflat_out(self, flat: int) -> tuple[int, ...]:
+        values = []
+        for _, size in self.out_dims:
+            values.append(flat & (size - 1))
+            flat >>= size.bit_length() - 1
+        return tuple(values)
+
+    def flat_in(self, point: Mapping[str, int]) -> int:
+        """An input ``{in_dim: value}`` as one int (the first in dim lowest)."""
+        flat, shift = 0, 0
+        for name, size in self.in_dims:
+            flat |= int(point.get(name, 0)) << shift
+            shift += size.bit_length() - 1
+        return flat
+
+    def unflat_in(self, flat: int) -> dict[str, int]:
+        point = {}
+        for name, size in self.in_dims:
+            point[name] = flat & (size - 1)
+            flat >>= size.bit_length() - 1
+        return point
+
+    @cached_property
+    def columns(self) -> tuple[int, ...]:
+        """One int per input bit: the flattened output of that bit alone."""
+        return tuple(self.flat_out(v) for _, vectors in self.bases for v in vectors)
+
+    @property
+    def rank(self) -> int:
+        """The rank over GF(2), by Gaussian elimination."""
+        return gf2.rank(self.columns)
+
+    # -- the function --------------------------------------------------------------
+
+    def __call__(self, **point: int) -> tuple[int, ...]:
+        """``L(point)``: the XOR of the bases of the set bits (missing in dims are 0)."""
+        sizes = dict(self.in_dims)
+        for name, value in point.items():
+            if name not in sizes:
+                raise LinearLayoutError(f"LinearLayout: unknown in dim {name!r}; the in dims "
+                                        f"are {self.in_names}")
+            if not is_int(value) or not 0 <= value < sizes[name]:
+                raise LinearLayoutError(f"LinearLayout: {name} must be an int in "
+                                        f"[0, {sizes[name]}); got {describe(value)}")
+        return self.unflat_out(gf2.apply(self.columns, self.flat_in(point)))
+
+    def apply_flat(self, x: int) -> int:
+        """The flattened output of the flattened input ``x``."""
+        return gf2.apply(self.columns, x)
+
+    def inverse(self) -> LinearLayout:
+        """The inverse layout (out dims → in dims) of an invertible layout (Triton's ``invert``).
+
+        >>> LinearLayout({"lane": [[2], [1]]}).inverse()(dim0=2)
+        (1,)
+        """
+        state = gf2.eliminate(self.columns)
+        if state.kernel or len(state.pivots) != self.out_bits:
+            raise LinearLayoutError(f"LinearLayout.inverse: the layout must be invertible "
+                                    f"(rank {len(state.pivots)}, {self.in_bits} input bits, "
+                                    f"{self.out_bits} output bits); got {self!r}")
+        bases = []
+        for name, size in self.out_dims:
+            vectors = []
+            for j in range(size.bit_length() - 1):
+                unit = self.flat_out([1 << j if n == name else 0 for n in self.out_names])
+                _, x = state.reduce(unit)
+                vectors.append(list(self.unflat_in(x).values()))
+            bases.append((name, vectors))
+        return LinearLayout(bases, list(self.in_dims))
+
+    @property
+    def invertible(self) -> bool:
+        return self.in_bits == self.out_bits == self.rank
+
+    def index_map(self, *, name: str | None = None) -> IndexMap:
+        """The map as an ``IndexMap`` of XORs of bits (:mod:`layoutalg.linear.maps`), with
+        its inverse when invertible, so the generic checks (``la.check_bijective``) apply.
+
+        >>> m = LinearLayout({"lane": [[1, 1], [2, 0]]}, {"dim0": 4, "dim1": 2}).index_map()
+        >>> m(3), m.inverse is None
+        ((3, 1), True)
+        """
+        back = None
+        if self.invertible:
+            back = [vectors for _, vectors in self.inverse().bases]
+        return xor_index_map(self.in_dims, self.out_dims, [vs for _, vs in self.bases], back,
+                             name=name or "linear_layout")
+
+    # -- text ----------------------------------------------------------------------
+
+    def __str__(self) -> str:
+        """Triton's ``LinearLayout::toString`` text, line for line."""
+        if not self.bases and not self.out_dims:
+            return "\n(empty layout)"
+        lines = [""]
+        for name, vectors in self.bases:
+            if not vectors:
+                lines.append(f" - {name} is a size 1 dimension")
+            for i, vector in enumerate(vectors):
+                lead = " - " if i == 0 else "   "
+                lines.append(f"{lead}{name}={1 << i} -> ({', '.join(map(str, vector))})")
+        outs = ", ".join(f"{n} (size {s})" for n, s in self.out_dims)
+        lines.append(f"where out dims are: [{outs}]")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        bases = ", ".join(f"{n!r}: {[list(v) for v in vs]}" for n, vs in self.bases)
+        return f"LinearLayout({{{bases}}}, out_dims={dict(self.out_dims)!r})"
+
+    # -- bridges -------------------------------------------------------------------
+
+    @classmethod
+    def from_triton(cls, layout: object) -> LinearLayout:
+        """From Triton's own Python ``LinearLayout`` (``triton._C.libtriton.linear_layout``)
+        or anything with ``.bases`` (pairs) and ``.out_dims`` (pairs); duck-typed."""
+        if not (hasattr(layout, "bases") and hasattr(layout, "out_dims")):
+            raise LinearLayoutError(f"LinearLayout.from_triton: layout must have .bases and "
+                                    f".out_dims (a triton LinearLayout); got {describe(layout)}")
+        return cls(list(layout.bases), list(layout.out_dims))
+
+    @classmethod
+    def from_gluon(cls, layout: object) -> LinearLayout:
+        """From gluon's ``DistributedLinearLayout(reg_bases, lane_bases, warp_bases,
+        block_bases, shape)``; duck-typed. Out dims are ``dim0, …`` of the shape's sizes."""
+        names = ("reg_bases", "lane_bases", "warp_bases", "block_bases", "shape")
+        if not all(hasattr(layout, n) for n in names):
+            raise LinearLayoutError(f"LinearLayout.from_gluon: layout must have {names}; got "
+                                    f"{describe(layout)}")
+        bases = [(d, [list(v) for v in getattr(layout, f"{p}_bases")])
+                 for d, p in (("register", "reg"), ("lane", "lane"), ("warp", "warp"),
+                              ("block", "block"))]
+        return cls(bases, [(f"dim{k}", int(s)) for k, s in enumerate(layout.shape)])
+
+
+def distributed(reg=(), lane=(), warp=(), block=(), *, shape: Sequence[int] | None = None,
+                out_dims=None) -> LinearLayout:
+    """A register layout ``(register, lane, warp, block) → (dim0, …)``, gluon's argument order.
+
+    >>> distributed(lane=[[1], [2]], warp=[[4], [8]]).out_dims    # SimpleBlocked
+    (('dim0', 16),)
+    """
+    if shape is not None:
+        if not isinstance(shape, (list, tuple)):
+            raise LinearLayoutError(f"distributed: shape must be a list of sizes; got "
+                                    f"{describe(shape)}")
+        out_dims = [(f"dim{k}", s) for k, s in enumerate(shape)]
+    return LinearLayout([("register", list(reg)), ("lane", list(lane)), ("warp", list(warp)),
+                         ("block", list(block))], out_dims)
+
+
+__all__ = ["LinearLayout", "distributed"]
