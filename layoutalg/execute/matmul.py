@@ -29,7 +29,8 @@ from layoutalg.execute.hierarchy import Hierarchy, Levels
 DATAFLOWS = ("os", "ws", "is", "summa")
 
 
-def matmul(a, b, *, dataflow: str, tiles, machine=None) -> tuple[np.ndarray, Counters]:
+def matmul(a, b, *, dataflow: str, tiles, machine=None,
+           workers: int = 1) -> tuple[np.ndarray, Counters]:
     """``C = A @ B`` tiled under ``dataflow`` on an emulated machine.
 
     Args:
@@ -43,6 +44,10 @@ def matmul(a, b, *, dataflow: str, tiles, machine=None) -> tuple[np.ndarray, Cou
             rows and ``Tk`` rows of B along the PE columns.
         machine: a Hierarchy (default ``Hierarchy.kpu()``) or, for SUMMA, a
             Machine with ``pe_row × pe_col`` dims (default ``Machine.wse``).
+        workers: threads SUMMA's PE rows are shared among (the result and
+            the counts do not depend on it). The KPU dataflows run their
+            steps in order, so for them it must be 1 (BLAS's own threads,
+            if any, multiply each tile).
 
     Returns:
         ``(C, counters)``: ``C`` equals ``numpy.matmul`` up to rounding;
@@ -57,11 +62,17 @@ def matmul(a, b, *, dataflow: str, tiles, machine=None) -> tuple[np.ndarray, Cou
     """
     if dataflow not in DATAFLOWS:
         raise MachineError(f"matmul: dataflow must be one of {DATAFLOWS}; got {describe(dataflow)}")
+    if not (isinstance(workers, (int, np.integer)) and not isinstance(workers, bool)
+            and workers >= 1):
+        raise MachineError(f"matmul: workers must be a positive int; got {describe(workers)}")
+    if workers != 1 and dataflow != "summa":
+        raise MachineError(f"matmul: workers must be 1 for dataflow {dataflow!r} (its steps run "
+                           f"in order; only SUMMA shares PE rows among threads); got {workers}")
     a, b, dtype = _operands(a, b)
     if dataflow == "summa":
         from layoutalg.execute.summa import summa
 
-        return summa(a, b, tiles=tiles, machine=machine, dtype=dtype)
+        return summa(a, b, tiles=tiles, machine=machine, dtype=dtype, workers=int(workers))
     return run_schedule(a, b, dataflow=dataflow, tiles=tiles, machine=machine, dtype=dtype)
 
 

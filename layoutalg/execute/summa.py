@@ -8,34 +8,45 @@ Step ``s``: the owner of each A tile broadcasts it along its PE row, the
 owner of each B tile along its PE column, every PE copies what it receives
 into its receive buffers and accumulates ``C += A_recv · B_recv``.
 
-Every PE computes at once: a step is one batched ``numpy.matmul`` over the
-stacked ``(Pr, Pc, ·, ·)`` tiles of the mesh's memory — no Python loop per
-PE or element. A received tile is bit for bit the owner's tile, so the
+No Python loop runs per PE or element: the PEs of a row compute at once, as
+one batched ``numpy.matmul`` over the row's stacked ``(Pc, ·, ·)`` tiles in
+the mesh's memory. A received tile is bit for bit the owner's tile, so the
 batched product reads the owners' tiles through broadcast views instead of
 first copying them into every PE's receive buffer (that copy costs as much
 as the product); the receive buffers are still reserved in every PE's
 memory, so the capacity check is the real one, and their writes are
-counted. Edge tiles are padded with zeros
-in the PE memories (the padding never enters a count). Broadcasts are
-counted as one message from the owner to each other PE of the row (column):
-bytes, 32-bit wavelets, Manhattan hops and bytes × hops.
+counted. PE rows never read each other's C, so each PE row runs its ``S``
+steps before the next row starts (its C tiles stay in cache); every C
+element still sums its ``S`` products in step order, so the result is the
+one a step-by-step run gives, bit for bit, and ``workers`` threads may take
+the rows between them (NumPy's products and sums release the GIL). Edge
+tiles are padded with zeros in the PE memories (the padding never enters a
+count). Broadcasts are counted as one message from the owner to each other
+PE of the row (column): bytes, 32-bit wavelets, Manhattan hops and bytes ×
+hops — in closed form over the steps (a step's counts depend only on its
+depth and its owners' row and column; ``tests/test_execute_matmul.py``
+holds them to a loop over steps, rows and columns).
 """
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+from itertools import pairwise
 
 import numpy as np
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import describe
-from layoutalg.execute.counters import Counters, Messages, Tally
+from layoutalg.execute.counters import WAVELET_BYTES, Counters, Messages, Tally
 from layoutalg.execute.errors import CapacityError, MachineError
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.placement import fetch, place
 
 
 def summa(a: np.ndarray, b: np.ndarray, *, tiles, machine: Machine | None,
-          dtype) -> tuple[np.ndarray, Counters]:
+          dtype, workers: int = 1) -> tuple[np.ndarray, Counters]:
     """SUMMA ``C = A @ B`` on a mesh (see the module doc); called by ``matmul``."""
     from layoutalg.execute.matmul import _tiles
 
@@ -51,7 +62,7 @@ def summa(a: np.ndarray, b: np.ndarray, *, tiles, machine: Machine | None,
                            f"{rows}×{cols} PE mesh; machine must be a Machine of that shape; "
                            f"got {describe(mesh)}")
     e = dtype.itemsize
-    layout = _Layout(Ti, Tj, Tk, rows, cols, steps)
+    layout = _layout(Ti, Tj, Tk, rows, cols, steps)
     if layout.end * e > mesh.capacity:
         raise CapacityError(f"{mesh.overflow(0, layout.end * e)} ({layout.describe(e)})")
     mesh.reserve(layout.end * e)
@@ -60,62 +71,105 @@ def summa(a: np.ndarray, b: np.ndarray, *, tiles, machine: Machine | None,
     place(a.astype(dtype, copy=False), layout.a_map(M, K), mesh, fill=None)
     place(b.astype(dtype, copy=False), layout.b_map(K, N), mesh, fill=None)
     cells = mesh.storage.reshape(rows, cols, -1).view(dtype)
-    a_tiles = layout.region(cells, "A")
-    b_tiles = layout.region(cells, "B")
-    c_tile = layout.region(cells, "C")
-    c_tile[...] = 0
-    product = np.empty_like(c_tile)
+    _multiply(layout.region(cells, "A"), layout.region(cells, "B"), layout.region(cells, "C"),
+              steps, int(workers))
     tally = Tally(e)
-    row_sizes = _sizes(M, Ti, rows)
-    col_sizes = _sizes(N, Tj, cols)
-    for s in range(steps):
-        depth = min(Tk, K - s * Tk)
-        a_recv = a_tiles[:, s % cols, s // cols][:, None]   # broadcast along PE rows
-        b_recv = b_tiles[s % rows, :, s // rows][None, :]   # broadcast along PE columns
-        np.matmul(a_recv, b_recv, out=product)
-        c_tile += product
-        _count_step(tally, s, depth, row_sizes, col_sizes, e)
+    _count(tally, (M, N, K), (Ti, Tj, Tk), e)
     tally.macs = M * N * K
     result = fetch(layout.c_map(M, N), mesh, dtype)
     note = f"SUMMA on {rows}×{cols} {mesh.plural} of {mesh.capacity} B: {layout.describe(e)}"
     return result, tally.freeze(steps=steps, notes=(note,))
 
 
-def _sizes(dim: int, tile: int, count: int) -> np.ndarray:
-    """Real extents of the ``count`` tiles along a dim (the last one trimmed)."""
-    return np.minimum(tile, dim - tile * np.arange(count, dtype=np.int64))
+def _multiply(a_tiles: np.ndarray, b_tiles: np.ndarray, c_tiles: np.ndarray, steps: int,
+              workers: int) -> None:
+    """``C[r, c] = Σ_s A[r, s] · B[s, c]`` over the steps in order, on the PE memories.
+
+    At step ``s`` PE row ``r`` receives A's tile from PE ``(r, s mod Pc)``
+    and every PE column ``c`` B's tile from PE ``(s mod Pr, c)`` (read in
+    place: broadcast views). Each PE row runs all its steps in turn; the
+    first step writes C, the later ones add to it.
+    """
+    rows, cols = c_tiles.shape[:2]
+
+    def run_rows(first: int, stop: int) -> None:
+        product = np.empty_like(c_tiles[0])
+        for r in range(first, stop):
+            c = c_tiles[r]
+            for s in range(steps):
+                a_recv = a_tiles[r, s % cols, s // cols][None]   # from the row's owner
+                b_recv = b_tiles[s % rows, :, s // rows]         # from each column's owner
+                if s == 0:
+                    np.matmul(a_recv, b_recv, out=c)
+                else:
+                    np.matmul(a_recv, b_recv, out=product)
+                    c += product
+
+    workers = min(workers, rows)
+    if workers == 1:
+        run_rows(0, rows)
+        return
+    bounds = [rows * w // workers for w in range(workers + 1)]
+    with ThreadPoolExecutor(workers) as pool:
+        for done in [pool.submit(run_rows, lo, hi) for lo, hi in pairwise(bounds)]:
+            done.result()
 
 
-def _count_step(tally: Tally, s: int, depth: int, row_sizes, col_sizes, e: int) -> None:
-    rows, cols = len(row_sizes), len(col_sizes)
-    M, N = int(row_sizes.sum()), int(col_sizes.sum())
-    root_col, root_row = s % cols, s % rows
-    col_hops = np.abs(np.arange(cols) - root_col)   # A: along each row from its owner
-    row_hops = np.abs(np.arange(rows) - root_row)   # B: along each column from its owner
-    a_bytes = row_sizes * depth * e                 # one A tile per PE row
-    b_bytes = col_sizes * depth * e                 # one B tile per PE column
-    tally.send("A", _broadcast(a_bytes, col_hops))
-    tally.send("B", _broadcast(b_bytes, row_hops))
-    tally.add("sram", "A", "write", M * depth * (cols - 1))   # receivers store the tile
-    tally.add("sram", "B", "write", depth * N * (rows - 1))
-    tally.add("sram", "A", "read", M * depth * cols)          # every PE multiplies it
-    tally.add("sram", "B", "read", depth * N * rows)
-    tally.add("sram", "C", "read", M * N if s else 0)         # accumulate (zero at first)
-    tally.add("sram", "C", "write", M * N)
+def _count(tally: Tally, problem, tiles, e: int) -> None:
+    """Add every step's messages and SRAM accesses, grouped by what a step's
+    counts depend on: its depth (``Tk``, the last step's may be less) and
+    the owners' column ``s mod Pc`` (A) and row ``s mod Pr`` (B)."""
+    (M, N, K), (Ti, Tj, Tk) = problem, tiles
+    rows, cols, steps = -(-M // Ti), -(-N // Tj), -(-K // Tk)
+    row_sizes = [min(Ti, M - Ti * r) for r in range(rows)]
+    col_sizes = [min(Tj, N - Tj * c) for c in range(cols)]
+    full = K // Tk
+    groups = [(Tk, range(full))] + ([(K - full * Tk, range(full, steps))] if K % Tk else [])
+    for operand, sizes, line in (("A", row_sizes, cols), ("B", col_sizes, rows)):
+        messages = Messages()
+        for depth, span in groups:
+            hops = _hops_from_owners(span, line)
+            tile_bytes = [size * depth * e for size in sizes]   # one tile per PE row (column)
+            messages = messages + _broadcast(tile_bytes, line - 1, len(span), hops)
+        tally.send(operand, messages)
+    tally.add("sram", "A", "write", M * K * (cols - 1))   # receivers store the tile
+    tally.add("sram", "B", "write", K * N * (rows - 1))
+    tally.add("sram", "A", "read", M * K * cols)          # every PE multiplies it
+    tally.add("sram", "B", "read", K * N * rows)
+    tally.add("sram", "C", "read", M * N * (steps - 1))   # accumulate (not at the first step)
+    tally.add("sram", "C", "write", M * N * steps)
 
 
-def _broadcast(tile_bytes: np.ndarray, hops: np.ndarray) -> Messages:
-    """Each tile sent from its owner to every other PE of its line: one
-    message per receiver, ``hops[p]`` links to receiver ``p`` (0 for the owner)."""
-    receivers = len(hops) - 1
-    wavelets = -(-tile_bytes // 4)
-    return Messages(len(tile_bytes) * receivers, int(tile_bytes.sum()) * receivers,
-                    int(wavelets.sum()) * receivers, len(tile_bytes) * int(hops.sum()),
-                    int(tile_bytes.sum()) * int(hops.sum()), int(wavelets.sum()) * int(hops.sum()))
+def _hops_from_owners(span: range, line: int) -> int:
+    """Σ over the steps ``s`` in ``span`` of Σ_p |p − s mod line|: the links
+    from each step's owner to every PE of a line of ``line`` PEs."""
+    owners = [0] * line
+    for start in range(min(line, len(span))):   # steps whose owner is span[start] mod line
+        owners[(span.start + start) % line] = len(range(span.start + start, span.stop, line))
+    # Σ_p |p − o| over p < line: o(o + 1)/2 links on one side, (line−1−o)(line−o)/2 on the other
+    return sum(n * (o * (o + 1) + (line - 1 - o) * (line - o)) // 2 for o, n in enumerate(owners))
+
+
+def _broadcast(tile_bytes: list[int], receivers: int, steps: int, hops: int) -> Messages:
+    """``steps`` steps, each sending every tile from its owner to the
+    ``receivers`` other PEs of its line: one message per receiver, over
+    ``hops`` links in all per tile (summed over the steps)."""
+    wavelets = sum(-(-n // WAVELET_BYTES) for n in tile_bytes)
+    total = sum(tile_bytes)
+    return Messages(len(tile_bytes) * receivers * steps, total * receivers * steps,
+                    wavelets * receivers * steps, len(tile_bytes) * hops, total * hops,
+                    wavelets * hops)
+
+
+@lru_cache(maxsize=16)
+def _layout(Ti, Tj, Tk, rows, cols, steps) -> _Layout:
+    """The layout of a tiling, made once (its maps are SymPy expressions)."""
+    return _Layout(Ti, Tj, Tk, rows, cols, steps)
 
 
 class _Layout:
-    """Where each PE keeps its tiles (element offsets in its memory)."""
+    """Where each PE keeps its tiles (element offsets in its memory); the
+    maps are made once per problem size (an IndexMap is immutable)."""
 
     def __init__(self, Ti, Tj, Tk, rows, cols, steps) -> None:
         self.Ti, self.Tj, self.Tk, self.rows, self.cols = Ti, Tj, Tk, rows, cols
@@ -127,6 +181,7 @@ class _Layout:
             self.start[name] = offset
             offset += size
         self.sizes, self.end = sizes, offset
+        self._maps: dict[tuple[str, int, int], IndexMap] = {}
 
     def describe(self, e: int) -> str:
         return (f"{self.a_slots} A tile(s) {self.Ti}×{self.Tk}, {self.b_slots} B tile(s) "
@@ -143,6 +198,22 @@ class _Layout:
         return Space(pe_row=self.rows, pe_col=self.cols, offset=self.end)
 
     def a_map(self, M: int, K: int) -> IndexMap:
+        return self._memo("A", M, K)
+
+    def b_map(self, K: int, N: int) -> IndexMap:
+        return self._memo("B", K, N)
+
+    def c_map(self, M: int, N: int) -> IndexMap:
+        return self._memo("C", M, N)
+
+    def _memo(self, operand: str, rows: int, cols: int) -> IndexMap:
+        key = (operand, rows, cols)
+        if key not in self._maps:
+            make = {"A": self._a_map, "B": self._b_map, "C": self._c_map}[operand]
+            self._maps[key] = make(rows, cols)
+        return self._maps[key]
+
+    def _a_map(self, M: int, K: int) -> IndexMap:
         """A[i, k] → PE (i // Ti, (k // Tk) mod Pc), slot (k // Tk) // Pc."""
         dom = Space(i=M, k=K)
         i, k = dom.symbols
@@ -151,7 +222,7 @@ class _Layout:
         return IndexMap(dom, self._codomain(), [i // Ti, (k // Tk) % cols, offset],
                         name="SUMMA A")
 
-    def b_map(self, K: int, N: int) -> IndexMap:
+    def _b_map(self, K: int, N: int) -> IndexMap:
         """B[k, j] → PE ((k // Tk) mod Pr, j // Tj), slot (k // Tk) // Pr."""
         dom = Space(k=K, j=N)
         k, j = dom.symbols
@@ -160,7 +231,7 @@ class _Layout:
         return IndexMap(dom, self._codomain(), [(k // Tk) % rows, j // Tj, offset],
                         name="SUMMA B")
 
-    def c_map(self, M: int, N: int) -> IndexMap:
+    def _c_map(self, M: int, N: int) -> IndexMap:
         """C[i, j] → PE (i // Ti, j // Tj), row-major in its C tile."""
         dom = Space(i=M, j=N)
         i, j = dom.symbols
