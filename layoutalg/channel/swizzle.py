@@ -1,29 +1,26 @@
 """CuTe's ``Swizzle<B, M, S>``: XOR a field of address bits into a lower one.
 
-CuTe (``include/cute/swizzle.hpp``) permutes offsets by
+CuTe (NVIDIA/cutlass ``include/cute/swizzle.hpp``, struct ``Swizzle``)
+permutes offsets by
 
-    yyy_msk = ((1 << B) - 1) << (M + max(0, S))
-    zzz_msk = ((1 << B) - 1) << (M - min(0, S))
-    apply(x) = x ^ shiftr(x & yyy_msk, S)
+    bit_msk = (1 << B) - 1
+    yyy_msk = bit_msk << (M + max(0, S))
+    zzz_msk = bit_msk << (M - min(0, S))
+    apply(x) = x ^ shiftr(x & yyy_msk, S)      (shiftr by a negative S shifts left)
 
-so the B bits at ``M + max(0, S)`` (the "row") are XORed into the B bits at
+with ``M >= 0``, ``B >= 0`` and ``|S| >= B`` (its static_asserts), so the B
+bits at ``M + max(0, S)`` (the "row") are XORed into the B bits at
 ``M + max(0, -S)`` (the "column" the banks see), and the lowest M bits stay.
 GPU kernels lay shared-memory tiles out this way so that a column of a
 row-major tile spreads over all banks.
 
-Bitwise XOR is not in the Z3 Int vocabulary of index maps, so
-:meth:`Swizzle.expr` writes the same function with ``//`` and ``%`` by powers
-of two: with ``y`` and ``z`` the B-bit source and target fields,
-
-    y XOR z = Σ_k 2^k · ((⌊y/2^k⌋ + ⌊z/2^k⌋) mod 2)
-
-(only the k-th bits survive the ``mod 2``), and the target field of ``x`` is
-replaced by it. Z3 decides this with linear integer arithmetic, but
-bit-level reasoning is not its strength: it refutes a bad swizzle at once,
-yet proving a good one for 32 lanes can outlast any sensible timeout, so
-``check_bank_conflict_free`` settles such cases by exhaustive enumeration
-(``method="auto"``; see ``docs/channel.md``). :meth:`Swizzle.__call__`
-keeps the real bitwise form; tests check the two agree on every offset.
+:meth:`Swizzle.expr` writes exactly that with the core bit operations
+(:mod:`layoutalg.core.bits`), which Z3 decides for symbolic tile sizes
+(``layoutalg.verify.solver``: only the touched bits are blasted). An index
+map or a ``CuteLayout`` composes with it (:meth:`Swizzle.after`), as CuTe's
+``ComposedLayout<Swizzle, 0, Layout>`` does. :func:`xor_expr` keeps the old
+arithmetic form (``//`` and ``%`` digit sums) for the measurements in
+``bench/bitvector.py``.
 """
 
 from __future__ import annotations
@@ -35,6 +32,9 @@ import sympy
 
 from layoutalg.channel.args import mod, nonnegative_int
 from layoutalg.channel.errors import SwizzleError
+from layoutalg.core.bits import bit_and, bit_xor, shift_left, shift_right
+from layoutalg.core.compose import compose
+from layoutalg.core.cute_layout import CuteLayout
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import describe
@@ -107,35 +107,65 @@ class Swizzle:
         return offset ^ moved
 
     def expr(self, offset: sympy.Expr) -> sympy.Expr:
-        """The same function in the index vocabulary (``//`` and ``%`` only):
-        ``offset + (y XOR z − z)·2^target`` with ``y``, ``z`` the source and
-        target fields.
+        """CuTe's ``offset ^ shiftr(offset & yyy_msk, S)`` as an index expression.
 
         >>> x = sympy.Symbol("x", integer=True, nonnegative=True)
-        >>> sw = Swizzle(2, 1, 3)
-        >>> all(int(sw.expr(x).subs(x, v)) == sw(v) for v in range(256))
+        >>> print(Swizzle(3, 4, 3).expr(x))
+        x ^ ((x & 896) >> 3)
+        >>> all(int(Swizzle(2, 1, -3).expr(x).subs(x, v)) == Swizzle(2, 1, -3)(v)
+        ...     for v in range(256))
         True
         """
+        offset = sympy.sympify(offset)
+        picked = bit_and(offset, self.yyy_mask)
+        moved = shift_right(picked, self.shift) if self.shift >= 0 else \
+            shift_left(picked, -self.shift)
+        return bit_xor(offset, moved)
+
+    def arithmetic_expr(self, offset: sympy.Expr) -> sympy.Expr:
+        """The same function with ``//`` and ``%`` only (the form used before bit
+        operations existed): ``offset + (y XOR z − z)·2^target`` with ``y``, ``z``
+        the source and target fields, the XOR as digit sums (:func:`xor_expr`)."""
         offset = sympy.sympify(offset)
         field = 2 ** self.bits
         z = mod(offset // 2 ** self.target, field)
         y = mod(offset // 2 ** self.source, field)
         return offset + (xor_expr(y, z, self.bits) - z) * 2 ** self.target
 
-    def index_map(self, size: int, *, name: str | None = None) -> IndexMap:
+    def index_map(self, size, *, name: str | None = None) -> IndexMap:
         """``[offset:size] → [address:size]``; its own inverse (an involution).
 
-        Whether it is a bijection of ``[0, size)`` depends on ``size`` (a
-        multiple of ``2**(target + bits)`` keeps every image inside); check it.
+        ``size`` may be symbolic (a positive integer expression, e.g. ``R*128``
+        for ``R`` rows of 128 bytes). Whether the map is a bijection of
+        ``[0, size)`` depends on ``size`` (a multiple of ``2**(target + bits)``
+        keeps every image inside); check it.
         """
-        if not is_int(size) or size < 1:
-            raise SwizzleError(f"Swizzle.index_map: size must be a positive int; got {describe(size)}")
-        size = int(size)
+        size = _size(size, "Swizzle.index_map")
         domain, codomain = Space(offset=size), Space(address=size)
         (o,) = domain.symbols
         (a,) = codomain.symbols
         return IndexMap(domain, codomain, [self.expr(o)], inverse=[self.expr(a)],
                         name=name or f"{self}[{size}]")
+
+    def after(self, layout, *, size=None, name: str | None = None) -> IndexMap:
+        """``Swizzle ∘ layout``: offsets of ``layout`` (an IndexMap with one
+        output, or a :class:`~layoutalg.CuteLayout`) swizzled, as CuTe's
+        ``composition(Swizzle, Layout)``. The swizzle acts on
+        ``[0, size)`` (default: ``layout``'s codomain extent or cosize);
+        :func:`layoutalg.compose` proves every offset lands there.
+
+        >>> from layoutalg import CuteLayout
+        >>> tile = Swizzle(3, 4, 3).after(CuteLayout((8, 8), (128, 16)))  # (row, chunk) in bytes
+        >>> [tile(8 * c)[0] // 16 % 8 for c in range(8)]   # chunk 0 of rows 0..7
+        [0, 1, 2, 3, 4, 5, 6, 7]
+        """
+        if isinstance(layout, CuteLayout):
+            layout = layout.index_map(cosize=size)
+        if not isinstance(layout, IndexMap) or layout.codomain.rank != 1:
+            raise SwizzleError(f"{self}.after: layout must be a CuteLayout or an IndexMap with "
+                               f"one output; got {describe(layout)}")
+        size = layout.codomain.extents[0] if size is None else size
+        return compose(layout, self.index_map(size), name=name or f"{self} ∘ {layout.label}")
 
     def table(self, size: int) -> np.ndarray:
         """Swizzled offsets of ``0 .. size-1`` (bitwise)."""
@@ -149,6 +179,18 @@ def xor_expr(y, z, bits: int):
     """``y XOR z`` for ``bits``-bit values, with ``//`` and ``%`` only: bit k of the
     result is ``(⌊y/2^k⌋ + ⌊z/2^k⌋) mod 2`` (the higher bits add an even number)."""
     return sum((2 ** k * mod(y // 2 ** k + z // 2 ** k, 2) for k in range(bits)), sympy.Integer(0))
+
+
+def _size(value, who: str):
+    """A positive int or a positive integer SymPy expression, or SwizzleError."""
+    if isinstance(value, sympy.Integer):
+        value = int(value)
+    if is_int(value) and value >= 1:
+        return int(value)
+    if isinstance(value, sympy.Expr) and value.is_integer and value.is_positive:
+        return value
+    raise SwizzleError(f"{who}: size must be a positive int or a positive integer expression "
+                       f"(e.g. R*128 with R from layoutalg.extents); got {describe(value)}")
 
 
 __all__ = ["Swizzle", "xor_expr"]

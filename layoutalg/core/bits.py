@@ -75,6 +75,9 @@ class BitOp(sympy.Function):
     op_latex = "?"       # LaTeX operator
     public = "?"         # the constructor's name, for messages
     arg_names = ("a", "b")
+    # Read by SymPy's printers (sympy.printing.precedence): these bind looser
+    # than + as in C and Python, so 2*(i ^ 3) keeps its parentheses.
+    precedence = 37
 
     @staticmethod
     def compute(a: int, b: int) -> int:  # pragma: no cover - overridden
@@ -93,6 +96,15 @@ class BitOp(sympy.Function):
     @classmethod
     def simplify_symbolic(cls, a, b):
         return None
+
+    def _sympystr(self, printer) -> str:
+        # Plain str() as C and Python write it; layoutalg.core.printing.show
+        # prints the same (with its own floor and mod notation inside).
+        parts = []
+        for arg in self.args:
+            text = printer._print(arg)
+            parts.append(text if arg.is_Atom else f"({text})")
+        return f"{parts[0]} {self.op_text} {parts[1]}"
 
 
 class BitXor(BitOp):

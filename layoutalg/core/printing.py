@@ -33,13 +33,6 @@ class IndexPrinter(StrPrinter):
         left, right = expr.args
         return f"{self._wrap(left)} mod {self._wrap(right)}"
 
-    def _print_BitOp(self, expr):
-        left, right = expr.args
-        return f"{self._wrap(left)} {expr.op_text} {self._wrap(right)}"
-
-    # SymPy dispatches a Function subclass on its own class name only.
-    _print_BitXor = _print_BitAnd = _print_ShiftRight = _print_ShiftLeft = _print_BitOp
-
     def parenthesize(self, item, level, strict=False):
         # ``mod`` binds looser than ``*``: 2*(i mod 3), never 2*i mod 3. SymPy
         # prints a negated product at Add level, so wrap from there up. Bit
@@ -83,6 +76,8 @@ class IndexLatexPrinter(LatexPrinter):
         left, right = (self._bit_operand(a) for a in expr.args)
         return f"{left} {expr.op_latex} {right}"
 
+    # SymPy dispatches a Function subclass on its own class name only. (Plain
+    # text comes from BitOp._sympystr, which every StrPrinter asks first.)
     _print_BitXor = _print_BitAnd = _print_ShiftRight = _print_ShiftLeft = _print_BitOp
 
     def _bit_operand(self, expr) -> str:

@@ -5,21 +5,40 @@ It translates SymPy integer expressions and booleans into Z3 integer terms
 one question per fresh ``z3.Context`` with a timeout and a fixed seed, and
 reports ``unknown`` with Z3's reason. An operator outside the vocabulary
 becomes ``unknown`` too: never a crash and never a pass.
+
+Bit operations (:mod:`layoutalg.core.bits`) are decided, not enumerated,
+in either of two encodings, chosen per query (:func:`choose_encoding`):
+
+* ``"int"``, mixed: Int theory with only the touched bits blasted. ``a ^ b``
+  with ``0 <= b < 2**K`` splits ``a = high·2**K + Σ bit_j·2**j`` (Boolean
+  ``bit_j``, Int ``high``) and is ``high·2**K + Σ (bit_j ⊕ b_j)·2**j``, so
+  ``a`` may be unbounded (a symbolic number of rows); masks, shifts by
+  constants and their compositions read bits structurally;
+* ``"bitvector"``: the whole query in two's-complement bit-vectors of a width
+  that interval bounds prove no value of the query leaves (concrete sizes
+  only; signed operations match Python's floor division and shifts).
+
+``bench/bitvector.py`` measures both on the shipped swizzle claims.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import math
 import queue
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import sympy
 import z3
 
+from layoutalg.core.bits import BitAnd, BitOp, BitXor, ShiftLeft, ShiftRight, bounds_kernel
+from layoutalg.core.bounds import Escapes
 from layoutalg.core.expr import Unsupported, integer_terms, quotient
 from layoutalg.errors import MapError, describe
 
@@ -29,6 +48,10 @@ RACE_AFTER_S = 0.25
 VACUITY_DRAWS = 20
 VACUITY_MAX_BITS = 20
 VACUITY_TIMEOUT_MS = 10_000
+ENCODINGS = ("auto", "int", "bitvector")
+BV_WIDTHS = (16, 24, 32, 48, 64, 96, 128)
+MAX_SHIFT = 64  # a symbolic shift amount is decided up to this many bits
+_ENCODING: contextvars.ContextVar[str] = contextvars.ContextVar("encoding", default="auto")
 
 
 @dataclass(frozen=True)
@@ -48,6 +71,71 @@ class Outcome:
     model: dict[sympy.Symbol, int] = field(default_factory=dict)
     reason: str = ""
     seconds: float = 0.0
+    encoding: str = "int"
+
+
+@contextlib.contextmanager
+def use_encoding(name: str) -> Iterator[None]:
+    """Within the block, queries use encoding ``name`` (``"auto"``, ``"int"`` or
+    ``"bitvector"``; a forced ``"bitvector"`` that does not apply is unknown).
+    For measurements and tests; checks leave the choice to ``"auto"``."""
+    if name not in ENCODINGS:
+        raise MapError(f"encoding must be one of {ENCODINGS}; got {describe(name)}")
+    token = _ENCODING.set(name)
+    try:
+        yield
+    finally:
+        _ENCODING.reset(token)
+
+
+def choose_encoding(unknowns, constraints, parameters, forall) -> tuple[str, int]:
+    """The encoding of one query and, for bit-vectors, their width.
+
+    ``"auto"`` takes bit-vectors when the query has a bit operation and
+    concrete sizes (no parameters, no quantifier, constant ranges) and
+    interval bounds fit every value in at most 64 bits; Int theory with the
+    mixed bit-blasting otherwise (bench/bitvector.py: the two are within a
+    few ms on the concrete swizzle claims; only Int theory handles symbolic
+    sizes). Without bit operations, Int theory as before.
+    """
+    wanted = _ENCODING.get()
+    if wanted == "int":
+        return "int", 0
+    has_bits = any(isinstance(c, sympy.Basic) and c.atoms(BitOp) for c in constraints)
+    if wanted == "auto" and not has_bits:
+        return "int", 0
+    width = _bitvector_width(unknowns, constraints, parameters, forall)
+    if wanted == "auto" and (width is None or width > 64):
+        return "int", 0
+    return "bitvector", width or 0
+
+
+def _bitvector_width(unknowns, constraints, parameters, forall) -> int | None:
+    """The least width of ``BV_WIDTHS`` in which interval bounds prove every
+    value of the query fits (one spare bit for floor division); None when the
+    query has parameters, a quantifier or an unbounded value."""
+    if parameters or forall is not None:
+        return None
+    ranges = {}
+    for unknown in unknowns:
+        low, high = sympy.sympify(unknown.low), sympy.sympify(unknown.high)
+        if not (low.is_Integer and high.is_Integer):
+            return None
+        ranges[unknown.symbol] = (int(low), max(int(low), int(high) - 1))
+    for width in BV_WIDTHS:
+        limit = 2 ** (width - 2) - 1
+        try:
+            for constraint in constraints:
+                bounds_kernel(constraint)(ranges, limit)
+            for low, high in ranges.values():
+                if max(abs(low), abs(high)) > limit:
+                    raise Escapes
+        except Escapes:
+            continue
+        except Unsupported:
+            return None
+        return width
+    return None
 
 
 def solve(
@@ -70,11 +158,16 @@ def solve(
     timeout_ms = checked_timeout(timeout_ms)
     start = time.perf_counter()
     query = (unknowns, constraints, parameters, assumptions, forall)
-    built = _build(*query, quotients=False)
+    encoding, width = choose_encoding(unknowns, constraints, parameters, forall)
+    if encoding == "bitvector" and not width:
+        return Outcome("unknown", seconds=_since(start), encoding=encoding, reason=(
+            "the bit-vector encoding does not apply: it needs concrete sizes, no quantifier "
+            "and values that interval bounds fit in 128 bits"))
+    built = _build(*query, quotients=False, width=width)
     if isinstance(built, Outcome):
         return built
     solver, translator = built
-    if not translator.constant_divisions:
+    if encoding == "bitvector" or not translator.constant_divisions:
         outcome = _check(solver, translator, unknowns, parameters, timeout_ms, start)
         return _unless_vacuous(outcome, built, query, timeout_ms)
     # Z3's own div/mod and quotient variables (num = den*q + r, linear) each
@@ -209,12 +302,18 @@ def _start(label, built, unknowns, parameters, timeout_ms, start, answers) -> z3
     return translator.ctx
 
 
-def _build(unknowns, constraints, parameters, assumptions, forall, *, quotients: bool):
-    """A solver holding the query, and its translator; or an unknown Outcome
-    when the query uses an operator outside the vocabulary."""
+def _build(unknowns, constraints, parameters, assumptions, forall, *, quotients: bool,
+           width: int = 0):
+    """A solver holding the query, and its translator (bit-vectors of ``width``
+    bits when it is not 0); or an unknown Outcome when the query uses an
+    operator outside the vocabulary."""
     start = time.perf_counter()
     ctx = z3.Context()
-    translator = _Translator(ctx, quotients=quotients)
+    if width:
+        translator = _BitVectorTranslator(ctx, width)
+    else:
+        translator = _Translator(ctx, quotients=quotients)
+    translator.note_ranges(unknowns)
     try:
         solver = z3.Solver(ctx=ctx)
         solver.set("random_seed", SEED)
@@ -232,7 +331,8 @@ def _build(unknowns, constraints, parameters, assumptions, forall, *, quotients:
             solver.add(translator.universal(*forall))
         solver.add(translator.definitions)
     except Unsupported as exc:
-        return Outcome("unknown", reason=f"unsupported: {exc}", seconds=_since(start))
+        return Outcome("unknown", reason=f"unsupported: {exc}", seconds=_since(start),
+                       encoding=translator.encoding)
     return solver, translator
 
 
@@ -241,15 +341,17 @@ def _check(solver, translator, unknowns, parameters, timeout_ms: int, start: flo
     solver.set("timeout", int(timeout_ms))
     answer = _check_with_deadline(solver, translator.ctx, timeout_ms)
     seconds = _since(start)
+    encoding = translator.encoding
     if answer == z3.sat:
         model = solver.model()
         values = {}
         for symbol in [u.symbol for u in unknowns] + list(parameters):
-            values[symbol] = model.eval(translator.term(symbol), model_completion=True).as_long()
-        return Outcome("sat", values, seconds=seconds)
+            values[symbol] = translator.value(model, symbol)
+        return Outcome("sat", values, seconds=seconds, encoding=encoding)
     if answer == z3.unsat:
-        return Outcome("unsat", seconds=seconds)
-    return Outcome("unknown", reason=f"z3: {solver.reason_unknown()}", seconds=seconds)
+        return Outcome("unsat", seconds=seconds, encoding=encoding)
+    return Outcome("unknown", reason=f"z3: {solver.reason_unknown()}", seconds=seconds,
+                   encoding=encoding)
 
 
 def maximize(
@@ -367,6 +469,8 @@ _RELATIONS = {
 class _Translator:
     """SymPy → Z3 in one context, memoized per node."""
 
+    encoding = "int"
+
     def __init__(self, ctx: z3.Context, *, quotients: bool = False, plain: bool = False) -> None:
         self.ctx = ctx
         self.quotients = quotients
@@ -378,6 +482,18 @@ class _Translator:
         self.definitions: list[z3.BoolRef] = []
         self.divisions: dict[tuple[sympy.Expr, sympy.Expr], tuple[z3.ArithRef, z3.ArithRef]] = {}
         self.bound: frozenset[sympy.Symbol] = frozenset()
+        self.ranges: dict[sympy.Symbol, int] = {}  # symbol -> upper bound (lower bound 0)
+        self.splits: dict[sympy.Expr, tuple[int, z3.ArithRef, list]] = {}
+
+    def note_ranges(self, bounded: Sequence[Bounded]) -> None:
+        """Remember constant ranges ``0 <= symbol < high``: bit operations use them."""
+        for unknown in bounded:
+            low, high = sympy.sympify(unknown.low), sympy.sympify(unknown.high)
+            if low.is_Integer and high.is_Integer and low >= 0:
+                self.ranges[unknown.symbol] = max(int(high) - 1, 0)
+
+    def value(self, model, symbol: sympy.Symbol) -> int:
+        return model.eval(self.term(symbol), model_completion=True).as_long()
 
     def term(self, expr: sympy.Basic) -> z3.ArithRef:
         if expr not in self.memo:
@@ -411,6 +527,7 @@ class _Translator:
 
     def universal(self, bounded: Sequence[Bounded], body: sympy.Basic) -> z3.BoolRef:
         variables = [self.term(b.symbol) for b in bounded]
+        self.note_ranges(bounded)
         ranges = [
             z3.And(v >= self.term(sympy.sympify(b.low)), v < self.term(sympy.sympify(b.high)))
             for v, b in zip(variables, bounded)
@@ -496,6 +613,8 @@ class _Translator:
             if divided is not None:
                 return divided[1]
             return self.term(left) % self.term(right)
+        if isinstance(expr, BitOp):
+            return self._bit_term(expr)
         if isinstance(expr, (sympy.Min, sympy.Max)):
             args = [self.term(a) for a in expr.args]
             result = args[0]
@@ -517,6 +636,138 @@ class _Translator:
                     result = z3.If(self.boolean(cond), self.term(value), result)
             return result
         raise Unsupported(f"operator {type(expr).__name__} in {expr} is outside the index vocabulary")
+
+    # -- bit operations: Int theory, blasting only the bits they touch ----------------
+
+    def _upper(self, expr: sympy.Basic) -> int | None:
+        """``u`` with ``0 <= expr <= u`` for every value, when the structure shows one."""
+        if isinstance(expr, sympy.Integer):
+            return int(expr) if expr >= 0 else None
+        if isinstance(expr, sympy.Symbol):
+            return self.ranges.get(expr)
+        args = expr.args
+        if isinstance(expr, BitAnd):
+            known = [u for u in map(self._upper, args) if u is not None]
+            return min(known) if known else None
+        if isinstance(expr, (ShiftRight, ShiftLeft, BitXor)):
+            a, b = map(self._upper, args)
+            if a is None or b is None:
+                return a if a is not None and isinstance(expr, ShiftRight) else None
+            if isinstance(expr, BitXor):
+                return (1 << max(a, b).bit_length()) - 1
+            if isinstance(expr, ShiftRight):
+                return a >> int(args[1]) if args[1].is_Integer else a
+            return a << b if b <= MAX_SHIFT else None
+        if isinstance(expr, sympy.Mod):
+            n = args[1]
+            return int(n) - 1 if n.is_Integer and n > 0 else None
+        if isinstance(expr, sympy.floor):
+            try:
+                num, den = quotient(args[0])
+            except Unsupported:
+                return None
+            top = self._upper(num)
+            return top // int(den) if top is not None and den.is_Integer else None
+        if isinstance(expr, (sympy.Add, sympy.Mul)):
+            parts = [self._upper(a) for a in args]
+            if any(p is None for p in parts):
+                return None
+            return sum(parts) if isinstance(expr, sympy.Add) else math.prod(parts)
+        return None
+
+    def _from_bits(self, bits: list) -> z3.ArithRef:
+        if not bits:
+            return z3.IntVal(0, self.ctx)
+        return z3.Sum([z3.If(b, z3.IntVal(1 << j, self.ctx), z3.IntVal(0, self.ctx))
+                       for j, b in enumerate(bits)])
+
+    def _split(self, expr: sympy.Expr, width: int) -> tuple[z3.ArithRef, list]:
+        """``expr = high·2**width + Σ bit_j·2**j``: ``(high, [bit_0 …])``.
+
+        At the top level the bits are fresh Booleans defined once per term
+        (a wider split serves a narrower one); over quantified variables, or
+        in a plain translation, they are terms ``(expr div 2**j) mod 2``."""
+        if isinstance(expr, BitXor):
+            # An XOR with a side below 2**width leaves the other side's high part.
+            for small in (0, 1):
+                top = self._upper(expr.args[small])
+                if top is not None and top < (1 << width):
+                    small_bits = self._bits(expr.args[small], width)
+                    high, big_bits = self._split(expr.args[1 - small], width)
+                    return high, [z3.Xor(x, y) for x, y in zip(big_bits, small_bits)]
+        value = self.term(expr)
+        if self.plain or expr.free_symbols & self.bound:
+            bits = [(value / (1 << j)) % 2 == 1 for j in range(width)]
+            return value / (1 << width), bits
+        known = self.splits.get(expr)
+        if known is None or known[0] < width:
+            self.made += 1
+            bits = [z3.Bool(f"bit{j}#{self.made}", self.ctx) for j in range(width)]
+            upper = self._upper(expr)
+            if upper is not None and upper < (1 << width):
+                high = z3.IntVal(0, self.ctx)  # no bits above: fewer unknowns
+            else:
+                high = self.fresh("high")
+            self.definitions.append(value == high * (1 << width) + self._from_bits(bits))
+            known = self.splits[expr] = (width, high, bits)
+        have, high, bits = known
+        above = [z3.If(b, z3.IntVal(1 << (j - width), self.ctx), z3.IntVal(0, self.ctx))
+                 for j, b in enumerate(bits) if j >= width]
+        return high * (1 << (have - width)) + z3.Sum([z3.IntVal(0, self.ctx)] + above), \
+            bits[:width]
+
+    def _bits(self, expr: sympy.Basic, width: int) -> list:
+        """The low ``width`` bits of ``expr``, read through masks, shifts by
+        constants and XORs without new unknowns where possible."""
+        if isinstance(expr, sympy.Integer) and expr >= 0:
+            return [z3.BoolVal(bool(int(expr) >> j & 1), self.ctx) for j in range(width)]
+        a, b = expr.args if isinstance(expr, BitOp) else (None, None)
+        if isinstance(expr, BitAnd) and b.is_Integer:
+            kept = self._bits(a, min(width, int(b).bit_length()))
+            return [kept[j] if int(b) >> j & 1 else z3.BoolVal(False, self.ctx)
+                    for j in range(width)]
+        if isinstance(expr, (BitAnd, BitXor)):
+            join = z3.And if isinstance(expr, BitAnd) else z3.Xor
+            return [join(x, y) for x, y in zip(self._bits(a, width), self._bits(b, width))]
+        if isinstance(expr, ShiftRight) and b.is_Integer:
+            return self._bits(a, width + int(b))[int(b):]
+        if isinstance(expr, ShiftLeft) and b.is_Integer:
+            low = min(width, int(b))
+            return [z3.BoolVal(False, self.ctx)] * low + self._bits(a, width - low)
+        return self._split(expr, width)[1]
+
+    def _power_of_two(self, k: sympy.Expr) -> z3.ArithRef:
+        if k.is_Integer:
+            return z3.IntVal(1 << int(k), self.ctx)
+        top = self._upper(k)
+        if top is None or top > MAX_SHIFT:
+            raise Unsupported(f"shift by {k}, which is not known to be at most {MAX_SHIFT}")
+        amount, result = self.term(k), z3.IntVal(1 << top, self.ctx)
+        for j in reversed(range(top)):
+            result = z3.If(amount == j, z3.IntVal(1 << j, self.ctx), result)
+        return result
+
+    def _bit_term(self, expr: BitOp) -> z3.ArithRef:
+        a, b = expr.args
+        if isinstance(expr, ShiftRight):
+            # Z3's integer division is Euclidean: floor division for 2**k > 0.
+            return self.term(a) / self._power_of_two(b)
+        if isinstance(expr, ShiftLeft):
+            return self.term(a) * self._power_of_two(b)
+        upper = self._upper(expr)
+        if upper is not None:
+            return self._from_bits(self._bits(expr, upper.bit_length()))
+        if isinstance(expr, BitAnd):
+            raise Unsupported(f"{expr}: neither side of & has a known bound")
+        widths = [(u.bit_length(), k) for k, u in enumerate(map(self._upper, (a, b)))
+                  if u is not None]
+        if not widths:
+            raise Unsupported(f"{expr}: neither side of ^ has a known bound")
+        width, small = min(widths)
+        small_bits = self._bits(expr.args[small], width)
+        high, big_bits = self._split(expr.args[1 - small], width)
+        mixed = [z3.Xor(x, y) for x, y in zip(big_bits, small_bits)]
+        return high * (1 << width) + self._from_bits(mixed)
 
     def _relation(self, expr: sympy.Rel) -> z3.BoolRef:
         """``lhs op rhs``. SymPy may have divided an integer relation through
@@ -561,3 +812,81 @@ class _Translator:
             first, *rest = (self.boolean(a) for a in expr.args)
             return z3.And([first == other for other in rest])
         raise Unsupported(f"condition {type(expr).__name__} in {expr} is outside the vocabulary")
+
+
+
+class _BitVectorTranslator(_Translator):
+    """SymPy → two's-complement bit-vectors of ``width`` bits. Used only when
+    interval bounds prove every value of the query fits (see
+    :func:`choose_encoding`), so no operation wraps; signed division and
+    shifts round down as Python's ``//`` and ``>>`` do."""
+
+    encoding = "bitvector"
+
+    def __init__(self, ctx: z3.Context, width: int) -> None:
+        super().__init__(ctx)
+        self.width = width
+
+    def value(self, model, symbol: sympy.Symbol) -> int:
+        return model.eval(self.term(symbol), model_completion=True).as_signed_long()
+
+    def _number(self, value: int):
+        return z3.BitVecVal(value, self.width, self.ctx)
+
+    def _var(self, symbol: sympy.Symbol):
+        if symbol not in self.names:
+            self.names[symbol] = z3.BitVec(f"{symbol.name}!{len(self.names)}", self.width,
+                                           self.ctx)
+        return self.names[symbol]
+
+    def _floor_div(self, num, den):
+        # bvsmod takes the divisor's sign: for den > 0, num - num mod den is an
+        # exact multiple of den, so the signed (truncating) division is exact.
+        return (num - num % den) / den
+
+    def term(self, expr: sympy.Basic):
+        if expr not in self.memo:
+            self.memo[expr] = self._term(expr)
+        return self.memo[expr]
+
+    def _term(self, expr: sympy.Basic):  # noqa: C901 - one branch per operator
+        if isinstance(expr, sympy.Symbol):
+            if not expr.is_integer:
+                raise Unsupported(f"symbol {expr} is not declared integer")
+            return self._var(expr)
+        if isinstance(expr, sympy.Integer):
+            return self._number(int(expr))
+        if isinstance(expr, sympy.Add):
+            return z3.Sum([self.term(a) for a in expr.args])
+        if isinstance(expr, sympy.Mul):
+            return z3.Product([self.term(a) for a in integer_terms(expr)])
+        if isinstance(expr, sympy.Pow):
+            base, exponent = expr.args
+            if not (exponent.is_Integer and exponent >= 0):
+                raise Unsupported(f"power {expr} with a non-natural exponent")
+            if int(exponent) == 0:
+                return self._number(1)
+            return z3.Product([self.term(base)] * int(exponent))
+        if isinstance(expr, (sympy.floor, sympy.ceiling)):
+            num, den = quotient(expr.args[0])
+            if isinstance(expr, sympy.ceiling):
+                num = num + den - 1
+            return self._floor_div(self.term(num), self.term(den))
+        if isinstance(expr, sympy.Mod):
+            left, right = expr.args
+            if not (right.is_integer and right.is_positive):
+                raise Unsupported(f"modulo by {right}, which is not known to be positive")
+            return self.term(left) % self.term(right)
+        if isinstance(expr, BitOp):
+            a, b = (self.term(x) for x in expr.args)
+            if isinstance(expr, BitXor):
+                return a ^ b
+            if isinstance(expr, BitAnd):
+                return a & b
+            return a >> b if isinstance(expr, ShiftRight) else a << b  # >> is arithmetic
+        if isinstance(expr, (sympy.Min, sympy.Max, sympy.Piecewise)):
+            return super()._term(expr)
+        raise Unsupported(f"operator {type(expr).__name__} in {expr} is outside the index vocabulary")
+
+    def _relation(self, expr: sympy.Rel) -> z3.BoolRef:
+        return _RELATIONS[type(expr)](self.term(expr.lhs), self.term(expr.rhs))
