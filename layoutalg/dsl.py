@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from layoutalg.core.expr import as_condition
-from layoutalg.core.laid_out import LaidOut, is_layout
+from layoutalg.core.laid_out import LaidOut, bridges, from_framework, is_layout
 from layoutalg.errors import MapError, SpecError, describe
 from layoutalg.validate import is_int
 from layoutalg.verify.claims import ClaimKind, claim, claim_kind, claim_names, register_claim
@@ -76,13 +76,19 @@ class Spec:
         return self.function()
 
     def build(self) -> Any:
-        """Call the spec function; it must return an IndexMap or a family object."""
+        """Call the spec function; it must return an IndexMap, a family layout, or a
+        framework object a family bridges (a torch ``DTensor``, a ``pycute.Layout``)."""
         value = self.function()
         if is_layout(value):
             return value
+        _register_families()
+        bridged = from_framework(value)
+        if bridged is not None:
+            return bridged
+        known = ", ".join(f"{b.framework} ({b.module}.{b.class_name})" for b in bridges())
         raise SpecError(
-            f"spec {self.name} must return an IndexMap or an object with .index_map(); "
-            f"got {describe(value)}"
+            f"spec {self.name} must return an IndexMap, an object with .index_map() or a "
+            f"framework layout ({known}); got {describe(value)}"
         )
 
     @property

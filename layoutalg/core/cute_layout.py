@@ -16,6 +16,7 @@ from typing import Union
 
 from layoutalg.core.cute import format_nested, strided
 from layoutalg.core.index_map import IndexMap
+from layoutalg.core.laid_out import bridge
 from layoutalg.errors import MapError, describe
 from layoutalg.validate import is_int
 
@@ -237,3 +238,7 @@ class _Parser:
 
 
 __all__ = ["CuteLayout", "as_layout", "flatten", "parse_layout"]
+
+
+#: A spec may return a pycute ``Layout`` itself (pycute is never imported here).
+bridge("pycute Layout", "pycute", "Layout", CuteLayout.from_pycute)

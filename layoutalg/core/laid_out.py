@@ -13,10 +13,19 @@ through :func:`index_map_of` instead of probing attributes one by one.
 True
 >>> index_map_of(3) is None
 True
+
+A framework's own object (a torch ``DTensor``, a ``pycute.Layout``) becomes a
+family layout through a :class:`Bridge` its family declares: the spec runner
+calls :func:`from_framework` on whatever a spec returns that is not a layout.
+The framework is never imported for this: an object of its class exists only
+if its module is loaded already, so the class is looked up in ``sys.modules``.
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from layoutalg.core.index_map import IndexMap
@@ -40,4 +49,48 @@ def index_map_of(value: object) -> IndexMap | None:
         return value
     if isinstance(value, LaidOut):
         return value.index_map()
+    return None
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """How a framework's layout object becomes a layoutalg layout.
+
+    ``module`` and ``class_name`` name the framework's class (e.g.
+    ``torch.distributed.tensor`` / ``DTensor``); ``convert`` turns an
+    instance into a family layout (a LaidOut value).
+    """
+
+    framework: str
+    module: str
+    class_name: str
+    convert: Callable[[object], object]
+
+    def accepts(self, value: object) -> bool:
+        loaded = sys.modules.get(self.module)
+        cls = getattr(loaded, self.class_name, None) if loaded is not None else None
+        return isinstance(cls, type) and isinstance(value, cls)
+
+
+_BRIDGES: dict[tuple[str, str], Bridge] = {}
+
+
+def bridge(framework: str, module: str, class_name: str,
+           convert: Callable[[object], object]) -> Bridge:
+    """Declare that ``module.class_name`` objects convert with ``convert``."""
+    made = Bridge(framework, module, class_name, convert)
+    _BRIDGES[(module, class_name)] = made
+    return made
+
+
+def bridges() -> tuple[Bridge, ...]:
+    """The bridges declared so far (by the families imported)."""
+    return tuple(_BRIDGES.values())
+
+
+def from_framework(value: object) -> object | None:
+    """The family layout of a framework object, or None when no bridge takes it."""
+    for made in _BRIDGES.values():
+        if made.accepts(value):
+            return made.convert(value)
     return None

@@ -19,6 +19,7 @@ DTensorLayout is its exactly-once claim.
 
 from __future__ import annotations
 
+from layoutalg.core.laid_out import bridge
 from layoutalg.verify.claims import register_claim
 from layoutalg.dtensor import brute
 from layoutalg.dtensor.checks import check_exactly_once, check_local_shapes, torch_rule_map
@@ -55,5 +56,7 @@ def _delivers_claim(subject, *, assume=(), timeout_ms=None):
     return check_redistribution(subject, assume=assume, **options)
 
 
+#: A spec may return a torch DTensor itself: its layout is read with DTensorLayout.of.
+bridge("torch DTensor", "torch.distributed.tensor", "DTensor", DTensorLayout.of)
 register_claim("torch_local_shapes", _local_shapes_claim, index_map=False)
 register_claim("delivers", _delivers_claim, index_map=False)
