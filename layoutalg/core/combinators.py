@@ -16,6 +16,7 @@ import sympy
 from layoutalg.core.compose import compose, extent_fits
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent, Space, check_extent
+from layoutalg.core.tiling import ceil_div, deal, digits, dot, row_major_strides, undeal, unflatten
 from layoutalg.errors import MapError, describe
 from layoutalg.validate import is_int
 from layoutalg.verify import composition as facts
@@ -44,11 +45,11 @@ def split(source: Source, dim: str, factor: Extent, *, names: Sequence[str] | No
         f = check_extent("factor", factor)
         outer, inner = _names(names, (f"{dim}_o", f"{dim}_i"), "names")
         extent = space.extents[k]
-        new = space.replace(k, [(outer, _ceil(extent, f)), (inner, f)])
+        new = space.replace(k, [(outer, ceil_div(extent, f)), (inner, f)])
         d = space.symbols[k]
         o, i = new.symbols[k], new.symbols[k + 1]
-        exprs = _replace(space.symbols, k, [d // f, d % f])
-        inverse = _replace(new.symbols[:k] + (o,) + new.symbols[k + 2:], k, [o * f + i])
+        exprs = _replace(space.symbols, k, list(digits(d, f)))
+        inverse = _replace(new.symbols[:k] + (o,) + new.symbols[k + 2:], k, [dot((o, i), (f, 1))])
         valid = None if _divides(f, extent) else sympy.Lt(o * f + i, extent)
         return IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"split({dim}, {f})")
     return _lift(source, build)
@@ -68,9 +69,8 @@ def fuse(source: Source, outer: str, inner: str, *, name: str | None = None) -> 
         f = new.symbols[new.index(fused)]
         exprs = [sym[outer] * ei + sym[inner] if n == fused else sym[n] for n in new.names]
         by_name = dict(zip(new.names, new.symbols))
-        inverse = [
-            f // ei if n == outer else f % ei if n == inner else by_name[n] for n in space.names
-        ]
+        high, low = digits(f, ei)
+        inverse = [high if n == outer else low if n == inner else by_name[n] for n in space.names]
         return IndexMap(space, new, exprs, inverse=inverse, name=f"fuse({outer}, {inner})")
     return _lift(source, build)
 
@@ -101,7 +101,7 @@ def pad(source: Source, dim: str, multiple: Extent | None = None, *, to: Extent 
         if (multiple is None) == (to is None):
             raise MapError(f"pad: give exactly one of multiple= and to=; got {multiple!r}, {to!r}")
         if multiple is not None:
-            new_extent = _ceil(extent, check_extent("multiple", multiple)) * multiple
+            new_extent = ceil_div(extent, check_extent("multiple", multiple)) * multiple
         else:
             new_extent = check_extent("to", to)
             if _known_negative(sympy.sympify(new_extent) - extent):
@@ -129,12 +129,12 @@ def cyclic(
         b = check_extent("block", block)
         part, local = _names(names, (f"{dim}_part", f"{dim}_local"), "names")
         extent = space.extents[k]
-        local_extent = _ceil(_ceil(extent, b), p) * b
+        local_extent = ceil_div(ceil_div(extent, b), p) * b
         new = space.replace(k, [(part, p), (local, local_extent)])
         d = space.symbols[k]
         pp, ll = new.symbols[k], new.symbols[k + 1]
-        exprs = _replace(space.symbols, k, [(d // b) % p, (d // (b * p)) * b + d % b])
-        back = ((ll // b) * p + pp) * b + ll % b
+        exprs = _replace(space.symbols, k, list(deal(d, p, b)))
+        back = undeal(pp, ll, p, b)
         inverse = _replace(new.symbols[:k] + (pp,) + new.symbols[k + 2:], k, [back])
         return IndexMap(space, new, exprs, inverse=inverse, valid=sympy.Lt(back, extent),
                         name=f"cyclic({dim}, parts={p}, block={b})")
@@ -151,8 +151,8 @@ def linearize(source: Source, dims: Sequence[str] | None = None, *, name: str = 
         if not chosen or len(set(chosen)) != len(chosen):
             raise MapError(f"linearize: dims must be distinct names of {space.names}; got {chosen}")
         positions = [space.index(n) for n in chosen]
-        strides = _row_major_strides([space.extents[k] for k in positions])
-        size = sympy.Mul(*[space.extents[k] for k in positions])
+        sizes = [space.extents[k] for k in positions]
+        size = sympy.Mul(*sizes)
         size = int(size) if size.is_Integer else size
         dims_out = []
         for k, pair in enumerate(space.dims):
@@ -162,18 +162,11 @@ def linearize(source: Source, dims: Sequence[str] | None = None, *, name: str = 
                 dims_out.append(pair)
         new = Space(*dims_out)
         sym = space.symbols
-        flat = sum((sym[k] * s for k, s in zip(positions, strides)), sympy.Integer(0))
+        flat = dot([sym[k] for k in positions], row_major_strides(sizes))
         exprs = [flat if n == name else sym[space.index(n)] for n in new.names]
-        o = new.symbols[new.index(name)]
         by_name = dict(zip(new.names, new.symbols))
-        inverse = []
-        for k, n in enumerate(space.names):
-            if k in positions:
-                j = positions.index(k)
-                part = o // strides[j]
-                inverse.append(part if j == 0 else part % space.extents[k])
-            else:
-                inverse.append(by_name[n])
+        coords = dict(zip(positions, unflatten(by_name[name], sizes)))
+        inverse = [coords[k] if k in coords else by_name[n] for k, n in enumerate(space.names)]
         return IndexMap(space, new, exprs, inverse=inverse, name="linearize")
     return _lift(source, build)
 
@@ -193,12 +186,8 @@ def delinearize(source: Source, dim: str, **extents: Extent) -> IndexMap:
                 f"got {dict(extents)} (product {total})"
             )
         new = space.replace(k, list(zip(extents, sizes)))
-        strides = _row_major_strides(sizes)
-        d = space.symbols[k]
-        parts = [d // s if j == 0 else (d // s) % e for j, (s, e) in enumerate(zip(strides, sizes))]
-        exprs = _replace(space.symbols, k, parts)
-        pieces = new.symbols[k:k + len(sizes)]
-        flat = sum((p * s for p, s in zip(pieces, strides)), sympy.Integer(0))
+        exprs = _replace(space.symbols, k, unflatten(space.symbols[k], sizes))
+        flat = dot(new.symbols[k:k + len(sizes)], row_major_strides(sizes))
         inverse = list(new.symbols[:k]) + [flat] + list(new.symbols[k + len(sizes):])
         valid = None if _equal(total, extent) else sympy.Lt(flat, extent)
         m = IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"delinearize({dim})")
@@ -242,8 +231,9 @@ def scale(source: Source, dim: str, factor: Extent) -> IndexMap:
         new = space.replace(k, [(dim, space.extents[k] * f)])
         d = new.symbols[k]
         exprs = _replace(space.symbols, k, [space.symbols[k] * f])
-        inverse = _replace(new.symbols, k, [d // f])
-        valid = None if f == 1 else sympy.Eq(d % f, 0)
+        whole, rest = digits(d, f)
+        inverse = _replace(new.symbols, k, [whole])
+        valid = None if f == 1 else sympy.Eq(rest, 0)
         return IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"scale({dim}, {f})")
     return _lift(source, build)
 
@@ -288,21 +278,6 @@ def _replace(seq, k, new) -> list:
     items = list(seq)
     items[k:k + 1] = new
     return items
-
-
-def _ceil(a: Extent, b: Extent) -> Extent:
-    if isinstance(a, int) and isinstance(b, int):
-        return -(-a // b)
-    return sympy.ceiling(sympy.sympify(a) / b)
-
-
-def _row_major_strides(sizes) -> list:
-    strides = []
-    running = sympy.Integer(1)
-    for size in reversed(sizes):
-        strides.append(running)
-        running = running * size
-    return [int(s) if s.is_Integer else s for s in reversed(strides)]
 
 
 def _divides(f: Extent, extent: Extent) -> bool:
