@@ -33,9 +33,7 @@ def _result(status, check, subject, start, counterexample=None, reason="") -> Ch
 
 
 def label(layout: LinearLayout) -> str:
-    ins = ", ".join(f"{n}:{s}" for n, s in layout.in_dims)
-    outs = ", ".join(f"{n}:{s}" for n, s in layout.out_dims)
-    return f"LinearLayout({ins} → {outs})"
+    return layout.label
 
 
 def _named(point: dict[str, int], suffix: str = "") -> dict[str, int]:

@@ -178,6 +178,13 @@ class LinearLayout:
     def out_size(self) -> int:
         return 1 << self.out_bits
 
+    @property
+    def label(self) -> str:
+        """One line for messages: ``LinearLayout(lane:32, warp:4 → dim0:16, dim1:8)``."""
+        ins = ", ".join(f"{n}:{s}" for n, s in self.in_dims)
+        outs = ", ".join(f"{n}:{s}" for n, s in self.out_dims)
+        return f"LinearLayout({ins} → {outs})"
+
     def basis(self, in_dim: str, i: int) -> tuple[int, ...]:
         """``L(in_dim = 2**i)``."""
         return dict(self.bases)[in_dim][i]
