@@ -23,6 +23,13 @@ from layoutalg.tt.checks import (
 from layoutalg.tt.devices import BLACKHOLE, GRAYSKULL, PRESETS, WORMHOLE_B0, Device, get_device
 from layoutalg.tt.dtypes import DTYPES, DType
 from layoutalg.tt.errors import ShardSpecError, TTError
+from layoutalg.tt.l1_budget import L1Budget, check_l1_fit, check_l1_guard
+from layoutalg.tt.padding import (
+    check_padded_to_shards,
+    check_padding_disjoint,
+    fill_map,
+    shard_padded_2d,
+)
 from layoutalg.tt.sharded import (
     CoreGrid,
     NdShardSpec,
@@ -32,6 +39,7 @@ from layoutalg.tt.sharded import (
 )
 from layoutalg.tt.tensor import TensorSpec
 from layoutalg.tt.tiles import FACE_SHAPES, Tile, tile_offset
+from layoutalg.tt.ttnn import MemoryConfig, as_layout, tensor_spec
 
 __all__ = [
     "BLACKHOLE",
@@ -43,19 +51,29 @@ __all__ = [
     "CoreGrid",
     "DType",
     "Device",
+    "L1Budget",
+    "MemoryConfig",
     "NdShardSpec",
     "ShardSpec",
     "ShardSpecError",
     "TTError",
     "TensorSpec",
     "Tile",
+    "as_layout",
     "check_aligned",
     "check_fits_memory",
     "check_holds_pages",
+    "check_l1_fit",
+    "check_l1_guard",
+    "check_padded_to_shards",
+    "check_padding_disjoint",
     "check_page_count",
     "check_pages_bijective",
     "cores_in_order",
     "create_sharded_memory_config",
+    "fill_map",
     "get_device",
+    "shard_padded_2d",
+    "tensor_spec",
     "tile_offset",
 ]

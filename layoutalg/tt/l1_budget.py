@@ -1,0 +1,222 @@
+"""L1 per core: what is taken, what is free, and whether a tensor or a circular buffer fits.
+
+A Tensix core's L1 (TT-Metal's allocator, ``tt_metal/impl/allocator``) holds,
+from the bottom: a reserved region up to the base allocator address
+(firmware, kernel config), then the program's static circular buffers growing
+up; L1 buffers (tensors) are allocated from the top down. A program fails
+when the CB region ends above the lowest L1 buffer ("Statically allocated
+circular buffers ... clash with L1 buffers ... L1 buffer allocated at A and
+static circular buffer region ends at B", tt_metal/impl/program/program.cpp).
+
+The room a new CB or tensor really has is the *free* L1, lowest buffer
+address minus CB region end (``get_max_l1_space``). TTNN's
+``to_memory_config`` compared a shard against the *max* L1 (L1 size minus the
+base address) instead and ran into the clash (tt-metal#54621, fixed by
+tt-metal#54991), and the clash message gave no breakdown (tt-metal#28835).
+``check_l1_fit`` answers with the breakdown of the core that overflows;
+``check_l1_guard`` proves or refutes, for every size at once, that a guard
+admits only what fits.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
+from layoutalg.errors import describe
+from layoutalg.tt.checks import check_fits_memory
+from layoutalg.tt.devices import get_device
+from layoutalg.tt.errors import TTError
+from layoutalg.tt.tensor import TensorSpec
+from layoutalg.validate import is_int
+from layoutalg.verify.checks import check_in_bounds
+from layoutalg.verify.claims import register_claim
+from layoutalg.verify.result import CheckResult, Status
+from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+
+GUARDS = ("free", "max")
+
+
+@dataclass(frozen=True, init=False)
+class L1Budget:
+    """What one core's L1 already holds.
+
+    Args:
+        l1_bytes: L1 per core (or ``device=`` a preset name: its ``l1_bytes``).
+        reserved: bytes below the base allocator address.
+        circular_buffers: ``(name, bytes)`` pairs: the static CBs of the program.
+        buffers: ``(name, bytes)`` pairs: L1 buffers already allocated (top down).
+
+    >>> b = L1Budget(device="blackhole", reserved=119_936, buffers=[("other tensors", 194_816)])
+    >>> b.max_l1, b.free, b.lowest_buffer_address
+    (1452928, 1258112, 1378048)
+    """
+
+    l1_bytes: int
+    reserved: int
+    circular_buffers: tuple[tuple[str, int], ...]
+    buffers: tuple[tuple[str, int], ...]
+
+    def __init__(self, l1_bytes=None, *, device=None, reserved=0, circular_buffers=(),
+                 buffers=()) -> None:
+        if (l1_bytes is None) == (device is None):
+            raise TTError(f"L1Budget: give l1_bytes or device=, one of them; got "
+                          f"l1_bytes={describe(l1_bytes)}, device={describe(device)}")
+        size = get_device(device).l1_bytes if device is not None else _bytes("l1_bytes", l1_bytes,
+                                                                             least=1)
+        object.__setattr__(self, "l1_bytes", size)
+        object.__setattr__(self, "reserved", _bytes("reserved", reserved))
+        object.__setattr__(self, "circular_buffers", _entries("circular_buffers", circular_buffers))
+        object.__setattr__(self, "buffers", _entries("buffers", buffers))
+        if self.reserved >= self.l1_bytes:
+            raise TTError(f"reserved must be below l1_bytes={self.l1_bytes}; got {self.reserved}")
+
+    @property
+    def cb_region_end(self) -> int:
+        return self.reserved + sum(b for _, b in self.circular_buffers)
+
+    @property
+    def lowest_buffer_address(self) -> int:
+        return self.l1_bytes - sum(b for _, b in self.buffers)
+
+    @property
+    def max_l1(self) -> int:
+        """L1 size minus the base address: what the old guard compared against."""
+        return self.l1_bytes - self.reserved
+
+    @property
+    def free(self) -> int:
+        """Bytes between the CB region end and the lowest L1 buffer (may be < 0)."""
+        return self.lowest_buffer_address - self.cb_region_end
+
+    def limit(self, guard: str) -> int:
+        """The largest size ``guard`` ("free" or "max") admits."""
+        if guard not in GUARDS:
+            raise TTError(f"guard must be one of {GUARDS}; got {describe(guard)}")
+        return self.free if guard == "free" else self.max_l1
+
+    def breakdown(self, name: str, size: int, *, where: str = "each core") -> str:
+        """One line: every part of L1 with ``size`` bytes of ``name`` added."""
+        parts = [("reserved", self.reserved), *self.circular_buffers, *self.buffers, (name, size)]
+        total = sum(b for _, b in parts)
+        shown = " + ".join(f"{n} {b:,}" for n, b in parts)
+        verdict = (f"{total - self.l1_bytes:,} B over" if total > self.l1_bytes
+                   else f"{self.l1_bytes - total:,} B to spare")
+        return (f"{where}: {shown} = {total:,} of {self.l1_bytes:,} B L1 ({verdict}; free L1 "
+                f"{self.free:,} B, max L1 {self.max_l1:,} B)")
+
+
+def check_l1_fit(subject, budget: L1Budget, *, name: str = "this tensor",
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS, assume=()) -> CheckResult:
+    """``subject`` fits the free L1 of every core: a TensorSpec in L1 (its
+    pages, by Z3, on every core it uses) or a number of bytes per core (a
+    circular buffer, say). REFUTED gives the breakdown of the core that
+    overflows.
+
+    >>> b = L1Budget(device="blackhole", reserved=119_936, buffers=[("other tensors", 194_816)])
+    >>> print(check_l1_fit(1_310_720, b, name="wo shard CB").reason)
+    each core: reserved 119,936 + other tensors 194,816 + wo shard CB 1,310,720 = 1,625,472 \
+of 1,572,864 B L1 (52,608 B over; free L1 1,258,112 B, max L1 1,452,928 B)
+    """
+    if not isinstance(budget, L1Budget):
+        raise TTError(f"budget must be an L1Budget; got {describe(budget)}")
+    start = time.perf_counter()
+    if isinstance(subject, TensorSpec):
+        if subject.storage != "L1":
+            raise TTError(f"subject must be a tensor in L1; got storage {subject.storage}")
+        if budget.free < 1:
+            size, where, label = subject.bytes_per_location, "core (0, 0)", str(subject.shape)
+            return _arith(False, label, budget.breakdown(name, size, where=where), start,
+                          {"bytes": size})
+        verdict = check_fits_memory(subject, budget.free, assume=assume, timeout_ms=timeout_ms)
+        where = _core_text(verdict.counterexample)
+        size = subject.bytes_per_location
+        text = budget.breakdown(name, size, where=where)
+        return CheckResult(verdict.status, "fits_free_l1", verdict.subject,
+                           verdict.counterexample, text if not verdict.proved else
+                           f"{verdict.reason}; {text}", verdict.seconds, method=verdict.method)
+    size = _bytes("subject", subject)
+    fits = size <= budget.free
+    return _arith(fits, f"{name} of {size:,} B", budget.breakdown(name, size), start,
+                  None if fits else {"bytes": size})
+
+
+def guard_map(budget: L1Budget, guard: str = "free") -> IndexMap:
+    """Every circular buffer size ``cb_bytes`` the guard admits ↦ the end of the CB
+    region with it, inside ``[0, lowest buffer address]`` when it fits."""
+    limit = budget.limit(guard)
+    if limit < 0:
+        raise TTError(f"guard {guard!r} admits no size: the budget is already over by "
+                      f"{-limit:,} B ({budget.breakdown('nothing', 0)})")
+    domain = Space(cb_bytes=limit + 1)
+    (s,) = domain.symbols
+    return IndexMap(domain, Space(cb_region_end=budget.lowest_buffer_address + 1),
+                    [budget.cb_region_end + s],
+                    name=f"CB sizes admitted by the {guard}-L1 guard (≤ {limit:,} B)")
+
+
+def check_l1_guard(budget: L1Budget, guard: str = "free", *, assume=(),
+                   timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+    """Every size the guard admits fits (Z3 over all sizes): the "free" guard
+    is sound, the "max" guard (tt-metal#54621) is REFUTED with a size it
+    admits that clashes, and that size's breakdown.
+    """
+    m = guard_map(budget, guard)
+    verdict = check_in_bounds(m, assume=assume, timeout_ms=timeout_ms)
+    reason = verdict.reason
+    if verdict.refuted and verdict.counterexample:
+        size = verdict.counterexample["cb_bytes"]
+        reason = (f"the {guard}-L1 guard admits a {size:,} B circular buffer, whose region ends "
+                  f"at {budget.cb_region_end + size:,}, above the lowest L1 buffer at "
+                  f"{budget.lowest_buffer_address:,}: " + budget.breakdown("this CB", size))
+    return CheckResult(verdict.status, "l1_guard_sound", m.label, verdict.counterexample,
+                       reason, verdict.seconds, method=verdict.method)
+
+
+def _arith(fits: bool, label: str, text: str, start: float, counterexample) -> CheckResult:
+    return CheckResult(Status.PROVED if fits else Status.REFUTED, "fits_free_l1", label,
+                       counterexample, text, time.perf_counter() - start, method="arithmetic")
+
+
+def _core_text(counterexample) -> str:
+    if counterexample and "core_x" in counterexample:
+        return f"core ({counterexample['core_x']}, {counterexample['core_y']})"
+    return "each core"
+
+
+def _bytes(name: str, value, least: int = 0) -> int:
+    if not is_int(value) or value < least:
+        raise TTError(f"{name} must be an int of bytes, at least {least}; got {describe(value)}")
+    return int(value)
+
+
+def _entries(name: str, value) -> tuple[tuple[str, int], ...]:
+    if isinstance(value, dict):
+        value = list(value.items())
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise TTError(f"{name} must be (name, bytes) pairs; got {describe(value)}")
+    out = []
+    for k, item in enumerate(value):
+        if not (isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[0], str)):
+            raise TTError(f"{name}[{k}] must be a (name, bytes) pair; got {describe(item)}")
+        out.append((item[0], _bytes(f"{name}[{k}] bytes", item[1])))
+    return tuple(out)
+
+
+def _fits_claim(subject, budget, *, assume=(), timeout_ms=DEFAULT_TIMEOUT_MS):
+    return check_l1_fit(subject, budget, assume=assume, timeout_ms=timeout_ms)
+
+
+def _bytes_claim(budget, size, *, assume=(), timeout_ms=DEFAULT_TIMEOUT_MS):
+    return check_l1_fit(size, budget, name="this buffer", assume=assume, timeout_ms=timeout_ms)
+
+
+register_claim("fits_free_l1", _fits_claim, index_map=False, arguments=(1, 1))
+register_claim("l1_holds", _bytes_claim, index_map=False, arguments=(1, 1))
+register_claim("l1_guard_sound", check_l1_guard, index_map=False, arguments=(0, 1))
+
+__all__ = ["GUARDS", "L1Budget", "check_l1_fit", "check_l1_guard", "guard_map"]
+

@@ -1,0 +1,180 @@
+"""Padding of sharded TT tensors: padded shapes that cover whole shards, and padding
+writes that stay off the data.
+
+Two invariants of a sharded tensor, each decided by a core check on a map:
+
+* ``check_padded_to_shards``: the padded shape spans exactly the shards it is
+  split into — every column (row) slot of every shard is a column (row) of
+  the padded shape, once. The split of the padded width by the shard width
+  must be a bijection with no padding slot left over; tt-metal#24425 found
+  TTNN padding a WIDTH_SHARDED tensor's width to tiles only (70 → 96 for
+  2 shards of 64), not to ``shards × shard width`` (128).
+* ``check_padding_disjoint``: a padding fill writes only padding. Every
+  element of the padded tensor goes where the tensor keeps it, except that
+  padding elements go where the fill writes them; the map is injective
+  exactly when no fill write lands on a data element (tt-metal#53110:
+  ``fill_implicit_tile_padding`` on BLOCK_SHARDED data).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import sympy
+
+from layoutalg.core.combinators import split
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
+from layoutalg.errors import describe
+from layoutalg.tt.errors import TTError
+from layoutalg.tt.placement import ceil_div
+from layoutalg.tt.sharded import ShardSpec
+from layoutalg.tt.tensor import TensorSpec
+from layoutalg.verify.checks import check_bijective, check_injective
+from layoutalg.verify.claims import register_claim
+from layoutalg.verify.result import CheckResult
+from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+
+
+def shard_padded_2d(spec: TensorSpec) -> tuple[int, int]:
+    """The 2D shape padded to whole shards: each sharded side rounded up to the
+    shard side (what tt-metal#24425 asks TTNN's padded shape to be).
+
+    >>> from layoutalg.tt.ttnn import tensor_spec
+    >>> spec = tensor_spec((32, 70), "bfloat16", {"memory_layout": "WIDTH_SHARDED",
+    ...     "buffer_type": "L1", "shard_spec": {"grid": (2, 1), "shape": (32, 64)}})
+    >>> spec.physical_2d, shard_padded_2d(spec)
+    ((32, 96), (32, 128))
+    """
+    memory = _sharded(spec)
+    (height, width), (sh, sw) = spec.physical_2d, memory.shard_shape
+    return (ceil_div(height, sh) * sh, ceil_div(width, sw) * sw)
+
+
+def shard_split_map(spec: TensorSpec, padded=None) -> IndexMap:
+    """Padded row and column → (shard row, row in shard, shard column, column in
+    shard): the split of the padded 2D shape by the shard shape, with every
+    shard slot required (no padding allowed in the codomain).
+
+    ``padded`` is the claimed padded 2D shape (default: the tensor's own,
+    tile-aligned ``physical_2d``).
+    """
+    memory = _sharded(spec)
+    height, width = spec.physical_2d if padded is None else _shape2(padded)
+    sh, sw = memory.shard_shape
+    need_h, need_w = ceil_div(spec.physical_2d[0], sh), ceil_div(spec.physical_2d[1], sw)
+    by_rows = split(Space(row=height, col=width), "row", sh, names=("shard_row", "row_in_shard"))
+    both = split(by_rows, "col", sw, names=("shard_col", "col_in_shard"))
+    whole = Space(shard_row=need_h, row_in_shard=sh, shard_col=need_w, col_in_shard=sw)
+    return IndexMap(both.domain, whole, both.exprs, inverse=both.inverse,
+                    name=f"{spec.shape} padded to {height}x{width} split into {sh}x{sw} shards")
+
+
+def check_padded_to_shards(spec: TensorSpec, padded=None, *, assume=(),
+                           timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+    """The padded shape covers exactly the shards: ``shard_split_map`` is a
+    bijection. REFUTED names the shard slot no padded row/column reaches (or
+    the padded row/column past the shards).
+    """
+    m = shard_split_map(spec, padded)
+    verdict = check_bijective(m, assume=assume, timeout_ms=timeout_ms)
+    if verdict.refuted:
+        want = shard_padded_2d(spec)
+        verdict = replace(verdict, reason=f"{verdict.reason}; the padded 2D shape must be "
+                          f"{want[0]}x{want[1]} (whole shards of {_sharded(spec).shard_shape})")
+    return replace(verdict, check="padded_to_shards")
+
+
+def padded_spec(spec: TensorSpec) -> TensorSpec:
+    """The same placement over the padded shape: every element of the padded
+    tensor, padding included, where the tensor's pages keep it."""
+    return TensorSpec(spec.padded_shape, spec.dtype, layout=spec.layout, tile=spec.tile.shape,
+                      memory=spec.memory, storage=spec.storage, device=spec.device,
+                      base_address=spec.base_address)
+
+
+def fill_map(spec: TensorSpec, fill: TensorSpec | None = None) -> IndexMap:
+    """Padded element → location: a data element where ``spec`` keeps it, a
+    padding element where ``fill`` writes it (``fill`` is a TensorSpec over the
+    padded shape whose map is the fill's addressing; default: the tensor's own,
+    the right fill).
+    """
+    if not isinstance(spec, TensorSpec):
+        raise TTError(f"spec must be a TensorSpec; got {describe(spec)}")
+    own = padded_spec(spec)
+    fill = own if fill is None else fill
+    if not isinstance(fill, TensorSpec) or fill.padded_shape != own.padded_shape:
+        raise TTError(f"fill must be a TensorSpec over the padded shape {own.padded_shape}; got "
+                      f"{describe(fill)}")
+    data, writes = own.index_map(), fill.index_map()
+    if data.codomain.names != writes.codomain.names:
+        raise TTError(f"fill writes to {writes.codomain.names}, the tensor lives in "
+                      f"{data.codomain.names}: they must address the same memories")
+    symbols = dict(zip(writes.domain.symbols, data.domain.symbols))
+    d = data.domain.symbols
+    real = [sympy.Lt(d[k], extent) for k, extent in enumerate(spec.shape)
+            if extent != spec.padded_shape[k]]
+    is_data = sympy.And(*real) if real else sympy.true
+    exprs = [sympy.Piecewise((a, is_data), (b.xreplace(symbols), True))
+             for a, b in zip(data.exprs, writes.exprs)]
+    codomain = Space(*((n, max(e1, e2)) for n, e1, e2 in zip(
+        data.codomain.names, data.codomain.extents, writes.codomain.extents)))
+    who = "its own placement" if fill is own else f"{fill.memory}"
+    return IndexMap(data.domain, codomain, exprs,
+                    name=f"{spec.shape} data, padding written by {who}")
+
+
+def check_padding_disjoint(spec: TensorSpec, fill: TensorSpec | None = None, *, assume=(),
+                           timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+    """No padding write lands on a data element, on any core (``fill_map`` is
+    injective). REFUTED names the padding element and the data element that
+    share a location.
+
+    >>> from layoutalg.tt.ttnn import tensor_spec
+    >>> spec = tensor_spec((40, 64), "bfloat16", {"memory_layout": "HEIGHT_SHARDED",
+    ...     "buffer_type": "L1", "shard_spec": {"grid": (2, 1), "shape": (32, 64)}})
+    >>> check_padding_disjoint(spec).status
+    <Status.PROVED: 'PROVED'>
+    """
+    start = time.perf_counter()
+    m = fill_map(spec, fill)
+    verdict = check_injective(m, assume=assume, timeout_ms=timeout_ms)
+    verdict = replace(verdict, check="padding_disjoint")
+    if verdict.refuted and verdict.counterexample:
+        names = m.domain.names
+        first = tuple(verdict.counterexample[n] for n in names)
+        second = tuple(verdict.counterexample[f"{n}'"] for n in names)
+        pad, data = (first, second) if not _is_data(spec, first) else (second, first)
+        where = m(*pad)
+        place = ", ".join(f"{n}={v}" for n, v in zip(m.codomain.names, where))
+        verdict = replace(verdict, reason=f"padding element {pad} is written at ({place}), where "
+                          f"data element {data} lives")
+    if verdict.seconds is None:
+        verdict = replace(verdict, seconds=time.perf_counter() - start)
+    return verdict
+
+
+def _is_data(spec, point) -> bool:
+    return all(x < n for x, n in zip(point, spec.shape))
+
+
+def _sharded(spec) -> ShardSpec:
+    if not isinstance(spec, TensorSpec) or not isinstance(spec.memory, ShardSpec):
+        raise TTError(f"spec must be a TensorSpec sharded by a (2D) ShardSpec; got "
+                      f"{describe(getattr(spec, 'memory', spec))}")
+    return spec.memory
+
+
+def _shape2(value) -> tuple[int, int]:
+    if (isinstance(value, (tuple, list)) and len(value) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value)):
+        return (value[0], value[1])
+    raise TTError(f"padded must be a (height, width) pair of positive ints; got {describe(value)}")
+
+
+register_claim("padded_to_shards", check_padded_to_shards, index_map=False, arguments=(0, 1))
+register_claim("padding_disjoint", check_padding_disjoint, index_map=False, arguments=(0, 1))
+
+__all__ = ["check_padded_to_shards", "check_padding_disjoint", "fill_map", "padded_spec",
+           "shard_padded_2d", "shard_split_map"]
