@@ -172,6 +172,33 @@ class ChannelLayout:
     def index_map(self) -> IndexMap:
         """``[tile] → [channel, offset]``: base location of every tile, numbered A, B, C
         row-major (the seed's global tile index); pictures colour tiles by channel."""
+        (address,) = self._tile_address().exprs
+        dec = self.decoder
+        return IndexMap(self._tile_address().domain, self._location_space(),
+                        [dec.channel(address), dec.offset(address)], name=self.label)
+
+    def layout_steps(self) -> tuple[IndexMap, IndexMap]:
+        """``index_map()`` as its two steps: global tile → its base byte
+        ``address`` (a piece per matrix), then the memory's decoder: address
+        → ``(channel, offset)``. Composed they give ``index_map()``; the docs
+        show each step on its own line (the ``Stepped`` protocol of
+        ``layoutalg.docgen.pages``).
+
+        >>> lay = ChannelLayout("round_robin", num_channels=4, m_tiles=2, n_tiles=2,
+        ...                     k_tiles=2, tile_bytes=256)
+        >>> to_address, decode = lay.layout_steps()
+        >>> to_address(5), decode(1280)   # B's tile (0, 1): the 6th tile, dealt to channel 1
+        ((1280,), (1, 256))
+        """
+        memory = self._tile_address().codomain
+        (a,) = memory.symbols
+        dec = self.decoder
+        decode = IndexMap(memory, self._location_space(), [dec.channel(a), dec.offset(a)],
+                          name=f"decode: {dec}")
+        return self._tile_address(), decode
+
+    def _tile_address(self) -> IndexMap:
+        """Global tile → base byte address, one piece per matrix (A, B, C row-major)."""
         space = Space(tile=_tidy(opt.total_tiles(self)))
         (g,) = space.symbols
         m, n, k = self.m_tiles, self.n_tiles, self.k_tiles
@@ -182,11 +209,11 @@ class ChannelLayout:
             local = g - start
             address = self.address_of(matrix, local // cols, local % cols)
             pieces.append((address, sympy.true if end is None else sympy.Lt(g, end)))
-        address = sympy.Piecewise(*pieces)
-        dec = self.decoder
-        codomain = Space(channel=self.num_channels, offset=_as_extent(self.channel_bytes))
-        return IndexMap(space, codomain, [dec.channel(address), dec.offset(address)],
-                        name=self.label)
+        return IndexMap(space, Space(address=self.memory_bytes), [sympy.Piecewise(*pieces)],
+                        name="tile base address")
+
+    def _location_space(self) -> Space:
+        return Space(channel=self.num_channels, offset=_as_extent(self.channel_bytes))
 
     # -- concrete look-ups ---------------------------------------------------------------------
 

@@ -19,6 +19,21 @@ _MARKDOWN_SIGNS = {c: f"&#{ord(c)};" for c in "*_`\\[]|{}$~^"}
 _TEXT = re.compile(r">([^<]+)<")
 
 
+# latex2mathml sets \mathit{offset} as six italic letters in a row; a name is
+# one identifier (which MathML draws upright, as a word).
+_WORD = re.compile(r'<mrow>((?:<mi mathvariant="italic">[^<]*</mi>){2,})</mrow>')
+_LETTER = re.compile(r'<mi mathvariant="italic">([^<]*)</mi>')
+
+
+def word(name: str) -> str:
+    r"""A name of several letters as LaTeX that ``render`` sets as one identifier.
+
+    >>> print(word("pe_row"))
+    \mathit{pe\_row}
+    """
+    return r"\mathit{" + name.replace("_", r"\_") + "}"
+
+
 def _converter():
     try:
         from latex2mathml.converter import convert  # noqa: PLC0415 - only when rendering
@@ -43,6 +58,7 @@ def _converted(convert, latex: str, display: str) -> str:
         rendered = convert(latex, display=display)
     except Exception:  # noqa: BLE001 - a formula latex2mathml cannot read: shown as code
         return f"<code>{html.escape(latex)}</code>"
+    rendered = _WORD.sub(lambda m: f"<mi>{''.join(_LETTER.findall(m[1]))}</mi>", rendered)
     text = _TEXT.sub(lambda m: ">" + "".join(_MARKDOWN_SIGNS.get(c, c) for c in m[1]) + "<",
                      rendered)
     return text.replace("\n", " ")

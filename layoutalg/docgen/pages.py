@@ -18,6 +18,7 @@ from layoutalg.docgen.channel_marks import conflict_marks
 from layoutalg.docgen.picture import (caption, counterexample_points, drawn_instance, folding,
                                       layout_svg, memory_shares)
 from layoutalg.errors import LayoutError
+from layoutalg.mesh.placed import PlacedTensor
 from layoutalg.prover import Found, Outcome, discover, prove
 
 MARK = {"PROVED": "**PROVED**", "REFUTED": "**REFUTED**", "UNKNOWN": "**UNKNOWN**",
@@ -50,9 +51,12 @@ def steps_of(subject: object) -> tuple[IndexMap, ...]:
     or when the layout cannot say them: the page reports its map's error)."""
     if isinstance(subject, Chain):
         steps = subject.parts
-    elif isinstance(subject, Stepped):
+    elif isinstance(subject, (Stepped, PlacedTensor)):
         try:
-            steps = tuple(subject.layout_steps())
+            steps = tuple(subject.layout_steps() if isinstance(subject, Stepped) else
+                          # a mesh layout says its steps for a shape (MeshLayout.layout_steps)
+                          subject.layout.layout_steps(subject.shape,
+                                                      element_size=subject.element_size))
         except LayoutError:
             return ()
     else:
@@ -257,28 +261,53 @@ def formula_lines(m: IndexMap) -> list[str]:
     and in MathML; its valid predicate one conjunct per line; its domain
     bounds and assumptions."""
     text = [f"({', '.join(m.domain.names)}) ↦"]
-    text += [f"  {name} = {show(e)}" for name, e in zip(m.codomain.names, m.exprs)]
+    for name, e in zip(m.codomain.names, m.exprs):
+        text += _image_lines(name, e)
     conjuncts = _conjuncts(m.valid)
     if conjuncts:
         text.append("valid where")
         text += [f"  {'and ' if k else ''}{_show(c)}" for k, c in enumerate(conjuncts)]
     lines = ["```text", *text, "```", ""]
     for name, e in zip(m.codomain.names, m.exprs):
-        lines += [mathml.block(f"{_latex_name(name)} = {sympy.latex(e)}"), ""]
-    domain = ", ".join(f"{_latex_name(n)} < {sympy.latex(e)}" for n, e in m.domain.dims)
+        lines += [mathml.block(f"{_latex_name(name)} = {_latex(e)}"), ""]
+    domain = ", ".join(f"{_latex_name(n)} < {_latex(e)}" for n, e in m.domain.dims)
     lines += [f"for {mathml.inline(domain)}." if domain else "", ""]
     if conjuncts:
         lines += ["Slots hold data where all of these hold (the rest is padding):", ""]
-        lines += [f"- {mathml.inline(sympy.latex(c))}" for c in conjuncts] + [""]
+        lines += [f"- {mathml.inline(_latex(c))}" for c in conjuncts] + [""]
     if m.assumptions:
-        lines += ["Assuming " + ", ".join(mathml.inline(sympy.latex(a))
+        lines += ["Assuming " + ", ".join(mathml.inline(_latex(a))
                                           for a in m.assumptions) + ".", ""]
     return lines
 
 
 def _latex_name(name: str) -> str:
-    """A coordinate's name as SymPy writes it inside the expressions (``d_{0}``)."""
-    return sympy.latex(sympy.Symbol(name))
+    """A coordinate's name as written inside the expressions (``_latex``)."""
+    return _latex(sympy.Symbol(name))
+
+
+def _latex(e) -> str:
+    """``e`` in LaTeX, a name of several letters as one word (``\\mathit{pe\\_row}``,
+    which ``mathml`` sets as one identifier), not a product of letters with
+    a subscript (SymPy's ``pe_{row}``)."""
+    if not isinstance(e, sympy.Basic):
+        return sympy.latex(e)
+    words = {s: mathml.word(s.name) for s in e.free_symbols
+             if isinstance(s, sympy.Symbol) and len(s.name) > 1}
+    return sympy.latex(e, symbol_names=words)
+
+
+def _image_lines(name: str, e) -> list[str]:
+    """``  name = expression``; a piecewise one a line per piece
+    (``  address = 256*tile  if tile < 16``, ``          = …  otherwise``)."""
+    if not isinstance(e, sympy.Piecewise):
+        return [f"  {name} = {show(e)}"]
+    pieces = [(show(value), "otherwise" if cond is sympy.true else f"if {_show(cond)}")
+              for value, cond in e.args]
+    width = max(len(value) for value, _ in pieces)
+    lead = f"  {name} ="
+    return [f"{lead if k == 0 else ' ' * (len(lead) - 1) + '='} {value.ljust(width)}  {when}"
+            for k, (value, when) in enumerate(pieces)]
 
 
 def _show(predicate) -> str:

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from layoutalg.core.combinators import linearize, scale
 from layoutalg.core.evaluate import as_int64
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
@@ -296,6 +297,33 @@ class MeshLayout:
     def index_map(self, shape, *, element_size: int = 4) -> IndexMap:
         """Element → ``(pe_row, pe_col, byte offset)``, with inverse and padding."""
         return _index_map(self, check_shape(shape), check_element_size(element_size))
+
+    def layout_steps(self, shape, *, element_size: int = 4) -> tuple[IndexMap, ...]:
+        """``index_map(shape)`` as its steps through named coordinates: the
+        tensor's view ``(i, j)`` (rank ≠ 2 only), the tile coordinates
+        ``(pe_row, pe_col, row, col)`` (which PE, where in its tile), then
+        ``(pe_row, pe_col, offset)`` in bytes. Composed in order they give
+        ``index_map(shape)``; the docs show each step on its own line (the
+        ``Stepped`` protocol of ``layoutalg.docgen.pages``). Empty for a
+        replicated or custom layout: one step says it.
+
+        >>> tiles, offset = MeshLayout.grid(2, 2).layout_steps((10, 10))
+        >>> tiles.codomain.names, tiles(9, 3), offset(1, 0, 4, 3)
+        (('pe_row', 'pe_col', 'row', 'col'), (1, 0, 4, 3), (1, 0, 92))
+        """
+        shape = check_shape(shape)
+        size = check_element_size(element_size)
+        if self.mapping is not None or self.is_replicated:
+            return ()
+        rows, cols = view(shape)
+        tiles = maps.separable_map((rows, cols), self.axes(shape), size, f"tiles of {self}",
+                                   tile_coordinates=True)
+        offset = scale(linearize(tiles.codomain, ["row", "col"], name="offset"), "offset",
+                       size).renamed(f"offset in bytes ({size} B per element)")
+        if len(shape) == 2:
+            return tiles, offset
+        identity = IndexMap(tiles.domain, tiles.domain, list(tiles.domain.symbols))
+        return maps.on_tensor(identity, shape).renamed(f"view as [{rows}, {cols}]"), tiles, offset
 
     def _mapping_for(self, shape) -> IndexMap:
         if tuple(self.mapping.domain.extents) != tuple(shape):

@@ -12,13 +12,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import sympy
+
 from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
 from layoutalg.spyre import mapping, rules
 from layoutalg.spyre.args import coordinate, int_tuple, listed, positive_ints
 from layoutalg.spyre.errors import SpyreError
 from layoutalg.spyre.sticks import dtype_name, elems_per_stick, itemsize
 from layoutalg.spyre.stride_maps import dim_map_to_stride_map, stride_map_to_dim_map
-from layoutalg.spyre.torch_layout import TorchLayout
+from layoutalg.spyre.torch_layout import TorchLayout, host_space
 
 
 @dataclass(frozen=True, init=False)
@@ -188,6 +191,41 @@ class SpyreLayout:
         """
         return mapping.host_to_device_map(self.size, self.device_size, self.dim_map,
                                           name=self.label)
+
+    def layout_steps(self) -> tuple[IndexMap, ...]:
+        """``index_map()`` as its two steps: each torch dim cut into the
+        device dims that index it (``h2 → dev1 = ⌊h2/64⌋, dev3 = h2 mod 64``),
+        listed torch dim by torch dim; then those coordinates put in device
+        order (a synthetic dim is 0). Composed they give ``index_map()``; the
+        docs show each step on its own line (the ``Stepped`` protocol of
+        ``layoutalg.docgen.pages``). Empty when the second step would change
+        nothing (every torch dim is one device dim, already in order).
+
+        >>> cut, order = SpyreLayout([128, 256, 512], "float16", [256, 8, 128, 64],
+        ...                          [1, 2, 0, 2]).layout_steps()
+        >>> cut.codomain.names, cut(5, 3, 135), order(5, 3, 2, 7)
+        (('dev2', 'dev0', 'dev1', 'dev3'), (5, 3, 2, 7), (3, 2, 5, 7))
+        """
+        order = sorted((d, k) for k, d in enumerate(self.dim_map) if d != mapping.SYNTHETIC)
+        if [k for _, k in order] == list(range(self.device_rank)):
+            return ()
+        host = host_space(self.size)
+        device = mapping.device_space(self.device_size)
+        digits = Space(*(device.dims[k] for _, k in order))
+        every = mapping.to_device_exprs(host.symbols, self.device_size, self.dim_map)
+        by_name = dict(zip(digits.names, digits.symbols))
+        placed = [by_name.get(name, sympy.Integer(0)) for name in device.names]
+        cut = IndexMap(
+            host, digits, [every[k] for _, k in order],
+            inverse=mapping.to_host_exprs(placed, self.rank, self.device_size, self.dim_map),
+            valid=mapping.valid_expr(placed, self.size, self.device_size, self.dim_map),
+            name="torch dims cut into device dims")
+        synthetic = [sympy.Eq(c, 0) for c, d in zip(device.symbols, self.dim_map)
+                     if d == mapping.SYNTHETIC]
+        ordered = IndexMap(digits, device, placed,
+                           inverse=[device.symbols[k] for _, k in order],
+                           valid=sympy.And(*synthetic), name="device order")
+        return cut, ordered
 
     def device_to_host_map(self) -> IndexMap:
         """Device coordinate ↦ host coordinate over the whole device grid
