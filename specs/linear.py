@@ -40,16 +40,19 @@ def blocked_64x128_is_invertible():
     return BLOCKED_64x128
 
 
-@la.spec(claims=["linear_invertible"])
+@la.spec(claims=["linear_invertible", "bijective"])
 def mma_v2_accumulator_is_invertible():
-    """The MMAv2 (m16n8) accumulator on 32 × 32: every element in one register of one lane."""
+    """The MMAv2 (m16n8) accumulator on 32 × 32: every element in one register of one lane —
+    by GF(2) rank, and again by Z3 on the layout's XOR index map (``bijective``)."""
     return MMA_V2_32x32
 
 
-@la.spec(claims=["linear_injective", "linear_surjective"], expect=["REFUTED", "PROVED"])
+@la.spec(claims=["linear_injective", "linear_surjective", "injective"],
+         expect=["REFUTED", "PROVED", "REFUTED"])
 def gluon_broadcast_layout_holds_elements_twice():
     """gluon's test_reduce_layouts layout (lane basis 0 is [0, 0]): it covers 64 × 64, but
-    lanes 0 and 1 hold the same element — not injective, refuted with that pair."""
+    lanes 0 and 1 hold the same element — not injective, refuted with that pair (by rank,
+    and by Z3 on the index map)."""
     return distributed(reg=[[0, 16], [1, 0], [2, 0], [4, 0], [8, 0], [16, 0]],
                        lane=[[0, 0], [0, 1], [0, 2], [0, 4], [0, 8]],
                        warp=[[32, 0], [0, 32]], shape=[64, 64])
