@@ -23,12 +23,16 @@ from dataclasses import dataclass
 import sympy
 
 from layoutalg.channel.args import mod, positive_int
+from layoutalg.channel.bank_brute import phase_degree
+from layoutalg.channel.bank_model import BankModel, check_op
 from layoutalg.channel.errors import SwizzleError
 from layoutalg.channel.interleave import Interleave
 from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.errors import describe
+from layoutalg.validate import is_int
 from layoutalg.verify import query as q
 from layoutalg.verify import solver
+from layoutalg.verify.claims import claim
 from layoutalg.verify.result import CheckResult, Status, point_text
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
 
@@ -167,4 +171,137 @@ def _enumerated(access, resource, lane, subject, start, note) -> CheckResult:
                        f"{exact.reason}", time.perf_counter() - start, method="enumeration")
 
 
-__all__ = ["Banks", "check_bank_conflict_free"]
+# -- the bank model: phases, access width, reads and writes --------------------------
+
+
+def check_bank_conflicts(
+    access: IndexMap,
+    model: BankModel = BankModel(),
+    *,
+    lane: str = "thread",
+    op: str = "read",
+    max_degree: int = 1,
+    assume: Sequence[sympy.Basic] = (),
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> CheckResult:
+    """No bank serves more than ``max_degree`` accesses in one phase (1: conflict-free).
+
+    Args:
+        access: ``(step…, lane) → [byte address]``; sizes may be symbolic (e.g. a
+            lane per row of a tile of ``R`` rows: lanes ``8k … 8k+7`` form a phase).
+        model: banks, access width and phases (:class:`BankModel`).
+        op: ``"read"`` or ``"write"`` (whether one word shared by lanes is one
+            access follows ``model.broadcast`` or ``model.merge_writes``).
+        max_degree: the claimed worst number of accesses one bank serves.
+
+    Decided by Z3 (bit operations included), never by enumeration: unsat for
+    ``max_degree + 1`` lanes of one phase on one bank at distinct words proves
+    it for every size the assumptions allow. Every address must be a
+    multiple of ``model.access_bytes`` (aligned, as the hardware requires);
+    a misaligned one is REFUTED first. REFUTED carries the step, two lanes
+    (``lane`` and ``lane'``), the ``bank`` and the ``degree`` of the witness's
+    phase (evaluated over its lanes), and the sizes Z3 chose.
+
+    >>> import layoutalg as la
+    >>> space = la.Space(col=8, row=32)           # 32 lanes read column col, 16 B each
+    >>> col, row = space.symbols
+    >>> plain = la.IndexMap(space, la.Space(addr=4096), [row * 128 + col * 16])
+    >>> r = check_bank_conflicts(plain, BankModel(access_bytes=16), lane="row")
+    >>> r.counterexample["degree"], r.counterexample["bank"]
+    (8, 0)
+    """
+    position = _validated(access, model, lane, op, max_degree)
+    start = time.perf_counter()
+    subject = f"{access.label} on {model} ({op})"
+    x, bounds = q.unknowns(access.domain)
+    (a,) = q.images(access, x)
+    if model.access_bytes > 1:
+        aligned = q.run(bounds, [q.ne(mod(a, model.access_bytes), 0)], [access],
+                        assume=assume, timeout_ms=timeout_ms)
+        if aligned.answer == "unknown":
+            return q.unknown("bank_conflicts", subject, start, aligned)
+        if aligned.answer == "sat":
+            point, params = q.point_of(aligned, x), q.parameter_values(aligned, [access])
+            where = q.concrete(access, params)(*point)[0]
+            return q.result(Status.REFUTED, "bank_conflicts", subject, start,
+                            counterexample={**q.named(access.domain.names, point),
+                                            "address": int(where),
+                                            **{str(k): int(v) for k, v in params.items()}},
+                            reason=f"{lane} {point[position]} accesses byte {where}, not a "
+                            f"multiple of the {model.access_bytes}-byte access"
+                            f"{q.params_text(params)}")
+    lanes = [x[position]] + [sympy.Symbol(lane + "'" * k, integer=True, nonnegative=True)
+                             for k in range(1, max_degree + 1)]
+    extent = access.domain.extents[position]
+    bounds = bounds + [solver.Bounded(s, 0, extent) for s in lanes[1:]]
+    images = [a] + [substitute_exprs(access.exprs, access.domain.symbols,
+                                     x[:position] + (s,) + x[position + 1:])[0]
+                    for s in lanes[1:]]
+    constraints = [sympy.Lt(p, r) for p, r in zip(lanes, lanes[1:])]
+    constraints.append(q.eq(model.phase(lanes[0]), model.phase(lanes[-1])))
+    constraints += [q.eq(model.bank(images[0]), model.bank(b)) for b in images[1:]]
+    if model.shares(op):
+        constraints += [q.ne(model.word(b), model.word(c))
+                        for k, b in enumerate(images) for c in images[k + 1:]]
+    outcome = q.run(bounds, constraints, [access], assume=assume, timeout_ms=timeout_ms)
+    if outcome.answer == "unsat":
+        return q.result(Status.PROVED, "bank_conflicts", subject, start,
+                        reason=f"in every phase each bank serves at most {max_degree} "
+                        f"access(es)" + (" (conflict-free)" if max_degree == 1 else ""))
+    if outcome.answer == "unknown":
+        return q.unknown("bank_conflicts", subject, start, outcome)
+    return _refuted(access, model, lane, op, outcome, x, lanes, subject, start)
+
+
+def _refuted(access, model, lane, op, outcome, x, lanes, subject, start) -> CheckResult:
+    """REFUTED with the witness's lanes, bank and its phase's degree (evaluated)."""
+    position = access.domain.index(lane)
+    point = q.point_of(outcome, x)
+    params = q.parameter_values(outcome, [access])
+    bound = q.concrete(access, params)
+    first, second = point[position], int(outcome.model[lanes[1]])
+    extent = bound.domain.extents[position]
+    low = model.phase(first) * model.lanes_per_phase
+    phase_lanes = range(low, min(low + model.lanes_per_phase, extent))
+    addresses = [int(bound(*(point[:position] + (k,) + point[position + 1:]))[0])
+                 for k in phase_lanes]
+    degree, _, _ = phase_degree(addresses, model, op)
+    byte_a, byte_b = addresses[first - low], addresses[second - low]
+    bank = int(model.bank(byte_a)) * (model.unit // model.bank_bytes)
+    steps = [n for n in access.domain.names if n != lane]
+    step_text = point_text(steps, [point[access.domain.index(n)] for n in steps])
+    return q.result(
+        Status.REFUTED, "bank_conflicts", subject, start,
+        counterexample={**q.named(access.domain.names, point), f"{lane}'": second,
+                        "bank": bank, "degree": degree,
+                        **{str(k): int(v) for k, v in params.items()}},
+        reason=f"{degree}-way conflict at step {step_text}: {lane} {first} (byte {byte_a}) and "
+        f"{lane} {second} (byte {byte_b}) both use bank {bank} in phase "
+        f"{model.phase(first)}{q.params_text(params)}")
+
+
+def _validated(access, model, lane: str, op: str, max_degree: int) -> int:
+    who = "check_bank_conflicts"
+    if not isinstance(access, IndexMap) or access.codomain.rank != 1:
+        raise SwizzleError(f"{who}: access must be an IndexMap to one byte address; got "
+                           f"{describe(access)}")
+    if not isinstance(model, BankModel):
+        raise SwizzleError(f"{who}: model must be a BankModel; got {describe(model)}")
+    if lane not in access.domain.names:
+        raise SwizzleError(f"{who}: lane must name a dim of the access domain "
+                           f"{access.domain.names}; got {lane!r}")
+    check_op(op)
+    if not is_int(max_degree) or not 1 <= max_degree <= 32:
+        raise SwizzleError(f"{who}: max_degree must be an int in [1, 32]; got "
+                           f"{describe(max_degree)}")
+    return access.domain.index(lane)
+
+
+def _bank_conflicts(access, model=None, lane="thread", op="read", max_degree=1, **options):
+    return check_bank_conflicts(access, BankModel() if model is None else model, lane=lane,
+                                op=op, max_degree=max_degree, **options)
+
+
+claim("bank_conflicts", _bank_conflicts, index_map=True, arguments=(0, 4))
+
+__all__ = ["Banks", "check_bank_conflict_free", "check_bank_conflicts"]

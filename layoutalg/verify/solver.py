@@ -466,6 +466,28 @@ _RELATIONS = {
 }
 
 
+def _log2(value: sympy.Basic) -> int | None:
+    """``k`` when ``value`` is the integer ``2**k``, else None."""
+    if not (isinstance(value, sympy.Integer) and value >= 1):
+        return None
+    number = int(value)
+    return number.bit_length() - 1 if number & (number - 1) == 0 else None
+
+
+def _trailing_zeros(expr: sympy.Basic) -> int:
+    """Low bits known to be 0 in every value of ``expr`` (0 when unknown)."""
+    if isinstance(expr, sympy.Integer):
+        number = abs(int(expr))
+        return (number & -number).bit_length() - 1 if number else 1 << 20
+    if isinstance(expr, sympy.Mul):
+        return sum(_trailing_zeros(a) for a in expr.args)
+    if isinstance(expr, ShiftLeft) and expr.args[1].is_Integer:
+        return _trailing_zeros(expr.args[0]) + int(expr.args[1])
+    if isinstance(expr, sympy.Add):
+        return min(_trailing_zeros(a) for a in expr.args)
+    return 0
+
+
 class _Translator:
     """SymPy → Z3 in one context, memoized per node."""
 
@@ -484,6 +506,7 @@ class _Translator:
         self.bound: frozenset[sympy.Symbol] = frozenset()
         self.ranges: dict[sympy.Symbol, int] = {}  # symbol -> upper bound (lower bound 0)
         self.splits: dict[sympy.Expr, tuple[int, z3.ArithRef, list]] = {}
+        self.split_memo: dict[tuple[sympy.Basic, int], tuple[z3.ArithRef, list]] = {}
 
     def note_ranges(self, bounded: Sequence[Bounded]) -> None:
         """Remember constant ranges ``0 <= symbol < high``: bit operations use them."""
@@ -590,6 +613,11 @@ class _Translator:
             if int(exponent) == 0:
                 return z3.IntVal(1, self.ctx)
             return z3.Product([self.term(base)] * int(exponent))
+        if isinstance(expr, (sympy.floor, sympy.Mod)) and expr.has(BitOp):
+            # ``// 2**k`` and ``mod 2**k`` of bit operations read their bits.
+            split = self._structural_split(expr, 0)
+            if split is not None:
+                return split[0]
         if isinstance(expr, sympy.floor):
             num, den = quotient(expr.args[0])
             divided = self._divided(num, den)
@@ -681,20 +709,117 @@ class _Translator:
         return z3.Sum([z3.If(b, z3.IntVal(1 << j, self.ctx), z3.IntVal(0, self.ctx))
                        for j, b in enumerate(bits)])
 
-    def _split(self, expr: sympy.Expr, width: int) -> tuple[z3.ArithRef, list]:
+    def _false(self, count: int) -> list:
+        return [z3.BoolVal(False, self.ctx)] * max(count, 0)
+
+    def _bits(self, expr: sympy.Basic, width: int) -> list:
+        """The low ``width`` bits of ``expr`` (bit 0 first)."""
+        return self._split(expr, width)[1]
+
+    def _split(self, expr: sympy.Basic, width: int) -> tuple[z3.ArithRef, list]:
         """``expr = high·2**width + Σ bit_j·2**j``: ``(high, [bit_0 …])``.
 
-        At the top level the bits are fresh Booleans defined once per term
-        (a wider split serves a narrower one); over quantified variables, or
-        in a plain translation, they are terms ``(expr div 2**j) mod 2``."""
+        Read through the structure where it shows the bits (constants, masks,
+        shifts, XOR, ``//`` and ``mod`` by powers of two, sums of disjoint bit
+        fields such as ``row·128 + col·16``); otherwise the bits are fresh
+        Booleans defined once per term (see :meth:`_fresh_split`)."""
+        key = (expr, width)
+        if key not in self.split_memo:
+            self.split_memo[key] = self._structural_split(expr, width) or \
+                self._fresh_split(expr, width)
+        return self.split_memo[key]
+
+    def _shifted(self, inner: sympy.Basic, shift: int, width: int):
+        """The split of ``inner·2**shift`` at ``width``."""
+        if width >= shift:
+            high, bits = self._split(inner, width - shift)
+            return high, self._false(shift) + bits
+        return self.term(inner) * (1 << (shift - width)), self._false(width)
+
+    def _structural_split(self, expr: sympy.Basic, width: int):  # noqa: C901 - one per operator
+        if isinstance(expr, sympy.Integer) and expr >= 0:
+            value = int(expr)
+            return (z3.IntVal(value >> width, self.ctx),
+                    [z3.BoolVal(bool(value >> j & 1), self.ctx) for j in range(width)])
+        a, b = expr.args if isinstance(expr, BitOp) else (None, None)
+        if isinstance(expr, ShiftRight) and b.is_Integer:
+            high, bits = self._split(a, width + int(b))
+            return high, bits[int(b):]
+        if isinstance(expr, ShiftLeft) and b.is_Integer:
+            return self._shifted(a, int(b), width)
+        if isinstance(expr, BitAnd) and (a.is_Integer or b.is_Integer):
+            mask, value = (int(a), b) if a.is_Integer else (int(b), a)
+            top = mask.bit_length()
+            _, bits = self._split(value, max(width, top))
+            kept = [bits[j] if mask >> j & 1 else z3.BoolVal(False, self.ctx)
+                    for j in range(max(width, top))]
+            return self._from_bits(kept[width:]), kept[:width]
         if isinstance(expr, BitXor):
-            # An XOR with a side below 2**width leaves the other side's high part.
-            for small in (0, 1):
-                top = self._upper(expr.args[small])
-                if top is not None and top < (1 << width):
-                    small_bits = self._bits(expr.args[small], width)
-                    high, big_bits = self._split(expr.args[1 - small], width)
-                    return high, [z3.Xor(x, y) for x, y in zip(big_bits, small_bits)]
+            return self._xor_split(a, b, width)
+        if isinstance(expr, sympy.floor):
+            num, den = quotient(expr.args[0])
+            k = _log2(den)
+            if k is not None:
+                high, bits = self._split(num, width + k)
+                return high, bits[k:]
+        if isinstance(expr, sympy.Mod) and _log2(expr.args[1]) is not None:
+            k = _log2(expr.args[1])
+            _, bits = self._split(expr.args[0], max(k, width))
+            kept = bits[:k] + self._false(width - k)
+            return self._from_bits(kept[width:]), kept[:width]
+        if isinstance(expr, sympy.Mul) and len(expr.args) == 2 and expr.args[0].is_Integer:
+            k = _log2(expr.args[0])
+            if k is not None:
+                return self._shifted(expr.args[1], k, width)
+        if isinstance(expr, sympy.Add):
+            return self._fields_split(expr, width)
+        return None
+
+    def _xor_split(self, a, b, width: int):
+        """``a ^ b`` with one side below ``2**w``: the other side's high part, XORed bits."""
+        sides = [(self._upper(x), k) for k, x in enumerate((a, b))]
+        known = [(u.bit_length(), k) for u, k in sides if u is not None]
+        if not known:
+            return None
+        small_width, small = min(known)
+        both = max(small_width, width)
+        small_bits = self._bits((a, b)[small], both)
+        high, big_bits = self._split((a, b)[1 - small], both)
+        mixed = [z3.Xor(x, y) for x, y in zip(big_bits, small_bits)]
+        return high * (1 << (both - width)) + self._from_bits(mixed[width:]), mixed[:width]
+
+    def _fields_split(self, expr: sympy.Add, width: int):
+        """A sum whose terms occupy disjoint bit fields (no carries): bits are ORs.
+
+        At most one term may be unbounded, and its known trailing zero bits
+        must lie above every bounded term's top bit."""
+        bounded, free = [], []
+        for term in expr.args:
+            top = self._upper(term)
+            (free if top is None else bounded).append((term, top))
+        if len(free) > 1 or any(term.is_Integer and term < 0 for term, _ in bounded):
+            return None
+        fields = sorted((_trailing_zeros(t), top.bit_length()) for t, top in bounded)
+        if any(low >= high for low, high in fields):
+            fields = [(low, high) for low, high in fields if low < high]  # zero terms
+        for (_, high), (low, _) in zip(fields, fields[1:]):
+            if low < high:
+                return None
+        if free and fields and _trailing_zeros(free[0][0]) < fields[-1][1]:
+            return None
+        highs, columns = [], []
+        for term, _ in bounded + free:
+            high, bits = self._split(term, width)
+            highs.append(high)
+            columns.append(bits)
+        bits = [z3.Or([column[j] for column in columns]) for j in range(width)]
+        return z3.Sum(highs), bits
+
+    def _fresh_split(self, expr: sympy.Basic, width: int):
+        """Fresh Booleans ``bit_j`` and an Int ``high`` with ``expr = high·2**width +
+        Σ bit_j·2**j`` (one definition per term; a wider split serves a narrower
+        one). Over quantified variables, or in a plain translation, terms
+        ``(expr div 2**j) mod 2`` instead."""
         value = self.term(expr)
         if self.plain or expr.free_symbols & self.bound:
             bits = [(value / (1 << j)) % 2 == 1 for j in range(width)]
@@ -711,30 +836,9 @@ class _Translator:
             self.definitions.append(value == high * (1 << width) + self._from_bits(bits))
             known = self.splits[expr] = (width, high, bits)
         have, high, bits = known
-        above = [z3.If(b, z3.IntVal(1 << (j - width), self.ctx), z3.IntVal(0, self.ctx))
-                 for j, b in enumerate(bits) if j >= width]
-        return high * (1 << (have - width)) + z3.Sum([z3.IntVal(0, self.ctx)] + above), \
-            bits[:width]
-
-    def _bits(self, expr: sympy.Basic, width: int) -> list:
-        """The low ``width`` bits of ``expr``, read through masks, shifts by
-        constants and XORs without new unknowns where possible."""
-        if isinstance(expr, sympy.Integer) and expr >= 0:
-            return [z3.BoolVal(bool(int(expr) >> j & 1), self.ctx) for j in range(width)]
-        a, b = expr.args if isinstance(expr, BitOp) else (None, None)
-        if isinstance(expr, BitAnd) and b.is_Integer:
-            kept = self._bits(a, min(width, int(b).bit_length()))
-            return [kept[j] if int(b) >> j & 1 else z3.BoolVal(False, self.ctx)
-                    for j in range(width)]
-        if isinstance(expr, (BitAnd, BitXor)):
-            join = z3.And if isinstance(expr, BitAnd) else z3.Xor
-            return [join(x, y) for x, y in zip(self._bits(a, width), self._bits(b, width))]
-        if isinstance(expr, ShiftRight) and b.is_Integer:
-            return self._bits(a, width + int(b))[int(b):]
-        if isinstance(expr, ShiftLeft) and b.is_Integer:
-            low = min(width, int(b))
-            return [z3.BoolVal(False, self.ctx)] * low + self._bits(a, width - low)
-        return self._split(expr, width)[1]
+        if have > width:
+            high = high * (1 << (have - width)) + self._from_bits(bits[width:])
+        return high, bits[:width]
 
     def _power_of_two(self, k: sympy.Expr) -> z3.ArithRef:
         if k.is_Integer:
@@ -759,15 +863,10 @@ class _Translator:
             return self._from_bits(self._bits(expr, upper.bit_length()))
         if isinstance(expr, BitAnd):
             raise Unsupported(f"{expr}: neither side of & has a known bound")
-        widths = [(u.bit_length(), k) for k, u in enumerate(map(self._upper, (a, b)))
-                  if u is not None]
-        if not widths:
+        split = self._xor_split(a, b, 0)
+        if split is None:
             raise Unsupported(f"{expr}: neither side of ^ has a known bound")
-        width, small = min(widths)
-        small_bits = self._bits(expr.args[small], width)
-        high, big_bits = self._split(expr.args[1 - small], width)
-        mixed = [z3.Xor(x, y) for x, y in zip(big_bits, small_bits)]
-        return high * (1 << width) + self._from_bits(mixed)
+        return split[0]
 
     def _relation(self, expr: sympy.Rel) -> z3.BoolRef:
         """``lhs op rhs``. SymPy may have divided an integer relation through

@@ -1,0 +1,137 @@
+"""Shared-memory banks as GPUs serve them: bank width, access width, phases, reads and writes.
+
+NVIDIA shared memory has 32 banks of 4 bytes; successive 4-byte words go to
+successive banks (byte ``a`` is in bank ``(a // 4) % 32``), and lanes that
+read bytes of one word share it (CUDA C++ Programming Guide, "Shared Memory"
+in the compute-capability sections,
+https://docs.nvidia.com/cuda/cuda-c-programming-guide/; the byte-to-bank map
+worked through at https://forums.developer.nvidia.com/t/41356). A wider
+access is served in phases: a warp's 64-bit accesses in two phases of 16
+lanes, its 128-bit accesses in four phases of 8 lanes (each phase moves the
+banks' 128 bytes once; worked through for ``float4`` stores of a GEMM tile at
+https://github.com/xlite-dev/LeetCUDA/issues/399), and only lanes of one
+phase can conflict. Writes of one word by several lanes are merged (one lane
+writes), as reads are broadcast.
+
+:class:`BankModel` states all of this with its sizes: ``num_banks`` banks of
+``bank_bytes``, accesses of ``access_bytes`` (naturally aligned), ``warp``
+lanes per request, and whether a read of one word by several lanes is one
+access (``broadcast``) and likewise a write (``merge_writes``; an accelerator
+SRAM without either says False). An aligned access of ``V >= W`` bytes
+covers ``V / W`` adjacent banks, so it behaves as one bank of ``V`` bytes out
+of ``num_banks·W / V``: that many lanes form a phase.
+
+>>> m = BankModel(access_bytes=16)
+>>> m.lanes_per_phase, m.groups, m.unit
+(8, 8, 16)
+>>> BankModel(access_bytes=8).lanes_per_phase, BankModel().lanes_per_phase
+(16, 32)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from layoutalg.channel.args import mod, positive_int
+from layoutalg.channel.errors import SwizzleError
+from layoutalg.errors import describe
+
+OPS = ("read", "write")
+
+
+def _power_of_two(owner: str, name: str, value: object) -> int:
+    value = positive_int(owner, name, value, SwizzleError)
+    if value & (value - 1):
+        raise SwizzleError(f"{owner}: {name} must be a power of two; got {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class BankModel:
+    """Banks of ``bank_bytes`` bytes serving aligned ``access_bytes`` accesses in phases.
+
+    Args:
+        num_banks: banks (32 on NVIDIA GPUs).
+        bank_bytes: W, bytes per bank word (4).
+        access_bytes: V, bytes one lane accesses: 1, 2, 4 (scalar), 8 (64-bit),
+            16 (128-bit vector); a power of two at most ``num_banks·W``.
+        warp: lanes issuing one request (32); a multiple of the phase size.
+        broadcast: lanes reading one word get it in one access.
+        merge_writes: lanes writing one word make one access (one of them wins).
+    """
+
+    num_banks: int = 32
+    bank_bytes: int = 4
+    access_bytes: int = 4
+    warp: int = 32
+    broadcast: bool = True
+    merge_writes: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("num_banks", "bank_bytes", "access_bytes"):
+            object.__setattr__(self, name, _power_of_two("BankModel", name, getattr(self, name)))
+        object.__setattr__(self, "warp", positive_int("BankModel", "warp", self.warp,
+                                                      SwizzleError))
+        for name in ("broadcast", "merge_writes"):
+            if not isinstance(getattr(self, name), bool):
+                raise SwizzleError(f"BankModel: {name} must be True or False; got "
+                                   f"{describe(getattr(self, name))}")
+        row = self.num_banks * self.bank_bytes
+        if self.access_bytes > row:
+            raise SwizzleError(f"BankModel: access_bytes must be at most num_banks * bank_bytes "
+                               f"= {row}; got {self.access_bytes}")
+        if self.warp % self.lanes_per_phase:
+            raise SwizzleError(f"BankModel: warp must be a multiple of the {self.lanes_per_phase}"
+                               f" lanes of a phase; got {self.warp}")
+
+    @property
+    def unit(self) -> int:
+        """Bytes of one bank access: a word, or an aligned group of words."""
+        return max(self.bank_bytes, self.access_bytes)
+
+    @property
+    def groups(self) -> int:
+        """Independent bank groups one phase can use."""
+        return self.num_banks * self.bank_bytes // self.unit
+
+    @property
+    def lanes_per_phase(self) -> int:
+        return min(self.warp, self.groups)
+
+    @property
+    def phases(self) -> int:
+        """Phases of one warp's request."""
+        return -(-self.warp // self.lanes_per_phase)
+
+    def bank(self, addr):
+        """The (first) bank an access at ``addr`` uses, in units of a group."""
+        return mod(addr // self.unit, self.groups)
+
+    def word(self, addr):
+        """Which bank word (or group of words) an access at ``addr`` reads."""
+        return addr // self.unit
+
+    def phase(self, lane):
+        return lane // self.lanes_per_phase
+
+    def shares(self, op: str) -> bool:
+        """Whether lanes touching one word make one access for ``op``."""
+        return self.broadcast if check_op(op) == "read" else self.merge_writes
+
+    def __str__(self) -> str:
+        return (f"{self.num_banks} banks × {self.bank_bytes} B, {self.access_bytes} B accesses, "
+                f"{self.lanes_per_phase} lanes per phase")
+
+
+def check_op(op: object) -> str:
+    if op not in OPS:
+        raise SwizzleError(f"op must be one of {OPS}; got {describe(op)}")
+    return op
+
+
+# Vendor configurations (see the module docstring for the sources).
+NVIDIA_32BIT = BankModel()
+NVIDIA_64BIT = BankModel(access_bytes=8)
+NVIDIA_128BIT = BankModel(access_bytes=16)
+
+__all__ = ["NVIDIA_128BIT", "NVIDIA_32BIT", "NVIDIA_64BIT", "OPS", "BankModel", "check_op"]
