@@ -49,17 +49,11 @@ from layoutalg.channel import brute
 from layoutalg.channel.iteration import concurrent
 from layoutalg.channel.options import TILE_DIMS
 from layoutalg.verify.result import CheckResult, Status
+from agreement import agree
 
 # Generous: the slowest query here takes well under a second on a quiet machine; a
 # timeout turns PROVED into UNKNOWN (a failure), so leave room for a loaded one.
 TIMEOUT_MS = 60_000
-
-
-def agree(proved: CheckResult, enumerated: CheckResult) -> None:
-    assert proved.status is not Status.UNKNOWN, f"Z3 said UNKNOWN: {proved}"
-    assert enumerated.method == "enumeration"
-    assert proved.status is enumerated.status, (
-        f"Z3 and enumeration disagree:\n  z3:    {proved}\n  brute: {enumerated}")
 
 
 @st.composite

@@ -22,18 +22,13 @@ from test_dataflow_reuse import reference_counts, small_schedules
 import layoutalg as la
 from layoutalg.dataflow import brute
 from layoutalg.verify.result import CheckResult, Status
+from agreement import agree
 
 df = la.dataflow
 M, N, K, Ti, Tj, Tk = la.extents("M N K Ti Tj Tk")
 # Proofs over symbolic sizes answer in well under a second on a quiet machine; a
 # timeout would make them UNKNOWN (a failure), so they get room for a loaded one.
 PROOF_MS = 60_000
-
-
-def agree(proved: CheckResult, enumerated: CheckResult) -> None:
-    assert proved.status is not Status.UNKNOWN, f"Z3 said UNKNOWN: {proved}"
-    assert enumerated.method == "enumeration"
-    assert proved.status is enumerated.status, f"z3: {proved}\nbrute: {enumerated}"
 
 
 # -- the theorem, for every size -----------------------------------------------------

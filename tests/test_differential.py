@@ -33,6 +33,7 @@ from layoutalg.core import evaluate as ev
 from layoutalg.errors import CompositionError, VerificationError
 from layoutalg.verify import brute
 from layoutalg.verify.result import CheckResult, Status
+from agreement import agree
 
 TIMEOUT_MS = 10_000
 
@@ -57,15 +58,6 @@ def encoding(order: str):
 
     with mock.patch.object(solver_module, "_build", swapped):
         yield
-
-
-def agree(proved: CheckResult, enumerated: CheckResult) -> None:
-    """Same status on both sides; UNKNOWN is a failure, not agreement."""
-    assert proved.status is not Status.UNKNOWN, f"Z3 said UNKNOWN: {proved}"
-    assert enumerated.method == "enumeration"
-    assert proved.status is enumerated.status, (
-        f"Z3 and enumeration disagree:\n  z3:    {proved}\n  brute: {enumerated}"
-    )
 
 
 # -- replaying counterexamples ---------------------------------------------------------
