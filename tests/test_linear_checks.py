@@ -4,13 +4,17 @@ equivalence, claims, and the GF(2) verdicts against the generic checks of the in
 
 from __future__ import annotations
 
+import random
+
 import pytest
 import sympy
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_linear_differential import any_layout, plain_apply
 from test_linear_triton_truths import GLUON_BROADCAST, HEADER_SWIZZLE, MMA_V2_32x32
 
 import layoutalg as la
+from layoutalg import dsl
 from layoutalg.linear import (
     ConversionError,
     LinearLayout,
@@ -31,7 +35,8 @@ BAD_INPUT = [
     (lambda: LinearLayout({"lane": [[1], [2, 0]]}), "same length"),
     (lambda: LinearLayout({"lane": [[1], [-2]]}), "nonnegative ints; got [-2]"),
     (lambda: LinearLayout({"lane": [[1.5]]}), "nonnegative ints; got [1.5]"),
-    (lambda: LinearLayout({"lane": [[4]]}, {"dim0": 4}), "has dim0=4, past out dim 'dim0' of size 4"),
+    (lambda: LinearLayout({"lane": [[4]]}, {"dim0": 4}),
+     "has dim0=4, past out dim 'dim0' of size 4"),
     (lambda: LinearLayout({"lane": [[1]]}, {"dim0": 3}), "power-of-two size; got 3"),
     (lambda: LinearLayout({"la ne": [[1]]}), "identifier"),
     (lambda: LinearLayout({"lane": 3}), "list of basis vectors"),
@@ -161,11 +166,31 @@ def test_equivalence_with_an_index_map():
 
 
 def test_spec_claims_run_through_the_dsl():
-    import layoutalg.dsl as dsl
-
     spec = la.spec(claims=["linear_invertible", ("linear_equivalent", MMA_V2_32x32)])(
         lambda: MMA_V2_32x32)
     results = [dsl.run_claim(spec, claim, spec.build()) for claim in spec.claims]
     assert [r.status for r in results] == [la.Status.PROVED, la.Status.PROVED]
     with pytest.raises(la.SpecError, match="needs a LinearLayout"):
         la.spec(claims=[("linear_conversion", 3)])
+
+
+@settings(max_examples=30)
+@given(any_layout, st.integers(0, 2 ** 16))
+def test_indexmap_equivalence_agrees_with_enumeration(layout, seed):
+    """Z3 on the XOR index map against the core enumeration twin, on the layout's own map
+    (PROVED) and on one changed at a single basis (REFUTED where the change shows)."""
+    m = layout.index_map()
+    assert check_equivalent(layout, m).proved
+    if not layout.in_bits or not layout.out_bits:
+        return
+    rng = random.Random(seed)
+    bases = [(n, [list(v) for v in vs]) for n, vs in layout.bases]
+    name, vectors = rng.choice([(n, vs) for n, vs in bases if vs])
+    k = rng.randrange(len(layout.out_dims))
+    vectors[rng.randrange(len(vectors))][k] ^= layout.out_dims[k][1] - 1
+    other = LinearLayout(bases, list(layout.out_dims)).index_map()
+    fast, slow = check_equivalent(layout, other), core_brute.check_equivalent(m, other)
+    assert fast.status == slow.status and fast.method == "z3"
+    if fast.refuted:
+        point = [fast.counterexample[n] for n in layout.in_names]
+        assert m(*point) != other(*point)

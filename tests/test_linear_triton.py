@@ -95,3 +95,16 @@ def test_conversion_as_triton_invert_and_compose(a, data):
         point = b.unflat_in(flat)
         got = theirs.apply(point)
         assert ours(**point) == tuple(got[n] for n in a.in_names)
+
+
+@settings(max_examples=100)
+@given(any_layout)
+def test_out_sizes_inferred_as_triton_infers_them(layout):
+    inferred = LinearLayout(layout.bases, list(layout.out_names))
+    # Triton's inferring constructor asserts (aborts) on a layout that is not surjective
+    # onto the inferred sizes, so it is only asked where layoutalg proves surjectivity.
+    if not check_surjective(inferred).proved:
+        return
+    theirs = TritonLayout.from_bases([(n, [list(v) for v in vs]) for n, vs in layout.bases],
+                                     list(layout.out_names))
+    assert tuple(tuple(d) for d in theirs.out_dims) == inferred.out_dims

@@ -6,8 +6,9 @@
     >>> la.linear.check_invertible(mma).status
     <Status.PROVED: 'PROVED'>
     >>> broadcast = la.linear.distributed(lane=[[0], [1]])
-    >>> la.linear.check_injective(broadcast).counterexample
-    {'register': 0, 'lane': 0, 'warp': 0, 'block': 0, "register'": 0, "lane'": 1, "warp'": 0, "block'": 0}
+    >>> pair = la.linear.check_injective(broadcast).counterexample
+    >>> pair["lane"], pair["lane'"]
+    (0, 1)
 
 Checks decide by GF(2) rank (Gaussian elimination: a complete proof for the
 layout's fixed power-of-two sizes); their enumeration twins are in

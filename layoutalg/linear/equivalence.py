@@ -126,9 +126,10 @@ def _with_map(layout: LinearLayout, m: IndexMap) -> CheckResult:
     start = time.perf_counter()
     mine = layout.index_map()
     if m.domain.rank != mine.domain.rank or m.codomain.rank != mine.codomain.rank:
-        raise LinearLayoutError(f"check_equivalent: the IndexMap must have {mine.domain.rank} "
-                                f"domain dims and {mine.codomain.rank} codomain dims like "
-                                f"{mine.domain} → {mine.codomain}; got {m.domain} → {m.codomain}")
+        raise LinearLayoutError(
+            f"check_equivalent: the IndexMap must have {mine.domain.rank} domain dims and "
+            f"{mine.codomain.rank} codomain dims like {mine.domain} → {mine.codomain}; got "
+            f"{m.domain} → {m.codomain}")
     if any(a != b for a, b in zip(m.domain.extents, mine.domain.extents)):
         return _result(Status.REFUTED, f"{label(layout)} ≡ {m.label}", start, method="z3",
                        reason=f"sizes differ: {mine.domain} vs {m.domain}")

@@ -82,9 +82,10 @@ def _from_tostring(text: str) -> LinearLayout:
                                             f"{part.strip()!r} on line {number}")
                 out_dims.append((o.group(1), int(o.group(2))))
         else:
-            raise LinearLayoutError(f"parse_linear_layout: cannot read line {number}: "
-                                    f"{line.strip()!r} (expected 'name=2^i -> (values)', "
-                                    f"'- name is a size 1 dimension' or 'where out dims are: [...]')")
+            raise LinearLayoutError(
+                f"parse_linear_layout: cannot read line {number}: {line.strip()!r} (expected "
+                f"'name=2^i -> (values)', '- name is a size 1 dimension' or "
+                f"'where out dims are: [...]')")
     if out_dims is None:
         raise LinearLayoutError("parse_linear_layout: the text has no 'where out dims are: "
                                 "[...]' line, so the out dims are unknown")
