@@ -42,10 +42,17 @@ def test_hand_computed_offsets(row, col, tile, offset):
     assert tt.tile_offset(row, col, tile) == offset
 
 
-def test_the_32x32_formula_over_the_whole_tile():
-    for i in range(32):
-        for j in range(32):
-            assert tt.tile_offset(i, j) == (2 * (i // 16) + j // 16) * 256 + (i % 16) * 16 + j % 16
+def test_the_32x32_tile_is_four_row_major_faces_in_order():
+    """Postconditions from TT-Metal's tile layout (tt_metal/api/tt-metalium/constants.hpp,
+    FACE_HEIGHT = FACE_WIDTH = 16): four 16×16 faces stored top-left, top-right,
+    bottom-left, bottom-right, each face row-major and contiguous."""
+    offsets = {(i, j): tt.tile_offset(i, j) for i in range(32) for j in range(32)}
+    assert sorted(offsets.values()) == list(range(1024))          # a bijection onto the tile
+    corners = [(0, 0), (0, 16), (16, 0), (16, 16)]
+    assert [offsets[c] for c in corners] == [0, 256, 512, 768]     # faces in this order
+    for face, (r0, c0) in enumerate(corners):
+        inside = [offsets[r0 + r, c0 + c] for r in range(16) for c in range(16)]
+        assert inside == list(range(256 * face, 256 * (face + 1)))  # row-major, contiguous
 
 
 @pytest.mark.parametrize(("tile", "dtype", "size"), [
