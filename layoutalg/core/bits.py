@@ -60,6 +60,8 @@ def _operand(value: object, function: str, name: str) -> sympy.Expr:
         raise MapError(f"{function} argument {name} must be a non-negative integer "
                        f"expression; got {describe(value)}")
     if expr.is_number and not expr.is_Integer:
+        expr = expr.doit()  # an unevaluated Mod(66, 8) is the number 2
+    if expr.is_number and (not expr.is_Integer or expr.is_negative):
         raise MapError(f"{function} argument {name} must be a non-negative integer "
                        f"expression; got {describe(value)}")
     return expr
@@ -85,6 +87,7 @@ class BitOp(sympy.Function):
 
     @classmethod
     def eval(cls, a, b):
+        a, b = (v.doit() if v.is_number and not v.is_Integer else v for v in (a, b))
         for value, name in ((a, cls.arg_names[0]), (b, cls.arg_names[1])):
             if value.is_number and (not value.is_Integer or value.is_negative):
                 raise MapError(f"{cls.public} argument {name} must be a non-negative integer "
