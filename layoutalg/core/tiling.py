@@ -101,11 +101,14 @@ def unflatten(index, sizes: Sequence) -> list:
     """Row-major coordinates of ``index``, peeled digit by digit from the innermost.
 
     ``sizes[0]`` bounds nothing: the first coordinate is the last quotient,
-    unreduced (see the module docstring).
+    unreduced (see the module docstring). No sizes, no coordinates (as
+    :func:`flatten` of none is 0).
 
-    >>> unflatten(23, (2, 3, 4)), unflatten(25, (2, 3, 4))
-    ([1, 2, 3], [2, 0, 1])
+    >>> unflatten(23, (2, 3, 4)), unflatten(25, (2, 3, 4)), unflatten(0, ())
+    ([1, 2, 3], [2, 0, 1], [])
     """
+    if not len(sizes):
+        return []
     coords, rest = [], index
     for size in reversed(list(sizes)[1:]):
         rest, digit = digits(rest, size)

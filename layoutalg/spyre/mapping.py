@@ -12,6 +12,8 @@ coordinate other than 0. Read backwards, ``c_k = (h_d // s_k) mod
 device_size[k]``, without the ``mod`` for the outermost device dim of
 ``d`` — so a host element that the device dims cannot hold lands out of
 bounds (and a check names it) instead of wrapping onto another element.
+Both directions are the core's row-major (un)flattening
+(``layoutalg.core.tiling``) of ``h_d`` over the device dims of ``d``.
 
 These builders take the parts of a layout unvalidated: ``SpyreLayout``
 validates, the proofs pass symbolic sizes, and the known-bad specs pass
@@ -26,6 +28,7 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
+from layoutalg.core.tiling import digits, dot, flatten, row_major_strides, unflatten
 from layoutalg.spyre.sticks import STICK_BYTES
 from layoutalg.spyre.torch_layout import host_space
 
@@ -43,14 +46,11 @@ def tile_strides(device_size, dim_map) -> tuple:
     >>> tile_strides((256, 8, 128, 64), (1, 2, 0, 2))
     (1, 64, 1, 1)
     """
-    strides = []
-    for k, d in enumerate(dim_map):
-        step = 1
-        if d != SYNTHETIC:
-            for j in range(k + 1, len(dim_map)):
-                if dim_map[j] == d:
-                    step = step * device_size[j]
-        strides.append(step)
+    strides = [1] * len(dim_map)
+    for d in sorted(set(dim_map) - {SYNTHETIC}):
+        ks = _device_dims(dim_map, d)
+        for k, step in zip(ks, row_major_strides([device_size[k] for k in ks])):
+            strides[k] = step
     return tuple(strides)
 
 
@@ -64,30 +64,23 @@ def coverage(device_size, dim_map, d):
 
 
 def to_device_exprs(host_symbols, device_size, dim_map) -> list:
-    """``c_k`` as expressions of the host coordinates."""
-    strides = tile_strides(device_size, dim_map)
-    exprs, seen = [], set()
-    for k, d in enumerate(dim_map):
-        if d == SYNTHETIC:
-            exprs.append(sympy.Integer(0))
-            continue
-        h = host_symbols[d]
-        part = h // strides[k] if strides[k] != 1 else h
-        if d in seen:  # an inner tile dim wraps; the outermost one never does
-            part = part % device_size[k]
-        seen.add(d)
-        exprs.append(part)
+    """``c_k`` as expressions of the host coordinates: each torch dim unflattened
+    row-major into its device dims (the outermost never wraps)."""
+    exprs = [sympy.Integer(0)] * len(dim_map)
+    for d in sorted(set(dim_map) - {SYNTHETIC}):
+        ks = _device_dims(dim_map, d)
+        for k, c in zip(ks, unflatten(host_symbols[d], [device_size[k] for k in ks])):
+            exprs[k] = c
     return exprs
 
 
 def to_host_exprs(device_symbols, rank, device_size, dim_map) -> list:
     """``h_d`` as expressions of the device coordinates (0 for a torch dim that
     no device dim holds: it has size 1)."""
-    strides = tile_strides(device_size, dim_map)
     host = [sympy.Integer(0)] * rank
-    for c, d, step in zip(device_symbols, dim_map, strides):
-        if d != SYNTHETIC:
-            host[d] = host[d] + c * step
+    for d in sorted(set(dim_map) - {SYNTHETIC}):
+        ks = _device_dims(dim_map, d)
+        host[d] = flatten([device_symbols[k] for k in ks], [device_size[k] for k in ks])
     return host
 
 
@@ -143,17 +136,17 @@ def device_offset_map(size, device_size, dim_map, element_bytes: int, *, name: s
     domain = host_space(size)
     coords = to_device_exprs(domain.symbols, device_size, dim_map)
     outer = device_size[:-1]
-    stick = sum((c * s for c, s in zip(coords[:-1], _row_major(outer))), sympy.Integer(0))
-    exprs = [STICK_BYTES * stick + element_bytes * coords[-1]]
+    stick = flatten(coords[:-1], outer)
+    exprs = [dot((stick, coords[-1]), (STICK_BYTES, element_bytes))]
     codomain = Space(byte=device_bytes(device_size))
     (b,) = codomain.symbols
-    stick_index, within = b // STICK_BYTES, (b % STICK_BYTES) // element_bytes
-    unflat = [stick_index // s if k == 0 else (stick_index // s) % e
-              for k, (s, e) in enumerate(zip(_row_major(outer), outer))] + [within]
+    stick_index, in_stick = digits(b, STICK_BYTES)
+    within = digits(in_stick, element_bytes)[0]
+    unflat = unflatten(stick_index, outer) + [within]
     inverse = to_host_exprs(unflat, len(size), device_size, dim_map)
     device = device_space(device_size)
     slot_valid = valid_expr(device.symbols, size, device_size, dim_map)
-    valid = sympy.And(sympy.Eq(b % element_bytes, 0), sympy.Lt(within, device_size[-1]),
+    valid = sympy.And(sympy.Eq(digits(b, element_bytes)[1], 0), sympy.Lt(within, device_size[-1]),
                       slot_valid.xreplace(dict(zip(device.symbols, unflat))))
     return IndexMap(domain, codomain, exprs, inverse=inverse, valid=valid, name=name)
 
@@ -164,16 +157,14 @@ def stride_map_offset_map(size, device_size, dim_map, stride_map, span, *, name:
     ``span`` is the codomain extent (the host tensor's span of offsets)."""
     domain = host_space(size)
     coords = to_device_exprs(domain.symbols, device_size, dim_map)
-    flat = sum((c * s for c, s in zip(coords, stride_map) if not _is_none(s)), sympy.Integer(0))
+    used = [(c, s) for c, s in zip(coords, stride_map) if not _is_none(s)]
+    flat = dot([c for c, _ in used], [s for _, s in used])
     return IndexMap(domain, Space(offset=span), [flat], name=name)
 
 
-def _row_major(extents) -> list:
-    strides, running = [], 1
-    for extent in reversed(list(extents)):
-        strides.append(running)
-        running = running * extent
-    return list(reversed(strides))
+def _device_dims(dim_map, d) -> list[int]:
+    """The device dims that index torch dim ``d``, outermost first."""
+    return [k for k, mapped in enumerate(dim_map) if mapped == d]
 
 
 def _is_none(stride) -> bool:

@@ -2,8 +2,10 @@
 
 All three carry an inverse and a ``valid`` predicate, so every core check
 (injective, in bounds, bijective onto non-padding slots, fits) applies, and
-Z3 decides them quantifier-free. Expressions use only ``//`` and ``%`` by
-constants, which Z3's integer arithmetic handles exactly.
+Z3 decides them quantifier-free. They are built from the core's digit
+arithmetic (``layoutalg.core.tiling``: peeled unflattening, flattening, tile
+faces), so they divide only by constants, which Z3's integer arithmetic
+handles exactly.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.tt.errors import TTError
-from layoutalg.tt.placement import digits, linear, unlinear
+from layoutalg.core.tiling import digits, face_position, flatten, unflatten
 
 
 def label(spec) -> str:
@@ -43,21 +45,18 @@ def page_coords_of_element(spec, d, kind):
     else:
         lead, dh, dw = (), sympy.Integer(0), d[0]
     if spec.layout == "TILE":
-        (th, tw), (fh, fw) = spec.tile.shape, spec.tile.face_shape
-        face_row, in_row = digits(dh, fh)
-        face_col, in_col = digits(dw, fw)
-        row, face_r = digits(face_row, th // fh)
-        col, face_c = digits(face_col, tw // fw)
-        face = face_r * spec.tile.faces_per_row + face_c
-        inside = face * (fh * fw) + in_row * fw + in_col
+        (fh, fw) = spec.tile.face_shape
+        across = spec.tile.faces_per_row
+        row, face_r, in_row = unflatten(dh, (None, spec.tile.faces_per_column, fh))
+        col, face_c, in_col = unflatten(dw, (None, across, fw))
+        inside = flatten((face_r, face_c, in_row, in_col), (None, across, fh, fw))
     else:
         row = dh
         col, inside = digits(dw, spec.page_shape[1])
     if kind == "nd":
         coords = lead + ((row, col) if spec.rank >= 2 else (col,))
         return coords, inside
-    ph = spec.page_shape[0]
-    return (linear(lead, spec.leading) * (spec.padded_height // ph) + row, col), inside
+    return (flatten((*lead, row), (*spec.leading, _page_rows(spec))), col), inside
 
 
 def element_of_page_coords(spec, coords, i, j, kind):
@@ -68,16 +67,15 @@ def element_of_page_coords(spec, coords, i, j, kind):
     if kind == "nd":
         lead = list(coords[:-2]) if spec.rank >= 2 else []
         dh = coords[-2] * ph + i if spec.rank >= 2 else i
+    elif spec.leading:
+        *lead, row = unflatten(coords[0], (*spec.leading, _page_rows(spec)))
+        dh = flatten((row, i), (None, ph))
+        conditions.append(sympy.Lt(lead[0], spec.leading[0]))
     else:
-        block, row = digits(coords[0], spec.padded_height // ph)
-        dh = row * ph + i
-        if spec.leading:
-            lead = unlinear(block, spec.leading)
-            conditions.append(sympy.Lt(lead[0], spec.leading[0]))
-        else:
-            lead = []
-            conditions.append(sympy.Eq(block, 0))
-    dw = coords[-1] * pw + j
+        (block, row), lead = unflatten(coords[0], (None, _page_rows(spec))), []
+        dh = flatten((row, i), (None, ph))
+        conditions.append(sympy.Eq(block, 0))
+    dw = flatten((coords[-1], j), (None, pw))
     conditions += [sympy.Lt(dh, spec.height), sympy.Lt(dw, spec.width)]
     element = lead + ([dh, dw] if spec.rank >= 2 else [dw])
     return element, conditions
@@ -114,11 +112,7 @@ def in_page_position(spec, inside):
     (faces undone digit by digit, as :func:`page_coords_of_element` built them)."""
     if spec.layout != "TILE":
         return sympy.Integer(0), inside
-    (fh, fw), across = spec.tile.face_shape, spec.tile.faces_per_row
-    rows_of_faces, in_col = digits(inside, fw)
-    face, in_row = digits(rows_of_faces, fh)
-    face_r, face_c = digits(face, across)
-    return face_r * fh + in_row, face_c * fw + in_col
+    return face_position(inside, spec.tile.face_shape, spec.tile.faces_per_row)
 
 
 def _element_bytes(spec) -> int:
@@ -139,8 +133,12 @@ def _codomain(spec) -> Space:
 
 def _slot_of_address(spec, address):
     relative = address - spec.base_address
-    step = spec.aligned_page_bytes
-    return relative, relative // step, relative % step
+    return (relative, *digits(relative, spec.aligned_page_bytes))
+
+
+def _page_rows(spec) -> int:
+    """Page rows of one leading index (one ``[height, width]`` matrix) in the 2-D page grid."""
+    return spec.padded_height // spec.page_shape[0]
 
 
 def page_map(spec) -> IndexMap:
@@ -152,14 +150,14 @@ def page_map(spec) -> IndexMap:
     if hasattr(placement, "forward_id"):
         location, slot = placement.forward_id(p)
     else:
-        location, slot = placement.forward(unlinear(p, sizes), spec.pages_2d)
+        location, slot = placement.forward(unflatten(p, sizes), spec.pages_2d)
     address = spec.base_address + slot * spec.aligned_page_bytes
     codomain = _codomain(spec)
     *where, a = codomain.symbols
     relative, slot_back, rest = _slot_of_address(spec, a)
     coords, valid = placement.inverse(tuple(where), slot_back, spec.pages_2d)
     return IndexMap(
-        domain, codomain, [*location, address], inverse=[linear(coords, sizes)],
+        domain, codomain, [*location, address], inverse=[flatten(coords, sizes)],
         valid=sympy.And(valid, sympy.Ge(relative, 0), sympy.Eq(rest, 0)),
         name=f"{label(spec)} pages",
     )
@@ -194,9 +192,9 @@ def element_page_map(spec, *, pages: int | None = None) -> IndexMap:
     codomain = Space(page=pages or spec.num_pages, offset=ph * pw)
     page, offset = codomain.symbols
     ii, jj = in_page_position(spec, offset)
-    element, real = element_of_page_coords(spec, unlinear(page, spec.pages_2d), ii, jj, "2d")
+    element, real = element_of_page_coords(spec, unflatten(page, spec.pages_2d), ii, jj, "2d")
     return IndexMap(
-        domain, codomain, [linear(coords, spec.pages_2d), within], inverse=element,
+        domain, codomain, [flatten(coords, spec.pages_2d), within], inverse=element,
         valid=sympy.And(*real), name=f"{label(spec)} element→page",
     )
 
@@ -210,16 +208,16 @@ def page_of_element_map(spec, *, pages: int | None = None) -> IndexMap:
     coords, _ = page_coords_of_element(spec, domain.symbols, "2d")
     codomain = Space(page=pages or spec.num_pages)
     (page,) = codomain.symbols
-    pr, pc = unlinear(page, spec.pages_2d)
+    pr, pc = unflatten(page, spec.pages_2d)
     ph, pw = spec.page_shape
     row, col = pr * ph, pc * pw
     if spec.rank == 1:
         first = [col]
     elif spec.leading:
-        first = unlinear(row // spec.padded_height, spec.leading) + [row % spec.padded_height, col]
+        first = unflatten(row, (*spec.leading, spec.padded_height)) + [col]
     else:
         first = [row, col]
-    return IndexMap(domain, codomain, [linear(coords, spec.pages_2d)], inverse=first,
+    return IndexMap(domain, codomain, [flatten(coords, spec.pages_2d)], inverse=first,
                     name=f"{label(spec)} element→page")
 
 
@@ -236,12 +234,12 @@ def page_slot_map(spec) -> IndexMap:
     if hasattr(placement, "forward_id"):
         location, slot = placement.forward_id(p)
     else:
-        location, slot = placement.forward(unlinear(p, sizes), spec.pages_2d)
+        location, slot = placement.forward(unflatten(p, sizes), spec.pages_2d)
     codomain = Space(*placement.location, ("slot", placement.slots), ("offset", ph * pw))
     *where, slot_back, inside_back = codomain.symbols
     coords, valid = placement.inverse(tuple(where), slot_back, spec.pages_2d)
     return IndexMap(domain, codomain, [*location, slot, inside],
-                    inverse=[linear(coords, sizes), inside_back], valid=valid,
+                    inverse=[flatten(coords, sizes), inside_back], valid=valid,
                     name=f"{label(spec)} page→slot")
 
 

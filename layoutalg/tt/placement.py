@@ -1,8 +1,9 @@
 """Where each page goes: a bank and slot (interleaved) or a core and slot (sharded).
 
-A placement is written once as SymPy-friendly arithmetic (``//`` and ``%``
-by constants), so the same code yields both the page/element index maps that
-Z3 checks and, evaluated, the concrete page locations.
+A placement is written once with the core's digit arithmetic
+(``layoutalg.core.tiling``: row-major and colexicographic (un)flattening, a
+round-robin deal), so the same code yields both the page/element index maps
+that Z3 checks and, evaluated, the concrete page locations.
 
 - ``Interleaved``: page ``p`` → bank ``p % B``, slot ``p // B``.
 - ``Sharded2D``: the legacy ShardSpec. Pages form a ``[PH, PW]`` grid cut
@@ -23,57 +24,21 @@ from dataclasses import dataclass
 
 import sympy
 
-
-def strides(sizes) -> list[int]:
-    """Row-major strides of ``sizes``."""
-    out, running = [], 1
-    for size in reversed(sizes):
-        out.append(running)
-        running *= size
-    return out[::-1]
-
-
-def linear(coords, sizes):
-    """Row-major index of ``coords`` in a grid of ``sizes``."""
-    return sum((c * s for c, s in zip(coords, strides(sizes))), sympy.Integer(0))
-
-
-def digits(value, factor):
-    """``(value // factor, value % factor)``, skipping the no-op factor 1."""
-    if factor == 1:
-        return value, 0 * value
-    return value // factor, value % factor
-
-
-def unlinear(index, sizes):
-    """Row-major coordinates of ``index``, peeled digit by digit from the
-    innermost (each quotient feeds the next, which Z3 reasons about far
-    better than independent ``index // stride % size`` terms). The first
-    coordinate is not reduced, so an index past the end shows up as a first
-    coordinate past its extent."""
-    coords, rest = [], index
-    for size in reversed(list(sizes)[1:]):
-        rest, coordinate = digits(rest, size)
-        coords.append(coordinate)
-    coords.append(rest)
-    return coords[::-1]
-
-
-def ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
+from layoutalg.core.tiling import (ceil_div, deal, digits, flatten, flatten_colex, undeal,
+                                   unflatten, unflatten_colex)
 
 
 def core_of(k, grid, orientation):
-    """Core ``(x, y)`` of the ``k``-th core in orientation order."""
-    gx, gy = grid
+    """Core ``(x, y)`` of the ``k``-th core in orientation order (ROW_MAJOR: x fastest)."""
     if orientation == "ROW_MAJOR":
-        return k % gx, k // gx
-    return k // gy, k % gy
+        return tuple(unflatten_colex(k, grid))
+    return tuple(unflatten(k, grid))
 
 
 def index_of_core(x, y, grid, orientation):
-    gx, gy = grid
-    return y * gx + x if orientation == "ROW_MAJOR" else x * gy + y
+    if orientation == "ROW_MAJOR":
+        return flatten_colex((x, y), grid)
+    return flatten((x, y), grid)
 
 
 @dataclass(frozen=True)
@@ -94,16 +59,17 @@ class Interleaved:
         return ceil_div(self.num_pages, self.banks)
 
     def forward(self, coords, pages_2d):
-        return self.forward_id(linear(coords, pages_2d))
+        return self.forward_id(flatten(coords, pages_2d))
 
     def forward_id(self, page):
         """Bank and slot straight from a page id (no detour through coordinates)."""
-        return (page % self.banks,), page // self.banks
+        bank, slot = deal(page, self.banks)
+        return (bank,), slot
 
     def inverse(self, location, slot, pages_2d):
         (bank,) = location
-        page = slot * self.banks + bank
-        return unlinear(page, pages_2d), sympy.Lt(page, self.num_pages)
+        page = undeal(bank, slot, self.banks)
+        return unflatten(page, pages_2d), sympy.Lt(page, self.num_pages)
 
 
 @dataclass(frozen=True)
@@ -132,24 +98,23 @@ class Sharded2D:
         return self.shard_pages[0] * self.shard_pages[1]
 
     def forward(self, coords, pages_2d):
-        pr, pc = coords
-        sph, spw = self.shard_pages
-        sr, sc = pr // sph, pc // spw
+        (sr, ir), (sc, ic) = (digits(q, s) for q, s in zip(coords, self.shard_pages))
         if self.strategy == "BLOCK":
             core = (sc, sr) if self.orientation == "ROW_MAJOR" else (sr, sc)
         else:
-            core = core_of(sr * self.shard_grid[1] + sc, self.grid, self.orientation)
-        return core, (pr % sph) * spw + pc % spw
+            core = core_of(flatten((sr, sc), self.shard_grid), self.grid, self.orientation)
+        return core, flatten((ir, ic), self.shard_pages)
 
     def inverse(self, location, slot, pages_2d):
         x, y = location
-        sph, spw = self.shard_pages
         if self.strategy == "BLOCK":
             sr, sc = (y, x) if self.orientation == "ROW_MAJOR" else (x, y)
         else:
             k = index_of_core(x, y, self.grid, self.orientation)
-            sr, sc = k // self.shard_grid[1], k % self.shard_grid[1]
-        pr, pc = sr * sph + slot // spw, sc * spw + slot % spw
+            sr, sc = unflatten(k, self.shard_grid)
+        ir, ic = unflatten(slot, self.shard_pages)
+        pr, pc = (flatten(pair, (None, s)) for pair, s in zip(((sr, ir), (sc, ic)),
+                                                               self.shard_pages))
         valid = sympy.And(sympy.Lt(pr, self.pages_2d[0]), sympy.Lt(pc, self.pages_2d[1]))
         return (pr, pc), valid
 
@@ -192,19 +157,19 @@ class ShardedNd:
         return ceil_div(self.shard_count(), self.cores) * self.shard_volume
 
     def forward(self, coords, pages_2d):
-        shard = linear([q // s for q, s in zip(coords, self.shard_pages)], self.shard_grid)
-        inside = linear([q % s for q, s in zip(coords, self.shard_pages)], self.shard_pages)
-        core = core_of(shard % self.cores, self.grid, self.orientation)
-        return core, (shard // self.cores) * self.shard_volume + inside
+        outer, inner = zip(*(digits(q, s) for q, s in zip(coords, self.shard_pages)))
+        k, round_ = deal(flatten(outer, self.shard_grid), self.cores)
+        core = core_of(k, self.grid, self.orientation)
+        return core, flatten((round_, flatten(inner, self.shard_pages)), (None, self.shard_volume))
 
     def inverse(self, location, slot, pages_2d):
         k = index_of_core(*location, self.grid, self.orientation)
-        shard = (slot // self.shard_volume) * self.cores + k
-        outer = unlinear(shard, self.shard_grid)
-        inner = unlinear(slot % self.shard_volume, self.shard_pages)
-        coords = [o * s + i for o, s, i in zip(outer, self.shard_pages, inner)]
+        round_, within = digits(slot, self.shard_volume)
+        outer = unflatten(undeal(k, round_, self.cores), self.shard_grid)
+        inner = unflatten(within, self.shard_pages)
+        coords = [flatten((o, i), (None, s)) for o, s, i in zip(outer, self.shard_pages, inner)]
         valid = sympy.And(*(sympy.Lt(q, t) for q, t in zip(coords, self.pages_nd)))
         return coords, valid
 
 
-__all__ = ["Interleaved", "Sharded2D", "ShardedNd", "ceil_div", "linear", "strides", "unlinear"]
+__all__ = ["Interleaved", "Sharded2D", "ShardedNd", "ceil_div", "core_of", "index_of_core"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from layoutalg.core.tiling import face_offset, face_position
 from layoutalg.errors import describe
 from layoutalg.tt.dtypes import DType
 from layoutalg.tt.errors import TTError
@@ -80,8 +81,12 @@ class Tile:
         return self.width // self.face_shape[1]
 
     @property
+    def faces_per_column(self) -> int:
+        return self.height // self.face_shape[0]
+
+    @property
     def num_faces(self) -> int:
-        return (self.height // self.face_shape[0]) * self.faces_per_row
+        return self.faces_per_column * self.faces_per_row
 
     @property
     def hw(self) -> int:
@@ -90,17 +95,11 @@ class Tile:
 
     def offset(self, row, col):
         """Element offset of ``(row, col)`` inside the tile (ints or SymPy)."""
-        fh, fw = self.face_shape
-        face = (row // fh) * self.faces_per_row + col // fw
-        return face * (fh * fw) + (row % fh) * fw + col % fw
+        return face_offset(row, col, self.face_shape, self.faces_per_row)
 
     def position(self, offset):
         """Inverse of :meth:`offset`: ``(row, col)`` stored at ``offset``."""
-        fh, fw = self.face_shape
-        face, inside = offset // (fh * fw), offset % (fh * fw)
-        row = (face // self.faces_per_row) * fh + inside // fw
-        col = (face % self.faces_per_row) * fw + inside % fw
-        return row, col
+        return face_position(offset, self.face_shape, self.faces_per_row)
 
     def exponent_bytes(self, dtype: DType) -> int:
         """Bytes of the shared-exponent section that leads a block-float tile (else 0)."""
