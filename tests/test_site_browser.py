@@ -204,3 +204,17 @@ def test_the_checks_see_what_a_page_without_mathml_shows(tmp_path):
                     "<code>\\(kept in code\\)</code></body></html>")
     text = visible_text(chromium("--dump-dom", page.as_uri()))
     assert r"\[" in text and r"\mapsto" in text and r"\(" not in text
+
+
+def test_search_works_from_disk_offline(site):
+    """Material opens its search with ``?q=``: the index is a script beside the
+    pages and the worker runs through the bundled shim, so results come with
+    no server and no network."""
+    def results(query: str) -> str:
+        dom = chromium("--virtual-time-budget=8000", "--dump-dom",
+                       f"{(site / 'index.html').as_uri()}?q={query}")
+        found = re.search(r'class="md-search-result__meta">([^<]*)<', dom)
+        return found[1] if found else "no search box"
+
+    assert re.fullmatch(r"[1-9]\d* matching documents?", results("activations"))
+    assert results("zzqqxxv") == "No matching documents"
