@@ -109,7 +109,11 @@ class Hierarchy:
 class Levels:
     """One run's memories: DRAM (channels), L2 and registers, with counters."""
 
-    def __init__(self, hierarchy: Hierarchy, schedule, dtype: np.dtype) -> None:
+    def __init__(self, hierarchy: Hierarchy, schedule, dtype: np.dtype, *,
+                 memo: dict | None = None) -> None:
+        """``memo``: a dict shared by runs of the same hierarchy, schedule and
+        dtype, holding what they compute alike (maps, addresses, channel
+        tables); a fresh one by default."""
         from layoutalg.channel.load import check_addressable
         from layoutalg.dataflow.schedule import INDEXED_BY
 
@@ -117,22 +121,39 @@ class Levels:
         self.dtype = np.dtype(dtype)
         self._tile_shapes = {x: (schedule.tile(rows), schedule.tile(cols))
                              for x, (rows, cols) in INDEXED_BY.items()}
-        self.channels = hierarchy.channel_layout(schedule)
-        check_addressable(self.channels, "Hierarchy")  # tile addresses are decoded as int64
+        memo = {} if memo is None else memo
+        if "channels" not in memo:
+            channels = hierarchy.channel_layout(schedule)
+            check_addressable(channels, "Hierarchy")  # tile addresses are decoded as int64
+            memo["channels"] = channels
+        self.channels = memo["channels"]
         self.decoder = self.channels.decoder
         self.tally = Tally(self.dtype.itemsize, hierarchy.channels)
-        self.dram = Machine.single(int(self.channels.memory_bytes), name="DRAM")
-        self.dram.reserve(int(self.channels.memory_bytes))
         self.slots: dict[tuple[str, str], int] = {}
         self.buffers: dict[str, Machine] = {}
         for level, capacity, label in (("l2", hierarchy.l2_bytes, "L2"),
                                        ("register", hierarchy.register_bytes,
                                         "PE array registers")):
             self.buffers[level] = self._allocate(level, capacity, label)
-        self._channel_cache: dict[str, np.ndarray] = {}
-        self._addresses: dict[str, np.ndarray] = {}
+        # DRAM: a memory a finished run of the same memo handed back (see
+        # :meth:`release`), else a new one. Its old bytes are never read: A
+        # and B are placed whole, and a C tile is read only after this run
+        # wrote it back.
+        self._dram_pool: list[Machine] = memo.setdefault("dram pool", [])
+        try:
+            self.dram = self._dram_pool.pop()
+        except IndexError:
+            self.dram = Machine.single(int(self.channels.memory_bytes), name="DRAM")
+            self.dram.reserve(int(self.channels.memory_bytes))
+        self._bytes = {level: machine.storage.reshape(-1)
+                       for level, machine in (("dram", self.dram), *self.buffers.items())}
+        self._channel_cache: dict[str, np.ndarray] = memo.setdefault("channel tables", {})
+        self._addresses: dict[str, np.ndarray] = memo.setdefault("addresses", {})
+        self._dram_maps: dict[str, IndexMap] = memo.setdefault("dram maps", {})
+        self._tile_bounds: dict[tuple[str, tuple[int, int]], tuple] = memo.setdefault(
+            "bounds", {})
         self._views: dict[tuple[str, str, tuple[int, int]], np.ndarray] = {}
-        self._tile_bounds: dict[tuple[str, tuple[int, int]], tuple] = {}
+        self._slot_views: dict[tuple[str, str, tuple[int, int]], np.ndarray] = {}
 
     def _allocate(self, level: str, capacity: int, label: str) -> Machine:
         """One full-tile slot per operand resident at ``level``, in A, B, C order."""
@@ -164,6 +185,12 @@ class Levels:
     def dram_map(self, operand: str) -> IndexMap:
         """Element ``(r, c)`` of a matrix → its DRAM byte address: the tile's
         base address from the channel layout, row-major inside a full tile."""
+        found = self._dram_maps.get(operand)
+        if found is None:
+            found = self._dram_maps[operand] = self._dram_map(operand)
+        return found
+
+    def _dram_map(self, operand: str) -> IndexMap:
         from layoutalg.dataflow.schedule import INDEXED_BY
 
         rows, cols = INDEXED_BY[operand]
@@ -186,6 +213,11 @@ class Levels:
     def result(self) -> np.ndarray:
         return fetch(self.dram_map("C"), self.dram, self.dtype, offsets_in_bytes=True)
 
+    def release(self) -> None:
+        """Hand DRAM to the next run of the same memo (call once, after :meth:`result`)."""
+        self._views.clear()
+        self._dram_pool.append(self.dram)
+
     def view(self, level: str, operand: str, tile: tuple[int, int]) -> np.ndarray:
         """The tile's elements at a level (a view, trimmed to the tile's bounds)."""
         key = (level, operand, tile)
@@ -197,12 +229,19 @@ class Levels:
     def _view(self, level: str, operand: str, tile: tuple[int, int]) -> np.ndarray:
         (r0, r1), (c0, c1) = self._bounds(operand, tile)
         tr, tc = self.tile_shape(operand)
-        if level == "dram":
-            start, memory = int(self._dram_addresses(operand)[tile]), self.dram
+        if level != "dram":   # one slot per operand: every tile of a shape has the same view
+            key = (level, operand, (r1 - r0, c1 - c0))
+            found = self._slot_views.get(key)
+            if found is not None:
+                return found
+            start = self.slots[level, operand]
         else:
-            start, memory = self.slots[level, operand], self.buffers[level]
-        cells = memory.storage.reshape(-1)[start:start + tr * tc * self.dtype.itemsize]
-        return cells.view(self.dtype).reshape(tr, tc)[:r1 - r0, :c1 - c0]
+            start = int(self._dram_addresses(operand)[tile])
+        cells = self._bytes[level][start:start + tr * tc * self.dtype.itemsize]
+        found = cells.view(self.dtype).reshape(tr, tc)[:r1 - r0, :c1 - c0]
+        if level != "dram":
+            self._slot_views[key] = found
+        return found
 
     def _bounds(self, operand: str, tile: tuple[int, int]):
         """:meth:`bounds`, memoized (a run asks for every tile at every level)."""
@@ -271,7 +310,9 @@ class Levels:
     def _channel_table(self, operand: str) -> np.ndarray:
         """Bytes per channel of every tile: ``(rows, cols, channels)`` of ``operand``."""
         if operand not in self._channel_cache:
-            self._channel_cache[operand] = self._operand_channels(operand)
+            table = self._operand_channels(operand)
+            table.setflags(write=False)   # shared by the runs of a memo
+            self._channel_cache[operand] = table
         return self._channel_cache[operand]
 
     def _operand_channels(self, operand: str) -> np.ndarray:

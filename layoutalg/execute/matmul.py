@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import pairwise
 
 import numpy as np
@@ -90,14 +91,16 @@ def run_schedule(a, b, *, dataflow, tiles, machine, dtype) -> tuple[np.ndarray, 
                            f"multiple of the element size {dtype.itemsize}")
     problem = (a.shape[0], b.shape[1], a.shape[1])
     schedule = Schedule(dataflow, problem, _tiles(tiles), element_bytes=dtype.itemsize)
-    levels = Levels(hierarchy, schedule, dtype)
+    levels = Levels(hierarchy, schedule, dtype, memo=_memo(hierarchy, schedule, dtype.str))
     levels.load_inputs(a.astype(dtype, copy=False), b.astype(dtype, copy=False))
     steps = Steps.of(schedule)
     _perform(levels, steps)
     _count(levels, steps)
     counters = levels.tally.freeze(steps=steps.count, schedule=schedule,
                                    notes=(str(hierarchy), str(levels.channels)))
-    return levels.result(), counters
+    result = levels.result()
+    levels.release()
+    return result, counters
 
 
 def _perform(levels: Levels, steps) -> None:
@@ -105,45 +108,65 @@ def _perform(levels: Levels, steps) -> None:
     in the order of ``la.dataflow.events``: write back the C tile the step
     does not need (innermost level first), fill A, B and C (outermost level
     first; a new C tile starts at zero), then ``C += A·B`` on the tiles held at
-    each operand's innermost level. Nothing is counted here (see :func:`_count`)."""
-    from layoutalg.dataflow.schedule import INDEXED_BY, LOOPS, OPERANDS
+    each operand's innermost level (on a C tile zeroed at this step the
+    product is written in place: ``0 + A·B``). Nothing is counted here (see
+    :func:`_count`)."""
+    from layoutalg.dataflow.schedule import INDEXED_BY
 
     schedule = steps.schedule
-    chains = {x: schedule.residency(x) for x in OPERANDS}
-    fills = {x: list(pairwise(chains[x])) for x in OPERANDS}
-    writebacks = [(level, parent) for parent, level in reversed(fills["C"])]
-    innermost = {x: chains[x][-1] for x in OPERANDS}
-    changed = {x: steps.changed[x].tolist() for x in OPERANDS}
+    chains = {x: schedule.residency(x) for x in "ABC"}
+    fill_a, fill_b, fill_c = (list(pairwise(chains[x])) for x in "ABC")
+    writebacks = [(level, parent) for parent, level in reversed(fill_c)]
+    zero_levels = chains["C"][1:]
+    inner_a, inner_b, inner_c = (chains[x][-1] for x in "ABC")
+    # each step's tile of each operand, as tuples of Python ints
+    tiles_a, tiles_b, tiles_c = (
+        list(zip(steps.index[INDEXED_BY[x][0]].tolist(), steps.index[INDEXED_BY[x][1]].tolist()))
+        for x in "ABC")
+    new_a, new_b, new_c = (steps.changed[x].tolist() for x in "ABC")
     first_touch = steps.first_touch.tolist()
-    # each step's tiles as tuples of Python ints, made as the loop reaches them
-    axes = {x: (LOOPS.index(rows), LOOPS.index(cols)) for x, (rows, cols) in INDEXED_BY.items()}
-    nest = zip(*(steps.index[loop].tolist() for loop in LOOPS))
-    view, copy = levels.view, levels.copy
+    view, copy, zero = levels.view, levels.copy, levels.zero
     scratch = np.empty(levels.tile_shape("C"), dtype=levels.dtype)
     c_tile = None
-    for s, at in enumerate(nest):
-        tiles = {x: (at[i], at[j]) for x, (i, j) in axes.items()}
-        if s and changed["C"][s]:
+    for s, (a_tile, b_tile) in enumerate(zip(tiles_a, tiles_b)):
+        fresh = False
+        if new_c[s] and s:
             for source, target in writebacks:
                 copy("C", c_tile, source, target)
-        c_tile = tiles["C"]
-        for x in OPERANDS:
-            if not changed[x][s]:
-                continue
-            if x == "C" and first_touch[s]:
-                for level in chains["C"][1:]:
-                    levels.zero("C", c_tile, level)
+        c_tile = tiles_c[s]
+        if new_a[s]:
+            for source, target in fill_a:
+                copy("A", a_tile, source, target)
+        if new_b[s]:
+            for source, target in fill_b:
+                copy("B", b_tile, source, target)
+        if new_c[s]:
+            if first_touch[s]:
+                for level in zero_levels:
+                    zero("C", c_tile, level)
+                fresh = True
             else:
-                for source, target in fills[x]:
-                    copy(x, tiles[x], source, target)
-        a = view(innermost["A"], "A", tiles["A"])
-        b = view(innermost["B"], "B", tiles["B"])
-        c = view(innermost["C"], "C", c_tile)
-        product = scratch[:c.shape[0], :c.shape[1]]
-        np.matmul(a, b, out=product)
-        c += product
+                for source, target in fill_c:
+                    copy("C", c_tile, source, target)
+        a = view(inner_a, "A", a_tile)
+        b = view(inner_b, "B", b_tile)
+        c = view(inner_c, "C", c_tile)
+        if fresh:
+            np.matmul(a, b, out=c)
+        else:
+            product = scratch[:c.shape[0], :c.shape[1]]
+            np.matmul(a, b, out=product)
+            c += product
     for source, target in writebacks:
         copy("C", c_tile, source, target)
+
+
+@lru_cache(maxsize=8)
+def _memo(hierarchy: Hierarchy, schedule, dtype: str) -> dict:
+    """What runs of one schedule on one hierarchy share (DRAM maps, tile
+    addresses and bounds, bytes per channel of every tile): all fixed by the
+    three, so made once (:class:`Levels` fills it)."""
+    return {}
 
 
 def _count(levels: Levels, steps) -> None:
