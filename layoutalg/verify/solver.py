@@ -330,6 +330,7 @@ def _build(unknowns, constraints, parameters, assumptions, forall, *, quotients:
         if forall is not None:
             solver.add(translator.universal(*forall))
         solver.add(translator.definitions)
+        solver.add(translator.total_definitions)
     except Unsupported as exc:
         return Outcome("unknown", reason=f"unsupported: {exc}", seconds=_since(start),
                        encoding=translator.encoding)
@@ -376,6 +377,7 @@ def maximize(
             opt.add(translator.boolean(constraint))
         opt.maximize(translator.term(objective))
         opt.add(translator.definitions)
+        opt.add(translator.total_definitions)
     except Unsupported:
         return None
     if interruptible_check(opt, ctx) != z3.sat:
@@ -507,6 +509,7 @@ class _Translator:
         self.ranges: dict[sympy.Symbol, int] = {}  # symbol -> upper bound (lower bound 0)
         self.splits: dict[sympy.Expr, tuple[int, z3.ArithRef, list]] = {}
         self.split_memo: dict[tuple[sympy.Basic, int], tuple[z3.ArithRef, list]] = {}
+        self.total_definitions: list[z3.BoolRef] = []  # bit splits: satisfiable for any value
 
     def note_ranges(self, bounded: Sequence[Bounded]) -> None:
         """Remember constant ranges ``0 <= symbol < high``: bit operations use them."""
@@ -833,7 +836,10 @@ class _Translator:
                 high = z3.IntVal(0, self.ctx)  # no bits above: fewer unknowns
             else:
                 high = self.fresh("high")
-            self.definitions.append(value == high * (1 << width) + self._from_bits(bits))
+            # Total: every integer value has exactly one such high part and bits,
+            # so this can never rule sizes out, and the vacuity check (which
+            # guards definitions that could) leaves it aside.
+            self.total_definitions.append(value == high * (1 << width) + self._from_bits(bits))
             known = self.splits[expr] = (width, high, bits)
         have, high, bits = known
         if have > width:

@@ -1,0 +1,95 @@
+"""Shared-memory tiles under a swizzle, as index maps: the tile itself and its column reads.
+
+A row-major tile of ``rows × cols`` elements has offset ``row·cols + col``;
+CuTe swizzles the offset (``composition(Swizzle<B,M,S>{}, Layout)``). The
+number of rows may be symbolic (``R`` from :func:`layoutalg.extents`), so a
+claim about the map holds for every tile height the assumptions allow.
+
+>>> from layoutalg.channel.swizzle import Swizzle
+>>> tile = swizzled_tile(Swizzle(3, 4, 3), 8, 128)
+>>> tile(1, 0), tile(1, 16)         # row 1: chunks 0 and 1 trade places
+((144,), (128,))
+>>> read = column_read(Swizzle(3, 4, 3), 8)
+>>> [read(0, row)[0] for row in range(3)]   # chunk 0 of rows 0..2, 16 B each
+[0, 144, 288]
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from layoutalg.channel.errors import SwizzleError
+from layoutalg.channel.swizzle import Swizzle
+from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
+from layoutalg.errors import describe
+from layoutalg.validate import is_int
+
+
+def _rows(value):
+    if isinstance(value, sympy.Integer):
+        value = int(value)
+    if is_int(value) and value >= 1:
+        return int(value)
+    if isinstance(value, sympy.Expr) and value.is_integer and value.is_positive:
+        return value
+    raise SwizzleError(f"rows must be a positive int or a positive integer symbol (from "
+                       f"layoutalg.extents); got {describe(value)}")
+
+
+def _swizzle(value) -> Swizzle | None:
+    if value is not None and not isinstance(value, Swizzle):
+        raise SwizzleError(f"swizzle must be a Swizzle or None; got {describe(value)}")
+    return value
+
+
+def swizzled_tile(swizzle: Swizzle | None, rows, cols: int) -> IndexMap:
+    """``(row, col) → offset``: the row-major tile's offsets through ``swizzle``
+    (None: unswizzled), with the inverse ``(sw(o) // cols, sw(o) % cols)`` (a
+    swizzle is its own inverse)."""
+    swizzle, rows = _swizzle(swizzle), _rows(rows)
+    if not is_int(cols) or cols < 1:
+        raise SwizzleError(f"cols must be a positive int; got {describe(cols)}")
+    cols = int(cols)
+    domain, codomain = Space(row=rows, col=cols), Space(offset=rows * cols)
+    row, col = domain.symbols
+    (o,) = codomain.symbols
+    plain = row * cols + col
+    back = o if swizzle is None else swizzle.expr(o)
+    return IndexMap(domain, codomain, [plain if swizzle is None else swizzle.expr(plain)],
+                    inverse=[back // cols, back % cols],
+                    name=f"{swizzle or 'unswizzled'} tile [{rows} × {cols}]")
+
+
+def column_read(swizzle: Swizzle | None, rows, *, row_bytes: int = 128,
+                access_bytes: int = 16) -> IndexMap:
+    """``(col, row) → byte``: lane ``row`` reads the ``access_bytes`` chunk ``col``
+    of its row of a ``rows × row_bytes`` tile, through ``swizzle`` (byte offsets)."""
+    swizzle, rows = _swizzle(swizzle), _rows(rows)
+    for name, value in (("row_bytes", row_bytes), ("access_bytes", access_bytes)):
+        if not is_int(value) or value < 1:
+            raise SwizzleError(f"{name} must be a positive int; got {describe(value)}")
+    if row_bytes % access_bytes:
+        raise SwizzleError(f"row_bytes must be a multiple of access_bytes={access_bytes}; "
+                           f"got {row_bytes}")
+    space = Space(col=row_bytes // access_bytes, row=rows)
+    col, row = space.symbols
+    plain = row * row_bytes + col * access_bytes
+    address = plain if swizzle is None else swizzle.expr(plain)
+    return IndexMap(space, Space(addr=rows * row_bytes), [address],
+                    name=f"column read via {swizzle or 'no swizzle'} [{rows} × {row_bytes} B]")
+
+
+def row_read(swizzle: Swizzle | None, rows, *, row_bytes: int = 128,
+             access_bytes: int = 16) -> IndexMap:
+    """``(row, chunk) → byte``: lane ``chunk`` reads chunk ``chunk`` of row ``row``."""
+    swizzle, rows = _swizzle(swizzle), _rows(rows)
+    space = Space(row=rows, chunk=row_bytes // access_bytes)
+    row, chunk = space.symbols
+    plain = row * row_bytes + chunk * access_bytes
+    address = plain if swizzle is None else swizzle.expr(plain)
+    return IndexMap(space, Space(addr=rows * row_bytes), [address],
+                    name=f"row read via {swizzle or 'no swizzle'} [{rows} × {row_bytes} B]")
+
+
+__all__ = ["column_read", "row_read", "swizzled_tile"]
