@@ -13,10 +13,14 @@ import argparse
 import os
 import sys
 import traceback
+from importlib.metadata import version
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from layoutalg.cli_prove import run_prove
+from layoutalg.cli_run import run_run
+from layoutalg.cli_show import run_docs, run_show
 from layoutalg.errors import LayoutError
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_BAD_INPUT = 0, 1, 2
@@ -54,11 +58,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from layoutalg import __version__
-
     parser = _Parser(prog="layoutalg", description="Prove tensor layouts right with Z3.",
                      epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"layoutalg {__version__}")
+    parser.add_argument("--version", action="version", version=f"layoutalg {version('layoutalg')}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     prove = commands.add_parser(
         "prove", help="check every claim of the specs under PATHs",
@@ -129,20 +131,12 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
             parser.print_help(stream)
             return EXIT_BAD_INPUT
         if args.command == "prove":
-            from layoutalg.cli_prove import run_prove
-
             return run_prove(args, stream)
         if args.command == "show":
-            from layoutalg.cli_show import run_show
-
             return run_show(args, stream)
         if args.command == "run":
-            from layoutalg.cli_run import run_run
-
             return run_run(args, stream)
         if args.command == "docs":
-            from layoutalg.cli_show import run_docs
-
             return run_docs(args, stream)
     except SystemExit as exc:  # e.g. rich on a closed pipe; never a green exit
         if exc.code in (0, None):

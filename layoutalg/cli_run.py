@@ -19,15 +19,22 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from layoutalg.cli_show import find_spec
+from layoutalg.core.chain import Chain
+from layoutalg.core.index_map import IndexMap
+from layoutalg.dataflow import traffic
 from layoutalg.dataflow.schedule import Schedule
 from layoutalg.dataflow.seed import SeedReuse
+from layoutalg.dataflow.traffic import KEYS
+from layoutalg.execute import CapacityError, MachineError, fetch, matmul, place
+from layoutalg.execute.errors import PlacementError
+from layoutalg.execute.targets import target_for
+from layoutalg.verify.instance import example_instance, sizes_text
 
 
 def run_run(args, stream: TextIO) -> int:
     """Run ``args.spec``; options ``seed``, ``capacity``, ``element_bytes``,
     ``offsets_in_bytes`` are read when present (argparse namespace)."""
-    from layoutalg.cli_show import find_spec
-
     found = find_spec(args.spec)
     subject = found.subject()
     console = Console(file=stream, highlight=False, width=None if stream.isatty() else 132)
@@ -45,10 +52,6 @@ def _at_example_sizes(subject, spec, console: Console):
     example sizes that meet its assumptions, as ``show`` draws it; family
     layouts and maps without such sizes are returned as they are (the run
     then says why it needs numbers)."""
-    from layoutalg.core.chain import Chain
-    from layoutalg.core.index_map import IndexMap
-    from layoutalg.verify.instance import example_instance, sizes_text
-
     m = subject.index_map() if isinstance(subject, Chain) else subject
     if not isinstance(m, IndexMap) or m.is_concrete:
         return subject
@@ -84,10 +87,6 @@ def _schedule_of(subject):
 
 
 def _run_layout(subject, rng, console: Console, args, claimed: dict) -> int:
-    from layoutalg.execute import CapacityError, fetch, place
-    from layoutalg.execute.errors import PlacementError
-    from layoutalg.execute.targets import target_for
-
     options = {"capacity": claimed.get("capacity"), "element_bytes": claimed.get("element_bytes"),
                "offsets_in_bytes": claimed.get("offsets_in_bytes"),
                "source": "the spec's fits claim"}
@@ -156,10 +155,6 @@ def _layout_table(placed, target, placed_s: float, fetched_s: float, fill) -> Ta
 
 
 def _run_schedule(schedule, rng, console: Console) -> int:
-    from layoutalg.dataflow import traffic
-    from layoutalg.dataflow.traffic import KEYS
-    from layoutalg.execute import CapacityError, MachineError, matmul
-
     if not schedule.is_concrete:
         raise MachineError(f"run: schedule {schedule.label} has symbolic sizes; a run needs "
                            f"numbers (bind them in the spec)")

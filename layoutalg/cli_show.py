@@ -13,6 +13,12 @@ from rich.text import Text
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import OutputError, SpecError
 from layoutalg.prover import DEFAULT_FOLDERS, Found, discover_some
+from layoutalg.cli_prove import open_cache
+from layoutalg.docgen.pages import build_pages, write_pages
+from layoutalg.docgen.picture import block_words, cell_numbers, colour, memory_numbers
+from layoutalg.docgen.picture import drawn_instance, folding, layout_svg
+from layoutalg.docgen.sampling import aligned_grid, evaluate_at
+from layoutalg.docgen.site import build_site
 
 TERMINAL_SIDE = 32
 
@@ -39,8 +45,6 @@ def find_spec(reference: str) -> Found:
 
 
 def run_show(args, stream: TextIO) -> int:
-    from layoutalg.docgen.picture import drawn_instance, folding, layout_svg
-
     found = find_spec(args.spec)
     subject, m = found.built()
     console = Console(file=stream, highlight=False, width=None if stream.isatty() else 132,
@@ -81,9 +85,6 @@ def terminal_picture(m: IndexMap, subject: object = None, *, glyphs: bool = Fals
     without colour, see ``needs_glyphs``) each cell also starts with a
     letter for its memory, which the legend maps back to the memory.
     """
-    from layoutalg.docgen.picture import block_words, cell_numbers, colour, memory_numbers
-    from layoutalg.docgen.sampling import aligned_grid, evaluate_at
-
     grid = aligned_grid(m, TERMINAL_SIDE)
     rows, cols, cell_rows, cell_cols = grid.points(m)
     ys = evaluate_at(m, rows, cols)
@@ -148,9 +149,6 @@ def _monochrome_term() -> bool:
 
 
 def run_docs(args, stream: TextIO) -> int:
-    from layoutalg.cli_prove import open_cache
-    from layoutalg.docgen.pages import build_pages, write_pages
-
     cache = open_cache(args)
     discover_some(args.paths or None)  # an empty module is bad input, as for prove
     pages = build_pages(args.paths or None, cache=cache)
@@ -159,8 +157,6 @@ def run_docs(args, stream: TextIO) -> int:
         write_pages(pages, Path(out))
         stream.write(f"wrote {len(pages)} files to {out}\n")
     if args.site is not None:
-        from layoutalg.docgen.site import build_site
-
         index = build_site(pages, args.site)
         stream.write(f"built the site of {len(pages)} files: open {index}\n")
     return 0
