@@ -74,13 +74,17 @@ def inline(latex: str) -> str:
     return f"${latex}$" if rendered is None else rendered
 
 
+BLOCK_STYLE = "overflow-x: auto; overflow-y: hidden; line-height: normal; padding: 0.25em 0"
+
+
 def block(latex: str) -> str:
     """``latex`` as display MathML: a paragraph of its own in Markdown, which
-    scrolls sideways when it is wider than the page."""
+    scrolls sideways when it is wider than the page. Its own line height and
+    a little padding: with the theme's, a fraction ran into the next line."""
     rendered = _render(latex, "block")
     if rendered is None:
         return f"$$\n{latex}\n$$"
-    return f'<div class="formula" style="overflow-x: auto">{rendered}</div>'
+    return f'<div class="formula" style="{BLOCK_STYLE}">{rendered}</div>'
 
 
 
