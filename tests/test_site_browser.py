@@ -10,9 +10,11 @@ Skipped when no Chromium is installed (``apt-get install chromium``; CI's
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import textwrap
 from io import StringIO
@@ -119,7 +121,7 @@ def doms(site, pages) -> dict[str, str]:
 def screenshots(site, pages, tmp_path_factory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("screenshots")
     done = subprocess.run(["bash", str(ROOT / "tools" / "screenshot_docs.sh"), str(out),
-                           str(site), *pages.values()],
+                           str(site), *pages.values()], env={**os.environ, "PYTHON": sys.executable},
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     return {key: out / page.replace(".html", ".png") for key, page in pages.items()}

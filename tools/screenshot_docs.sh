@@ -4,7 +4,8 @@
 # site/index.html: every host name resolves to nothing and every request
 # would go to a dead proxy, so a formula, font or script that needs the web
 # shows as broken in the picture. Fails if a screenshot is blank (fewer than
-# 20 colours). Needs Debian's chromium package and Pillow.
+# 20 colours). Needs Debian's chromium package and Pillow (in $PYTHON,
+# default python3).
 #
 # Usage: tools/screenshot_docs.sh [OUT_DIR] [SITE_DIR] [PAGE ...]
 #   OUT_DIR   default reports/screenshots
@@ -48,7 +49,7 @@ shoot() {  # page file
     --host-resolver-rules="MAP * ~NOTFOUND" --proxy-server="http://127.0.0.1:9" \
     --user-data-dir="$profile" --window-size=1280,2400 --hide-scrollbars \
     --screenshot="$png" "file://$(realpath "$site/$page")" >/dev/null 2>&1
-  python3 - "$png" <<'PY'
+  "${PYTHON:-python3}" - "$png" <<'PY'
 import sys
 from PIL import Image
 colours = Image.open(sys.argv[1]).convert("RGB").getcolors(maxcolors=1 << 16)
