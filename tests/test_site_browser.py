@@ -120,8 +120,9 @@ def doms(site, pages) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def screenshots(site, pages, tmp_path_factory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("screenshots")
-    done = subprocess.run(["bash", str(ROOT / "tools" / "screenshot_docs.sh"), str(out),
-                           str(site), *pages.values()], env={**os.environ, "PYTHON": sys.executable},
+    tool = ROOT / "tools" / "screenshot_docs.sh"
+    done = subprocess.run(["bash", str(tool), str(out), str(site), *pages.values()],
+                          env={**os.environ, "PYTHON": sys.executable},
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     return {key: out / page.replace(".html", ".png") for key, page in pages.items()}
