@@ -98,6 +98,11 @@ class L1Budget:
             raise TTError(f"guard must be one of {GUARDS}; got {describe(guard)}")
         return self.free if guard == "free" else self.max_l1
 
+    def index_map(self) -> IndexMap:
+        """The sizes a new circular buffer may take under the free-L1 guard ↦ where the
+        CB region then ends (``guard_map``); in bounds exactly when the budget holds."""
+        return guard_map(self, "free")
+
     def breakdown(self, name: str, size: int, *, where: str = "each core") -> str:
         """One line: every part of L1 with ``size`` bytes of ``name`` added."""
         parts = [("reserved", self.reserved), *self.circular_buffers, *self.buffers, (name, size)]
@@ -145,12 +150,9 @@ of 1,572,864 B L1 (52,608 B over; free L1 1,258,112 B, max L1 1,452,928 B)
 
 
 def guard_map(budget: L1Budget, guard: str = "free") -> IndexMap:
-    """Every circular buffer size ``cb_bytes`` the guard admits ↦ the end of the CB
-    region with it, inside ``[0, lowest buffer address]`` when it fits."""
-    limit = budget.limit(guard)
-    if limit < 0:
-        raise TTError(f"guard {guard!r} admits no size: the budget is already over by "
-                      f"{-limit:,} B ({budget.breakdown('nothing', 0)})")
+    """Every circular buffer size ``cb_bytes`` the guard admits (0 at least) ↦ the
+    end of the CB region with it: inside ``[0, lowest buffer address]`` when it fits."""
+    limit = max(budget.limit(guard), 0)
     domain = Space(cb_bytes=limit + 1)
     (s,) = domain.symbols
     return IndexMap(domain, Space(cb_region_end=budget.lowest_buffer_address + 1),

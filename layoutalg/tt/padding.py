@@ -94,16 +94,23 @@ def padded_spec(spec: TensorSpec) -> TensorSpec:
                       base_address=spec.base_address)
 
 
-def fill_map(spec: TensorSpec, fill: TensorSpec | None = None) -> IndexMap:
+def fill_map(spec: TensorSpec, fill=None) -> IndexMap:
     """Padded element → location: a data element where ``spec`` keeps it, a
-    padding element where ``fill`` writes it (``fill`` is a TensorSpec over the
-    padded shape whose map is the fill's addressing; default: the tensor's own,
-    the right fill).
+    padding element where ``fill`` writes it. ``fill`` is the fill's addressing:
+    a TensorSpec over the padded shape, or a memory config (ShardSpec,
+    NdShardSpec, ttnn MemoryConfig) placing the padded tensor; default: the
+    tensor's own placement, the right fill.
     """
     if not isinstance(spec, TensorSpec):
         raise TTError(f"spec must be a TensorSpec; got {describe(spec)}")
     own = padded_spec(spec)
-    fill = own if fill is None else fill
+    if fill is None:
+        fill = own
+    elif not isinstance(fill, TensorSpec):  # a memory config: the padded tensor placed by it
+        fill = padded_spec(TensorSpec(spec.shape, spec.dtype, layout=spec.layout,
+                                      tile=spec.tile.shape, memory=_memory(fill),
+                                      storage=spec.storage, device=spec.device,
+                                      base_address=spec.base_address))
     if not isinstance(fill, TensorSpec) or fill.padded_shape != own.padded_shape:
         raise TTError(f"fill must be a TensorSpec over the padded shape {own.padded_shape}; got "
                       f"{describe(fill)}")
@@ -125,7 +132,7 @@ def fill_map(spec: TensorSpec, fill: TensorSpec | None = None) -> IndexMap:
                     name=f"{spec.shape} data, padding written by {who}")
 
 
-def check_padding_disjoint(spec: TensorSpec, fill: TensorSpec | None = None, *, assume=(),
+def check_padding_disjoint(spec: TensorSpec, fill=None, *, assume=(),
                            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """No padding write lands on a data element, on any core (``fill_map`` is
     injective). REFUTED names the padding element and the data element that
@@ -153,6 +160,11 @@ def check_padding_disjoint(spec: TensorSpec, fill: TensorSpec | None = None, *, 
     if verdict.seconds is None:
         verdict = replace(verdict, seconds=time.perf_counter() - start)
     return verdict
+
+
+def _memory(fill):
+    from_ttnn = getattr(fill, "memory", None)
+    return from_ttnn if from_ttnn is not None and not isinstance(fill, TensorSpec) else fill
 
 
 def _is_data(spec, point) -> bool:
