@@ -268,7 +268,14 @@ class Levels:
 
     def copy(self, operand: str, tile, source: str, target: str) -> None:
         """Copy a tile from ``source`` to ``target`` (:meth:`count_moves` counts it)."""
-        self.view(target, operand, tile)[...] = self.view(source, operand, tile)
+        views = self._views
+        there = views.get((target, operand, tile))
+        if there is None:
+            there = self.view(target, operand, tile)
+        here = views.get((source, operand, tile))
+        if here is None:
+            here = self.view(source, operand, tile)
+        np.copyto(there, here)
 
     def zero(self, operand: str, tile, level: str) -> None:
         self.view(level, operand, tile)[...] = 0

@@ -127,6 +127,7 @@ def _perform(levels: Levels, steps) -> None:
     first_touch = steps.first_touch.tolist()
     view, copy, zero = levels.view, levels.copy, levels.zero
     scratch = np.empty(levels.tile_shape("C"), dtype=levels.dtype)
+    products = {}   # the scratch trimmed to each shape of C tile
     c_tile = None
     for s, (a_tile, b_tile) in enumerate(zip(tiles_a, tiles_b)):
         fresh = False
@@ -154,9 +155,11 @@ def _perform(levels: Levels, steps) -> None:
         if fresh:
             np.matmul(a, b, out=c)
         else:
-            product = scratch[:c.shape[0], :c.shape[1]]
+            product = products.get(c.shape)
+            if product is None:
+                product = products[c.shape] = scratch[:c.shape[0], :c.shape[1]]
             np.matmul(a, b, out=product)
-            c += product
+            np.add(c, product, out=c)
     for source, target in writebacks:
         copy("C", c_tile, source, target)
 
