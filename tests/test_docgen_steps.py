@@ -163,6 +163,9 @@ def test_a_name_of_several_letters_is_one_identifier_in_mathml():
     assert '<mi mathvariant="italic">' not in html
     if mathml.available():  # the subscript SymPy would write for pe_row is gone
         assert "<msub>" not in html
+    spyre = "\n".join(formula_lines(SEED_SPYRE.index_map()))
+    assert "<mi>dev2</mi>" in spyre and "<mi>h0</mi>" in spyre  # letters and a number
+    assert 'mathvariant="italic"' not in spyre
 
 
 # -- channel counterexamples as tiles ---------------------------------------------------------

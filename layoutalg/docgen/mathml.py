@@ -19,10 +19,10 @@ _MARKDOWN_SIGNS = {c: f"&#{ord(c)};" for c in "*_`\\[]|{}$~^"}
 _TEXT = re.compile(r">([^<]+)<")
 
 
-# latex2mathml sets \mathit{offset} as six italic letters in a row; a name is
-# one identifier (which MathML draws upright, as a word).
-_WORD = re.compile(r'<mrow>((?:<mi mathvariant="italic">[^<]*</mi>){2,})</mrow>')
-_LETTER = re.compile(r'<mi mathvariant="italic">([^<]*)</mi>')
+# latex2mathml sets \mathit{offset} as six italic letters in a row (\mathit{dev2}:
+# three letters and a number); a name is one identifier (drawn upright, as a word).
+_WORD = re.compile(r'<mrow>((?:<m[in] mathvariant="italic">[^<]*</m[in]>){2,})</mrow>')
+_LETTER = re.compile(r'<m[in] mathvariant="italic">([^<]*)</m[in]>')
 
 
 def word(name: str) -> str:
