@@ -5,8 +5,9 @@ A memory with N channels decodes a byte address in one of two ways:
 - **interleave** (seed 003, "Key insight"): consecutive ``granule``-byte
   blocks go to consecutive channels, ``channel = (addr // granule) % N``,
   and the block lands at ``(addr // (granule·N))·granule + addr % granule``
-  inside its channel. Memory controllers often hash higher address bits
-  into the channel bits; pass a :class:`~layoutalg.channel.swizzle.Swizzle`
+  inside its channel: the core's round-robin deal (``core.tiling.deal``).
+  Memory controllers often hash higher address bits into the channel
+  bits; pass a :class:`~layoutalg.channel.swizzle.Swizzle`
   to apply one to the address first.
 - **range**: channel c owns ``[c·channel_bytes, (c+1)·channel_bytes)``,
   ``channel = addr // channel_bytes``.
@@ -21,11 +22,12 @@ from dataclasses import dataclass
 
 import sympy
 
-from layoutalg.channel.args import extent, mod, positive_int
+from layoutalg.channel.args import extent, positive_int
 from layoutalg.channel.errors import ChannelError
 from layoutalg.channel.swizzle import Swizzle
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent, Space
+from layoutalg.core.tiling import ceil_div, deal, digits, flatten, undeal
 from layoutalg.errors import describe
 
 
@@ -59,26 +61,27 @@ class Interleave:
 
     def channel(self, addr):
         """The channel of a byte address (int, int array or SymPy expression)."""
-        return mod(self._hashed(addr) // self.granule, self.num_channels)
+        return self._dealt(addr)[0]
 
     def offset(self, addr):
         """The byte offset of an address inside its channel."""
-        hashed = self._hashed(addr)
-        period = self.granule * self.num_channels
-        return (hashed // period) * self.granule + mod(hashed, self.granule)
+        return self._dealt(addr)[1]
+
+    def _dealt(self, addr):
+        """``(channel, offset)``: granule-byte blocks dealt round-robin over the channels."""
+        return deal(self._hashed(addr), self.num_channels, self.granule, lazy=True)
 
     def index_map(self, address_bytes: Extent, *, name: str | None = None) -> IndexMap:
         """``[addr:address_bytes] → [channel, offset]`` (with its inverse when unswizzled)."""
         domain = Space(addr=extent("Interleave.index_map", "address_bytes", address_bytes))
         (a,) = domain.symbols
-        capacity = sympy.ceiling(sympy.sympify(address_bytes) / (self.granule * self.num_channels))
+        capacity = ceil_div(sympy.sympify(address_bytes), self.granule * self.num_channels)
         codomain = Space(channel=self.num_channels, offset=_tidy(capacity * self.granule))
         inverse = None
         if self.swizzle is None:
             c, o = codomain.symbols
-            inverse = [((o // self.granule) * self.num_channels + c) * self.granule
-                       + mod(o, self.granule)]
-        return IndexMap(domain, codomain, [self.channel(a), self.offset(a)], inverse=inverse,
+            inverse = [undeal(c, o, self.num_channels, self.granule, lazy=True)]
+        return IndexMap(domain, codomain, list(self._dealt(a)), inverse=inverse,
                         name=name or str(self))
 
     def channel_map(self, address_bytes: Extent) -> IndexMap:
@@ -114,10 +117,10 @@ class ByRange:
                                                          self.channel_bytes))
 
     def channel(self, addr):
-        return addr // self.channel_bytes
+        return digits(addr, self.channel_bytes, lazy=True)[0]
 
     def offset(self, addr):
-        return mod(addr, self.channel_bytes)
+        return digits(addr, self.channel_bytes, lazy=True)[1]
 
     def index_map(self, address_bytes: Extent | None = None, *, name: str | None = None) -> IndexMap:
         """``[addr] → [channel, offset]`` over the N·channel_bytes bytes of the memory."""
@@ -126,8 +129,9 @@ class ByRange:
         (a,) = domain.symbols
         codomain = Space(channel=self.num_channels, offset=self.channel_bytes)
         c, o = codomain.symbols
-        return IndexMap(domain, codomain, [self.channel(a), self.offset(a)],
-                        inverse=[c * self.channel_bytes + o], name=name or str(self))
+        return IndexMap(domain, codomain, list(digits(a, self.channel_bytes, lazy=True)),
+                        inverse=[flatten((c, o), (None, self.channel_bytes))],
+                        name=name or str(self))
 
     def channel_map(self, address_bytes: Extent) -> IndexMap:
         domain = Space(addr=extent("ByRange.channel_map", "address_bytes", address_bytes))

@@ -93,6 +93,24 @@ def permute(source: Source, order: Sequence[str]) -> IndexMap:
     return _lift(source, build)
 
 
+def rename(source: Source, **names: str) -> IndexMap:
+    """Rename dims (``old=new`` keywords); extents and order stay.
+
+    >>> rename(Space(x=4, y=3), x="row").codomain
+    Space(row=4, y=3)
+    """
+    def build(space: Space) -> IndexMap:
+        for old, new in names.items():
+            space.index(old)
+            if not isinstance(new, str) or not new.isidentifier():
+                raise MapError(f"rename: the new name of {old!r} must be an identifier; "
+                               f"got {describe(new)}")
+        new_space = Space(*((names.get(n, n), e) for n, e in space.dims))
+        return IndexMap(space, new_space, space.symbols, inverse=new_space.symbols,
+                        name=f"rename({', '.join(f'{o}={n}' for o, n in names.items())})")
+    return _lift(source, build)
+
+
 def pad(source: Source, dim: str, multiple: Extent | None = None, *, to: Extent | None = None) -> IndexMap:
     """Round ``dim``'s extent up to a ``multiple`` (or to exactly ``to``); new slots are padding."""
     def build(space: Space) -> IndexMap:

@@ -86,15 +86,16 @@ def flatten_colex(coords: Sequence, sizes: Sequence):
     return dot(coords, colex_strides(sizes))
 
 
-def digits(value, factor):
-    """``(value // factor, value % factor)``, skipping the no-op factor 1.
+def digits(value, factor, *, lazy: bool = False):
+    """``(value // factor, value % factor)``, skipping the no-op factor 1
+    (``lazy``: SymPy's ``Mod`` left unevaluated, see :func:`remainder`).
 
     >>> digits(23, 4), digits(23, 1)
     ((5, 3), (23, 0))
     """
     if _is_one(factor):
         return value, 0 * value
-    return value // factor, value % factor
+    return value // factor, (remainder if lazy else _mod)(value, factor)
 
 
 def unflatten(index, sizes: Sequence) -> list:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
+from layoutalg.core.tiling import ceil_div
 from layoutalg.dataflow.energy import EYERISS, AccessCosts, Energy, energy
 from layoutalg.dataflow.errors import (
     DataflowError,
@@ -122,7 +123,7 @@ def canonical_tiles(dim: int) -> np.ndarray:
     [1, 2, 3, 4, 5, 10]
     """
     counts = np.arange(1, dim + 1, dtype=np.int64)
-    return np.unique(-(-dim // counts))
+    return np.unique(ceil_div(dim, counts))
 
 
 def candidates(problem: tuple, dataflow: str, capacities: Capacities, *, element_bytes: int = 4,

@@ -6,7 +6,8 @@ in blocks of ``block`` indices round-robin over ``parts`` PEs, which covers
 both families of the seed: a ceil-division tile is the block-cyclic deal
 whose block is ``ceil(extent / parts)`` (one round), a block-cyclic layout
 deals many rounds. Index ``x`` goes to part ``(x // block) % parts`` at local
-index ``(x // (block·parts))·block + x % block``.
+index ``(x // (block·parts))·block + x % block`` (the core's round-robin deal,
+``core.tiling.deal``).
 """
 
 from __future__ import annotations
@@ -14,14 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import sympy
 
-
-def ceil_div(a, b):
-    """``ceil(a / b)`` for ints, or a SymPy ``ceiling`` for symbolic sizes."""
-    if isinstance(a, int) and isinstance(b, int):
-        return -(-a // b)
-    return sympy.ceiling(sympy.sympify(a) / b)
+from layoutalg.core.tiling import ceil_div, deal
 
 
 @dataclass(frozen=True)
@@ -58,10 +53,10 @@ class Axis:
         return ceil_div(self.blocks, self.parts) * self.block
 
     def part(self, x: np.ndarray) -> np.ndarray:
-        return (x // self.block) % self.parts
+        return deal(x, self.parts, self.block)[0]
 
     def local(self, x: np.ndarray) -> np.ndarray:
-        return (x // (self.block * self.parts)) * self.block + x % self.block
+        return deal(x, self.parts, self.block)[1]
 
     def counts(self) -> np.ndarray:
         """Indices held by each part (trailing parts may hold fewer, or none)."""

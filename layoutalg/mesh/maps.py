@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 import sympy
 
-from layoutalg.core.combinators import compose, cyclic, linearize, pad, permute, scale, split
+from layoutalg.core.combinators import (compose, cyclic, linearize, pad, permute, rename, scale,
+                                        split)
 from layoutalg.core.space import Space
 from layoutalg.core.index_map import IndexMap
 from layoutalg.mesh.axes import Axis
@@ -51,13 +52,9 @@ def separable_map(view: tuple[int, int], axes: Sequence[Axis], element_size: int
 def replicated_map(view: tuple[int, int], copies: tuple[int, int], element_size: int,
                    name: str) -> IndexMap:
     """Copy ``(copy_row, copy_col)`` of element ``(i, j)`` → that PE, row-major offset."""
-    rows, cols = view
-    domain = Space(copy_row=copies[0], copy_col=copies[1], i=rows, j=cols)
-    codomain = Space(pe_row=copies[0], pe_col=copies[1], offset=rows * cols)
-    cr, cc, i, j = domain.symbols
-    pr, pc, offset = codomain.symbols
-    placed = IndexMap(domain, codomain, [cr, cc, i * cols + j],
-                      inverse=[pr, pc, offset // cols, offset % cols], name=name)
+    domain = Space(*zip(COPY_NAMES, copies), *zip(VIEW_NAMES, view))
+    placed = linearize(domain, list(VIEW_NAMES), name="offset")
+    placed = rename(placed, **dict(zip(COPY_NAMES, PE_NAMES)))
     return scale(placed, "offset", element_size).renamed(name)
 
 

@@ -31,6 +31,7 @@ import sympy
 
 from layoutalg.core.space import Space
 from layoutalg.core.index_map import IndexMap
+from layoutalg.core.tiling import deal, digits, flatten
 from layoutalg.mesh.axes import Axis
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.shapes import view
@@ -136,17 +137,22 @@ class DimMessages:
         return sympy.And(t.block * self.target_block <= x, x < t.block * (self.target_block + 1),
                          x < t.extent)
 
+    def _side(self, side: str):
+        """The axis, the block index and the position inside the block, on one side."""
+        if side == "source":
+            return self.source, self.source_block, self.position
+        t = self.target
+        return t, self.target_block, self.index() - t.block * self.target_block
+
     def part(self, side: str):
-        axis, block = (self.source, self.source_block) if side == "source" else (
-            self.target, self.target_block)
-        return block % axis.parts
+        axis, block, _ = self._side(side)
+        return deal(block, axis.parts)[0]
 
     def local(self, side: str):
-        if side == "source":
-            a = self.source
-            return (self.source_block // a.parts) * a.block + self.position
-        t = self.target
-        return (self.target_block // t.parts) * t.block + self.index() - t.block * self.target_block
+        """The local index: blocks dealt over the parts (``core.tiling.deal``), then
+        the position inside the block."""
+        axis, block, position = self._side(side)
+        return flatten((deal(block, axis.parts)[1], position), (None, axis.block))
 
 
 @dataclass(frozen=True)
@@ -199,9 +205,8 @@ def pattern_from_axes(src_axes, dst_axes, src_map: IndexMap, dst_map: IndexMap,
             DimMessages(sym[lead + 2], sym[lead + 3], sym[lead + 5], src_axes[1], dst_axes[1]))
     forward = dict(zip(copies, domain.symbols[:lead]))
     for dim, x in zip(dims, (i, j)):
-        forward[dim.source_block] = x // dim.source.block
-        forward[dim.target_block] = x // dim.target.block
-        forward[dim.position] = x % dim.source.block
+        forward[dim.source_block], forward[dim.position] = digits(x, dim.source.block)
+        forward[dim.target_block] = digits(x, dim.target.block)[0]
     messages = IndexMap(domain, codomain, [forward[s] for s in sym],
                         inverse=[*copies, dims[0].index(), dims[1].index()],
                         valid=sympy.And(dims[0].valid(), dims[1].valid()), name=f"messages of {label}")
@@ -265,7 +270,7 @@ def generic_pattern(source: MeshLayout, target: MeshLayout, shape, element_size:
     from_offset = src_map.exprs[2].xreplace(tensor_subs)
     codomain = Space(src_row=source.pe_rows, src_col=source.pe_cols, dst_row=target.pe_rows,
                         dst_col=target.pe_cols,
-                        position=src_map.codomain.extents[2] // element_size)
+                        position=digits(src_map.codomain.extents[2], element_size)[0])
     sr, sc, dr, dc, pos = codomain.symbols
     slot = dict(zip(src_map.codomain.symbols, (sr, sc, pos * element_size)))
     element = [e.xreplace(slot) for e in src_map.inverse][-rank:]
@@ -278,7 +283,8 @@ def generic_pattern(source: MeshLayout, target: MeshLayout, shape, element_size:
         lands = dict(zip(domain.symbols, element))
         conditions += [sympy.Eq(to_pe[0].xreplace(lands), dr),
                        sympy.Eq(to_pe[1].xreplace(lands), dc)]
-    messages = IndexMap(domain, codomain, [*from_pe, *to_pe, from_offset // element_size],
+    position = digits(from_offset, element_size)[0]
+    messages = IndexMap(domain, codomain, [*from_pe, *to_pe, position],
                         inverse=inverse, valid=sympy.And(*conditions), name=f"messages of {label}")
     reads = IndexMap(domain, src_map.codomain, [*from_pe, from_offset], name=f"reads of {label}")
     writes = IndexMap(domain, dst_map.codomain, dst_map.exprs, name=f"writes of {label}")
