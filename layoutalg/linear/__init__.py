@@ -34,6 +34,7 @@ from layoutalg.linear.checks import (
     check_invertible,
     check_surjective,
 )
+from layoutalg.linear.encodings import blocked, swizzled_shared
 from layoutalg.linear.equivalence import check_equivalent
 from layoutalg.linear.errors import ConversionError, LinearLayoutError
 from layoutalg.linear.layout import LinearLayout, distributed
@@ -45,6 +46,7 @@ __all__ = [
     "LinearLayout",
     "LinearLayoutError",
     "bank_conflicts",
+    "blocked",
     "check_bank_conflict_free",
     "check_conversion",
     "check_equivalent",
@@ -56,4 +58,5 @@ __all__ = [
     "convert",
     "distributed",
     "parse_linear_layout",
+    "swizzled_shared",
 ]

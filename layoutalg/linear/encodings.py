@@ -1,0 +1,137 @@
+"""Triton's layout encodings as linear layouts: ``#ttg.blocked`` and ``#ttg.swizzled_shared``.
+
+The rules are Triton's ``toLinearLayout`` (triton-lang/triton
+``lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp``) for one CTA
+(``CTAsPerCGA`` all 1):
+
+- **blocked** ``(sizePerThread, threadsPerWarp, warpsPerCTA, order)``: the
+  registers, then the lanes, then the warps each cover their sizes dim by
+  dim in ``order`` (minor dim first). A tensor dim larger than what one
+  CTA covers repeats in more registers (again in ``order``); a lane or warp
+  basis that lands past a smaller tensor dim becomes 0 (the element is held
+  twice: broadcast), and such a register is dropped.
+- **swizzled shared** ``(vec, perPhase, maxPhase, order)``: offsets run
+  along ``order[0]`` (the columns) first, then ``order[1]`` (the rows);
+  row ``r`` XORs its columns with ``vec · ((r / perPhase) mod maxPhase)``,
+  so the offset bit of row ``2**j`` has basis ``(2**j, vec·((2**j / perPhase)
+  mod maxPhase) mod numCols)``; further dims follow in ``order``.
+
+Pinned against ``unittest/Dialect/TritonGPU/LinearLayoutConversionsTest.cpp``
+and compared with Triton's own conversion when the wheel is installed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from layoutalg.errors import describe
+from layoutalg.linear.errors import LinearLayoutError
+from layoutalg.linear.layout import LinearLayout
+from layoutalg.validate import is_int
+
+
+def _powers(values: object, argument: str, who: str, rank: int | None = None) -> list[int]:
+    if not isinstance(values, (list, tuple)) or not values or (
+            rank is not None and len(values) != rank):
+        wanted = f"{rank} " if rank is not None else ""
+        raise LinearLayoutError(f"{who}: {argument} must be a list of {wanted}powers of two; got "
+                                f"{describe(values)}")
+    for v in values:
+        if not is_int(v) or v < 1 or v & (v - 1):
+            raise LinearLayoutError(f"{who}: {argument} must hold powers of two; got "
+                                    f"{describe(list(values))}")
+    return [int(v) for v in values]
+
+
+def _order(order: object, rank: int, who: str) -> list[int]:
+    if not isinstance(order, (list, tuple)) or sorted(order) != list(range(rank)) or not all(
+            is_int(o) for o in order):
+        raise LinearLayoutError(f"{who}: order must be a permutation of range({rank}) (minor "
+                                f"dim first); got {describe(order)}")
+    return [int(o) for o in order]
+
+
+def _unit(rank: int, dim: int, value: int) -> list[int]:
+    return [value if d == dim else 0 for d in range(rank)]
+
+
+def _identity(sizes: Sequence[int], order: Sequence[int],
+              below: Sequence[int] | None = None) -> list[list[int]]:
+    """Bases covering ``sizes`` dim by dim in ``order`` (Triton's identityStandardND),
+    above the ``below[d]`` elements of each dim an inner level already covers."""
+    below = below or [1] * len(sizes)
+    return [_unit(len(sizes), d, below[d] << j) for d in order
+            for j in range(sizes[d].bit_length() - 1)]
+
+
+def blocked(size_per_thread: Sequence[int], threads_per_warp: Sequence[int],
+            warps_per_cta: Sequence[int], order: Sequence[int],
+            shape: Sequence[int]) -> LinearLayout:
+    """``#ttg.blocked<{sizePerThread, threadsPerWarp, warpsPerCTA, order}>`` on ``shape``.
+
+    >>> blocked([1], [4], [4], [0], [16])        # LinearLayoutConversionsTest SimpleBlocked
+    LinearLayout({'register': [], 'lane': [[1], [2]], 'warp': [[4], [8]], 'block': []}, out_dims={'dim0': 16})
+    """
+    who = "blocked"
+    shape = _powers(shape, "shape", who)
+    rank = len(shape)
+    spt = _powers(size_per_thread, "size_per_thread", who, rank)
+    tpw = _powers(threads_per_warp, "threads_per_warp", who, rank)
+    wpc = _powers(warps_per_cta, "warps_per_cta", who, rank)
+    order = _order(order, rank, who)
+    registers = _identity(spt, order)
+    lanes = _identity(tpw, order, spt)
+    warps = _identity(wpc, order, [s * t for s, t in zip(spt, tpw)])
+    covered = [s * t * w for s, t, w in zip(spt, tpw, wpc)]
+    for d in order:  # a larger tensor repeats in registers
+        size = covered[d]
+        while size < shape[d]:
+            registers.append(_unit(rank, d, size))
+            size *= 2
+
+    def fit(bases):  # a smaller tensor: bases past its size broadcast
+        return [[v if v < shape[d] else 0 for d, v in enumerate(b)] for b in bases]
+
+    # a register past the tensor would repeat an element the thread already holds: dropped
+    # (Triton 3.x; older Triton kept it as a zero basis, e.g. LinearLayoutConversionsTest's
+    # Blocked4D at commit 00dbc5c)
+    registers = [b for b in fit(registers) if any(b)]
+    return LinearLayout([("register", registers), ("lane", fit(lanes)),
+                         ("warp", fit(warps)), ("block", [])],
+                        [(f"dim{d}", s) for d, s in enumerate(shape)])
+
+
+def swizzled_shared(vec: int, per_phase: int, max_phase: int, order: Sequence[int],
+                    shape: Sequence[int]) -> LinearLayout:
+    """``#ttg.swizzled_shared<{vec, perPhase, maxPhase, order}>`` on ``shape``: ``(offset,
+    block) → (dim0, …)``.
+
+    >>> swizzled_shared(1, 1, 4, [0, 1], [4, 8]).bases[0]   # ...Test SharedSwizzled2D_Order01
+    ('offset', ((1, 0), (2, 0), (1, 1), (2, 2), (0, 4)))
+    """
+    who = "swizzled_shared"
+    shape = _powers(shape, "shape", who)
+    rank = len(shape)
+    for name, value in (("vec", vec), ("per_phase", per_phase), ("max_phase", max_phase)):
+        if not is_int(value) or value < 1:
+            raise LinearLayoutError(f"{who}: {name} must be a positive int; got "
+                                    f"{describe(value)}")
+    order = _order(order, rank, who)
+    if rank == 1:
+        offsets = _identity(shape, order)
+    else:
+        col, row = order[0], order[1]
+        cols, rows = shape[col], shape[row]
+        offsets = [_unit(rank, col, 1 << j) for j in range(cols.bit_length() - 1)]
+        for j in range(rows.bit_length() - 1):
+            r = 1 << j
+            basis = _unit(rank, row, r)
+            basis[col] = (vec * ((r // per_phase) % max_phase)) % cols
+            offsets.append(basis)
+        offsets += [_unit(rank, d, 1 << j) for d in order[2:]
+                    for j in range(shape[d].bit_length() - 1)]
+    return LinearLayout([("offset", offsets), ("block", [])],
+                        [(f"dim{d}", s) for d, s in enumerate(shape)])
+
+
+__all__ = ["blocked", "swizzled_shared"]
