@@ -201,3 +201,27 @@ def test_notes_must_match_the_highlighted_elements():
         layout_svg(la.strided((4,), (1,)), highlight=[(0,)], notes=["a", "b"])
     svg = layout_svg(la.strided((4,), (1,)), highlight=[(1,)], notes=["on channel 3"])
     assert "1: on channel 3" in svg
+
+
+def test_a_bank_conflict_outlines_both_threads():
+    """bank_conflict_free names the second thread by its primed lane only
+    (``thread'``); the step ``col`` is shared."""
+    from pathlib import Path
+
+    from layoutalg.docgen.pages import spec_page
+    from layoutalg.prover import discover, prove
+
+    root = Path(__file__).resolve().parent.parent
+    found = [f for f in discover([root / "specs" / "channel.py"])
+             if f.spec.name == "unswizzled_column_read"]
+    outcomes = prove(found, cache=None)
+    assert outcomes[0].status == "REFUTED" and "thread'" in outcomes[0].counterexample
+    svg = spec_page(found[0], outcomes)[1].text
+    marked = re.findall(r'fill="#c00000">\d: element \(col=(\d+), thread=(\d+)\) → '
+                        r'\(offset=(\d+)\)', svg)
+    (col, thread, byte), (col2, thread2, byte2) = [tuple(map(int, m)) for m in marked]
+    # One step, two threads; 128-byte rows: thread t reads byte 128·t + 16·col, and
+    # 8 banks of 16 B put byte b in bank (b // 16) mod 8: the same bank for both.
+    assert col == col2 and thread != thread2
+    assert (byte, byte2) == (128 * thread + 16 * col, 128 * thread2 + 16 * col)
+    assert (byte // 16) % 8 == (byte2 // 16) % 8

@@ -195,18 +195,28 @@ def _label(x0: int, y0: int, number: int) -> str:
 
 def counterexample_points(m: IndexMap, counterexample: dict | None) -> list[tuple[int, ...]]:
     """The elements of ``m`` a counterexample names: ``(i=4)`` and, for a
-    collision, the second element ``(i'=8)``; only points inside the domain.
+    collision, the second element ``(i'=8)`` (a coordinate without a primed
+    twin is shared, as a conflict's step); only points inside the domain.
 
     >>> import layoutalg as la
     >>> counterexample_points(la.strided((8,), (1,)), {"i": 4, "i'": 6, "offset": 4})
     [(4,), (6,)]
+    >>> read = la.linearize(la.Space(col=4, thread=8))  # a bank conflict at step col=1:
+    >>> counterexample_points(read, {"col": 1, "thread": 0, "thread'": 3})
+    [(1, 0), (1, 3)]
     """
     if not counterexample or not m.is_concrete or m.domain.rank == 0:
         return []
     extents = [int(e) for e in m.domain.extents]
     points = []
+    names = m.domain.names
     for prime in ("", "'"):
-        keys = [f"{name}{prime}" for name in m.domain.names]
+        if prime and not any(f"{name}'" in counterexample for name in names):
+            break
+        # A conflict names the second element by its primed lane only
+        # (thread and thread' at one step col): the other coordinates are shared.
+        keys = [f"{name}'" if prime and f"{name}'" in counterexample else name
+                for name in names]
         if all(key in counterexample for key in keys):
             point = tuple(int(counterexample[key]) for key in keys)
             if all(0 <= v < e for v, e in zip(point, extents)) and point not in points:
