@@ -10,7 +10,13 @@ Bank conflicts follow the CUDA C++ Programming Guide (32 banks of 4 bytes).
 
 import layoutalg as la
 import layoutalg.linear  # noqa: F401 - registers the linear claims
-from layoutalg.linear import LinearLayout, distributed, parse_linear_layout
+from layoutalg.linear import (
+    LinearLayout,
+    blocked,
+    distributed,
+    parse_linear_layout,
+    swizzled_shared,
+)
 
 # LinearLayoutConversionsTest.cpp, TEST_F(..., CTABroadcast): blocked on a 64 × 128 tensor
 BLOCKED_64x128 = distributed(reg=[[1, 0], [2, 0], [4, 0], [0, 16], [0, 32]],
@@ -100,3 +106,33 @@ def row_major_shared_is_a_cute_layout():
     """Row-major shared memory is CuTe's (32,32):(32,1) (both flattened first mode fastest):
     equal on every 2**b, and CuTe's values there share no bit, so sums are XORs."""
     return ROW_MAJOR_SHARED
+
+
+# A transpose through shared memory, in Triton's own encodings (one CTA, 4 warps, 32 × 32):
+# stores from #blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1],
+# order = [1, 0]}> (a warp writes a row), loads into threadsPerWarp = [32, 1],
+# warpsPerCTA = [1, 4], order = [0, 1] (a warp reads a column).
+ROW_WRITER = blocked([1, 1], [1, 32], [4, 1], [1, 0], [32, 32])
+COLUMN_LOADER = blocked([1, 1], [32, 1], [1, 4], [0, 1], [32, 32])
+UNSWIZZLED = swizzled_shared(1, 1, 1, [1, 0], [32, 32])
+SWIZZLED_32 = swizzled_shared(1, 1, 32, [1, 0], [32, 32])
+
+
+@la.spec(claims=["linear_invertible", ("linear_bank_conflict_free", UNSWIZZLED),
+                 ("linear_bank_conflict_free", SWIZZLED_32)])
+def transpose_stores_rows_without_conflicts():
+    """The store side: a warp writes one row of #swizzled_shared (maxPhase 1 or 32); its
+    32 consecutive fp32 words fill the 32 banks either way."""
+    return ROW_WRITER
+
+
+@la.spec(claims=[("linear_bank_conflict_free", UNSWIZZLED),
+                 ("linear_bank_conflict_free", UNSWIZZLED, 2),
+                 ("linear_bank_conflict_free", SWIZZLED_32),
+                 ("linear_bank_conflict_free", SWIZZLED_32, 2)],
+         expect=["REFUTED", "REFUTED", "PROVED", "PROVED"])
+def transpose_loads_columns_conflict_free_only_when_swizzled():
+    """The load side: a warp reads one column. Unswizzled, its 32 rows sit in one bank
+    (32-way for fp32, 16-way for fp16); with maxPhase 32 row r XORs its columns with r
+    and the column spreads over all banks."""
+    return COLUMN_LOADER
