@@ -194,3 +194,14 @@ def test_indexmap_equivalence_agrees_with_enumeration(layout, seed):
     if fast.refuted:
         point = [fast.counterexample[n] for n in layout.in_names]
         assert m(*point) != other(*point)
+
+
+def test_the_package_exports_exactly_its_public_names():
+    import inspect
+
+    import layoutalg.linear as linear
+
+    public = {name for name, value in vars(linear).items()
+              if not name.startswith("_") and (inspect.isclass(value) or inspect.isfunction(value))}
+    assert set(linear.__all__) == public
+    assert la.linear is linear
