@@ -28,6 +28,7 @@ from layoutalg.linear import (
     check_surjective,
     compose,
     convert,
+    free_variable_masks,
 )
 
 IN_DIMS = ("register", "lane", "warp", "block")
@@ -239,3 +240,18 @@ def test_bank_conflict_degree_agrees_with_enumeration(pair, element_bytes):
         address = offset * element_bytes
         unit = max(4, element_bytes)
         assert (address // unit) % (128 // unit) == 0 and address // unit != 0
+
+
+@given(any_layout)
+def test_free_variables_leave_one_representative_per_element(layout):
+    """LinearLayout.h on getFreeVariableMasks: "If all of the free variables are 0, then
+    the layout is injective"; and the representatives still hold the whole image."""
+    masks = free_variable_masks(layout)
+    image = {plain_apply(layout, layout.unflat_in(x)) for x in range(layout.in_size)}
+    held = []
+    for flat in range(layout.in_size):
+        point = layout.unflat_in(flat)
+        if all(point[n] & masks[n] == 0 for n in layout.in_names):
+            held.append(plain_apply(layout, point))
+    assert len(held) == len(set(held)) and set(held) == image
+    assert (sum(m.bit_count() for m in masks.values()) == 0) == check_injective(layout).proved

@@ -21,7 +21,7 @@ registers its spec claims (:mod:`layoutalg.linear.claims`);
 from __future__ import annotations
 
 from layoutalg.linear import claims as _claims  # noqa: F401 - registers the spec claims
-from layoutalg.linear.algebra import compose, convert
+from layoutalg.linear.algebra import compose, convert, free_variable_masks
 from layoutalg.linear.banks import (
     BankConflicts,
     bank_conflicts,
@@ -57,6 +57,7 @@ __all__ = [
     "conversion_bank_conflicts",
     "convert",
     "distributed",
+    "free_variable_masks",
     "parse_linear_layout",
     "swizzled_shared",
 ]

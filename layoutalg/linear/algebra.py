@@ -144,6 +144,27 @@ def convert(a: LinearLayout, b: LinearLayout) -> LinearLayout:
     return LinearLayout(bases, list(a.in_dims))
 
 
+def free_variable_masks(layout: LinearLayout) -> dict[str, int]:
+    """Per in dim, the bits that duplicate others (Triton's ``getFreeVariableMasks``).
+
+    Input bit ``b`` is free when its basis lies in the span of the bases before it
+    (in dim order, bits low to high): those are the broadcast bits. The inputs with
+    every free bit 0 — one *representative* per element — hold each element of the
+    image exactly once, so a lowering that stores or reduces only from representatives
+    does not repeat work (what triton PR #5840's ``isRepresentative`` does for lanes).
+
+    >>> tma = LinearLayout({"register": [[1], [2], [16], [0]], "lane": [[0], [0], [0]]})
+    >>> free_variable_masks(tma)                  # register 8 repeats register 0; all lanes
+    {'register': 8, 'lane': 7}
+    """
+    check_layout(layout, "free_variable_masks: layout")
+    state = gf2.eliminate(layout.columns)
+    free = 0
+    for combo in state.kernel:  # each kernel vector ends at the column that was dependent
+        free |= 1 << (combo.bit_length() - 1)
+    return layout.unflat_in(free)
+
+
 def _text(point: dict[str, int]) -> str:
     return "(" + ", ".join(f"{k}={v}" for k, v in point.items()) + ")"
 
@@ -152,4 +173,4 @@ def _text_out(layout: LinearLayout, element) -> str:
     return "(" + ", ".join(f"{n}={v}" for n, v in zip(layout.out_names, element)) + ")"
 
 
-__all__ = ["compose", "conversion_obstacle", "convert"]
+__all__ = ["compose", "conversion_obstacle", "convert", "free_variable_masks"]
