@@ -184,6 +184,15 @@ def test_a_channel_conflict_outlines_the_two_streamed_tiles_on_one_channel():
     assert [p for p, _ in marks] == [(0,), (512,)]
 
 
+def test_a_channel_picture_says_its_elements_are_tiles():
+    from layoutalg.docgen.pages import tile_numbering
+
+    layout = ChannelLayout("round_robin", num_channels=4, m_tiles=4, n_tiles=2, k_tiles=3,
+                           tile_bytes=256)
+    assert "A's 4×3 tiles row-major, then B's 3×2, then C's 4×2" in tile_numbering(layout)
+    assert tile_numbering(MeshLayout.grid(2, 2).on((4, 4))) == ""
+
+
 def test_overlapping_tiles_are_outlined_by_their_global_numbers():
     matrix = ChannelLayout("matrix", **SEED_003, channel_bytes=3 * MB)
     marks = conflict_marks(matrix, "tiles_disjoint", {"tk": 12, "tj": 0, "ti'": 0, "tj'": 0})

@@ -181,7 +181,7 @@ def spec_page(found: Found, outcomes: Sequence[Outcome], name: str | None = None
                                  layout_svg(drawn, title=title, subject=subject,
                                             highlight=points, notes=notes)))
             words = [f"{vocabulary(subject) or m.label}.", caption(drawn, subject),
-                     folding(drawn)]
+                     folding(drawn), tile_numbering(subject)]
             if points:
                 words.append(f"Outlined in red and numbered: the counterexample to "
                              f"{refuted.claim} ({refuted.reason}).")
@@ -192,6 +192,16 @@ def spec_page(found: Found, outcomes: Sequence[Outcome], name: str | None = None
                       f"![{markup.one_line(found.spec.name)}]({name}.svg)", ""]
     return [Page(f"generated/{name}.md", "\n".join(lines), title=found.spec.name,
                  section=section)] + pictures
+
+
+def tile_numbering(subject: object) -> str:
+    """What an element of a channel layout's picture is (a tile), in words."""
+    if not isinstance(subject, ChannelLayout):
+        return ""
+    return (f"An element is a tile, numbered as the seed numbers them: A's "
+            f"{subject.m_tiles}×{subject.k_tiles} tiles row-major, then B's "
+            f"{subject.k_tiles}×{subject.n_tiles}, then C's {subject.m_tiles}×{subject.n_tiles}; "
+            "its offset is that of the tile's first byte.")
 
 
 def counterexample_of(m: IndexMap, outcomes: Sequence[Outcome], subject: object = None):
