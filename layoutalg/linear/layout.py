@@ -233,7 +233,7 @@ class LinearLayout:
 
     # -- the function --------------------------------------------------------------
 
-    def __call__(self, **point: int) -> tuple[int, ...]:
+    def __call__(self, /, **point: int) -> tuple[int, ...]:
         """``L(point)``: the XOR of the bases of the set bits (missing in dims are 0)."""
         sizes = dict(self.in_dims)
         for name, value in point.items():
