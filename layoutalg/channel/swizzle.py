@@ -187,6 +187,8 @@ def _size(value, who: str):
         value = int(value)
     if is_int(value) and value >= 1:
         return int(value)
+    if is_int(value):
+        raise SwizzleError(f"{who}: size must be a positive int; got {describe(value)}")
     if isinstance(value, sympy.Expr) and value.is_integer and value.is_positive:
         return value
     raise SwizzleError(f"{who}: size must be a positive int or a positive integer expression "
