@@ -37,6 +37,7 @@ from layoutalg.tt import (
     tensor_spec,
 )
 from layoutalg.tt.padding import padded_spec
+from layoutalg.tt.ttnn import bridge
 
 BLOCK_53110 = {"memory_layout": "BLOCK_SHARDED", "buffer_type": "L1",
                "shard_spec": {"grid": ((0, 0), (1, 1)), "shape": (64, 128),
@@ -70,6 +71,7 @@ def test_ttnn_objects_are_read_by_their_fields():
                              layout=_enum("TILE"), memory_config=lambda: config)
     assert as_layout(tensor) == SPEC_53110
     assert as_layout(SPEC_53110) is SPEC_53110
+    assert bridge(tensor) == SPEC_53110 and bridge(SPEC_53110) is None and bridge(3) is None
 
 
 def test_the_printed_enum_spellings_are_read():
@@ -332,3 +334,25 @@ def test_sharded_tensor_fit_agrees_with_arithmetic(tiles, cores, taken):
                       circular_buffers=[("cbs", 1_499_136 - 100_000 - 40_000)])
     verdict = check_l1_fit(spec, budget)
     assert verdict.proved == (tiles * 2048 <= budget.free)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 1_499_136 - 8192), min_size=4, max_size=4), st.integers(1, 4))
+def test_per_core_budgets_the_least_free_core_decides(taken, tiles):
+    spec = TensorSpec((32 * tiles * 4, 32), "bfloat16", memory=ShardSpec(
+        "HEIGHT", (2, 2), (32 * tiles, 32)), storage="L1")
+    cores = [(0, 0), (1, 0), (0, 1), (1, 1)]
+    budgets = {core: L1Budget(device="wormhole_b0", buffers=[("other", t)])
+               for core, t in zip(cores, taken)}
+    verdict = check_l1_fit(spec, budgets)
+    least = min(cores, key=lambda c: (1_499_136 - taken[cores.index(c)], c))
+    assert verdict.proved == (tiles * 2048 <= 1_499_136 - max(taken))
+    assert verdict.reason.split(":")[0].endswith(f"core {least}") or verdict.proved
+
+
+def test_per_core_budget_must_cover_every_core_of_the_shards():
+    spec = TensorSpec((128, 32), "bfloat16", memory=ShardSpec("HEIGHT", (2, 2), (32, 32)),
+                      storage="L1")
+    with pytest.raises(TTError, match=r"budget: core \(0, 1\) holds a shard of the tensor but "
+                                      r"has no L1Budget"):
+        check_l1_fit(spec, {(0, 0): L1Budget(1 << 20), (1, 0): L1Budget(1 << 20)})

@@ -157,9 +157,10 @@ device_dtype=DataFormats.SEN169_FP16)
 def parse_repr(text: str) -> dict:
     """The fields of a printed ``SpyreTensorLayout(...)``.
 
-    >>> parse_repr("SpyreTensorLayout(device_size=[3, 2, 1, 64], dim_map =[1, 2, 0, 2], "
-    ...            "stride_map =[128, 64, -1, 1], device_dtype=DataFormats.SEN169_FP16)")["stride_map"]
-    [128, 64, -1, 1]
+    >>> fields = parse_repr("SpyreTensorLayout(device_size=[3, 2, 1, 64], dim_map =[1, 2, 0, 2], "
+    ...                     "stride_map =[128, 64, -1, 1], device_dtype=DataFormats.SEN169_FP16)")
+    >>> fields["stride_map"], fields["device_dtype"]
+    ([128, 64, -1, 1], 'DataFormats.SEN169_FP16')
     """
     match = re.fullmatch(r"\s*SpyreTensorLayout\((.*)\)\s*", text, re.S)
     if not match:
@@ -225,6 +226,14 @@ def as_layout(value: object, size=None, stride=None) -> SpyreLayout:
     return from_torch_spyre(value, size, stride)
 
 
+def bridge(value: object) -> SpyreLayout | None:
+    """The layout of a Spyre tensor (anything with ``device_tensor_layout()``), None
+    for anything else: the hook a spec runner calls on a value that is no layout."""
+    if callable(getattr(value, "device_tensor_layout", None)):
+        return as_layout(value)
+    return None
+
+
 def _device_size(value) -> tuple[int, ...]:
     sizes = int_tuple("device_size", value)
     if not sizes:
@@ -286,5 +295,6 @@ def _value(name: str, text: str):
     return text
 
 
-__all__ = ["DATA_FORMATS", "DEVICE_FORMAT", "TorchSpyreLayout", "as_layout", "from_torch_spyre",
+__all__ = ["DATA_FORMATS", "DEVICE_FORMAT", "TorchSpyreLayout", "as_layout", "bridge",
+           "from_torch_spyre",
            "parse_repr", "to_torch_spyre"]

@@ -30,6 +30,7 @@ from layoutalg.errors import describe
 from layoutalg.tt.checks import check_fits_memory
 from layoutalg.tt.devices import get_device
 from layoutalg.tt.errors import TTError
+from layoutalg.tt.sharded import cores_in_order
 from layoutalg.tt.tensor import TensorSpec
 from layoutalg.validate import is_int
 from layoutalg.verify.checks import check_in_bounds
@@ -114,39 +115,63 @@ class L1Budget:
                 f"{self.free:,} B, max L1 {self.max_l1:,} B)")
 
 
-def check_l1_fit(subject, budget: L1Budget, *, name: str = "this tensor",
+def check_l1_fit(subject, budget, *, name: str = "this tensor",
                  timeout_ms: int = DEFAULT_TIMEOUT_MS, assume=()) -> CheckResult:
     """``subject`` fits the free L1 of every core: a TensorSpec in L1 (its
     pages, by Z3, on every core it uses) or a number of bytes per core (a
-    circular buffer, say). REFUTED gives the breakdown of the core that
-    overflows.
+    circular buffer, say). ``budget`` is one ``L1Budget`` for every core, or a
+    dict ``{(x, y): L1Budget}`` per core (a sharded tensor reserves the same
+    bytes on each of its cores, so the core with the least free L1 decides).
+    REFUTED gives the breakdown of the core that overflows.
 
     >>> b = L1Budget(device="blackhole", reserved=119_936, buffers=[("other tensors", 194_816)])
     >>> print(check_l1_fit(1_310_720, b, name="wo shard CB").reason)
     each core: reserved 119,936 + other tensors 194,816 + wo shard CB 1,310,720 = 1,625,472 \
 of 1,572,864 B L1 (52,608 B over; free L1 1,258,112 B, max L1 1,452,928 B)
     """
-    if not isinstance(budget, L1Budget):
-        raise TTError(f"budget must be an L1Budget; got {describe(budget)}")
     start = time.perf_counter()
+    core, budget = _tightest(subject, budget)
+    where = "each core" if core is None else f"core {core}"
     if isinstance(subject, TensorSpec):
         if subject.storage != "L1":
             raise TTError(f"subject must be a tensor in L1; got storage {subject.storage}")
-        if budget.free < 1:
-            size, where, label = subject.bytes_per_location, "core (0, 0)", str(subject.shape)
-            return _arith(False, label, budget.breakdown(name, size, where=where), start,
-                          {"bytes": size})
-        verdict = check_fits_memory(subject, budget.free, assume=assume, timeout_ms=timeout_ms)
-        where = _core_text(verdict.counterexample)
         size = subject.bytes_per_location
+        if budget.free < 1:
+            return _arith(False, str(subject.shape), budget.breakdown(name, size, where=where),
+                          start, {"bytes": size})
+        verdict = check_fits_memory(subject, budget.free, assume=assume, timeout_ms=timeout_ms)
+        where = where if core is not None else _core_text(verdict.counterexample)
         text = budget.breakdown(name, size, where=where)
         return CheckResult(verdict.status, "fits_free_l1", verdict.subject,
                            verdict.counterexample, text if not verdict.proved else
                            f"{verdict.reason}; {text}", verdict.seconds, method=verdict.method)
     size = _bytes("subject", subject)
     fits = size <= budget.free
-    return _arith(fits, f"{name} of {size:,} B", budget.breakdown(name, size), start,
+    return _arith(fits, f"{name} of {size:,} B", budget.breakdown(name, size, where=where), start,
                   None if fits else {"bytes": size})
+
+
+def _tightest(subject, budget) -> tuple[tuple[int, int] | None, L1Budget]:
+    """The budget that decides: the one given, or the least free of the cores used."""
+    if isinstance(budget, L1Budget):
+        return None, budget
+    if not isinstance(budget, dict) or not budget:
+        raise TTError(f"budget must be an L1Budget or a dict {{(x, y): L1Budget}}; got "
+                      f"{describe(budget)}")
+    for core, each in budget.items():
+        if not isinstance(each, L1Budget):
+            raise TTError(f"budget[{core!r}] must be an L1Budget; got {describe(each)}")
+    if isinstance(subject, TensorSpec) and subject.is_sharded:
+        used = cores_in_order(subject.memory.grid, subject.memory.orientation)
+        missing = [core for core in used if core not in budget]
+        if missing:
+            raise TTError(f"budget: core {missing[0]} holds a shard of the tensor but has no "
+                          f"L1Budget; give one for each of its {len(used)} cores")
+        cores = used
+    else:
+        cores = list(budget)
+    core = min(cores, key=lambda c: (budget[c].free, c))
+    return core, budget[core]
 
 
 def guard_map(budget: L1Budget, guard: str = "free") -> IndexMap:
@@ -186,6 +211,8 @@ def _arith(fits: bool, label: str, text: str, start: float, counterexample) -> C
 def _core_text(counterexample) -> str:
     if counterexample and "core_x" in counterexample:
         return f"core ({counterexample['core_x']}, {counterexample['core_y']})"
+    if counterexample and "bank" in counterexample:
+        return f"L1 bank {counterexample['bank']}"
     return "each core"
 
 

@@ -135,6 +135,15 @@ def as_layout(value: object, *, device="wormhole_b0") -> TensorSpec:
                   f"(shape, dtype, layout, memory_config()); got {describe(value)}")
 
 
+def bridge(value: object) -> TensorSpec | None:
+    """The TensorSpec of a ``ttnn.Tensor`` (shape, dtype, layout, memory_config()),
+    None for anything else: the hook a spec runner calls on a value that is no layout."""
+    if not isinstance(value, TensorSpec) and all(
+            hasattr(value, name) for name in ("shape", "dtype", "layout", "memory_config")):
+        return as_layout(value)
+    return None
+
+
 def read_shard_spec(value: object, memory_layout: str) -> ShardSpec:
     """TTNN's ``ShardSpec(grid, shape, orientation)`` as the family's ShardSpec; the
     strategy comes from the memory layout."""
@@ -166,7 +175,8 @@ def core_grid(value: object) -> tuple[int, int]:
     object (``ranges()`` of ``start``/``end`` with ``x``/``y``), ``((0, 0), (x1, y1))``,
     ``{"start": {"x": 0, "y": 0}, "end": {...}}``, a list of one such range, or ``(x, y)``."""
     ranges = value.ranges() if callable(getattr(value, "ranges", None)) else value
-    if isinstance(ranges, Sequence) and len(ranges) == 2 and all(isinstance(v, int) for v in ranges):
+    if (isinstance(ranges, Sequence) and len(ranges) == 2
+            and all(isinstance(v, int) for v in ranges)):
         return (ranges[0], ranges[1])
     if hasattr(value, "x") and hasattr(value, "y") and not hasattr(value, "start"):
         return (value.x, value.y)  # ttnn.CoreGrid
@@ -242,5 +252,5 @@ def _dtype(value: object) -> str:
     raise TTError(f"dtype must be a ttnn.DataType or its name; got {describe(value)}")
 
 
-__all__ = ["BUFFER_TYPES", "MEMORY_LAYOUTS", "MemoryConfig", "as_layout", "core_grid",
+__all__ = ["BUFFER_TYPES", "MEMORY_LAYOUTS", "MemoryConfig", "as_layout", "bridge", "core_grid",
            "enum_name", "read_nd_shard_spec", "read_shard_spec", "tensor_spec"]
