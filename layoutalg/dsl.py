@@ -30,7 +30,7 @@ EXPECTATIONS = ("PROVED", "REFUTED")
 #: called unknown, so which claims exist never depends on import order
 #: (``la.spec(claims=["fits_pe"])`` works before anything touched ``la.mesh``).
 CLAIM_FAMILIES = ("layoutalg.mesh", "layoutalg.spyre", "layoutalg.tt", "layoutalg.channel",
-                  "layoutalg.dataflow", "layoutalg.dtensor")
+                  "layoutalg.dataflow", "layoutalg.dtensor", "layoutalg.linear")
 
 
 def known_claims() -> list[str]:

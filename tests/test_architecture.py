@@ -5,7 +5,7 @@ Issue 12, item 6. The layers, lowest first::
     foundation  errors, validate
     core        layoutalg.core
     verify      layoutalg.verify
-    families    mesh, spyre, tt, channel, dataflow, dtensor
+    families    mesh, spyre, tt, channel, dataflow, dtensor, linear
     execute     layoutalg.execute
     runner      dsl, prover, claim_limit, spec_imports, proof_cache, reports, pytest_plugin,
                 worker_pool

@@ -22,7 +22,7 @@ the generic claims (``"bijective"`` …) apply to it too, through its
 
 from __future__ import annotations
 
-from layoutalg.dsl import register_claim
+from layoutalg.verify.claims import register_claim
 from layoutalg.errors import SpecError, describe
 from layoutalg.linear.banks import check_bank_conflict_free
 from layoutalg.linear.checks import (
