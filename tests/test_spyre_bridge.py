@@ -283,3 +283,55 @@ def test_dma_reading_z3_agrees_with_enumeration_and_with_the_rule(layout):
 def test_default_layouts_are_read_as_written(layout):
     assert check_dma_reading(layout).proved
     check_dma_rule(layout)
+
+
+# -- no SIGFPE-class input gets through ---------------------------------------------------------
+
+
+def _copy_divisors_are_safe(layout):
+    """torch-spyre's copy (spyre_mem.cpp get_device_stride_infos), re-stated: for every device
+    dim of size > 1 its DMA reading assigns to a host dim, the host stride and the quotient
+    stride_map[k] // host stride are divisors; both must be nonzero."""
+    stride_map = layout.stride_map
+    read = dma_dim_map(layout.size, layout.stride, layout.device_size, stride_map)
+    for k, d in enumerate(read):
+        if d == -1 or layout.device_size[k] == 1 or stride_map[k] == -1:
+            continue
+        if layout.stride[d] == 0 or stride_map[k] // layout.stride[d] == 0:
+            return False
+    return all(n > 0 for n in layout.device_size)
+
+
+@st.composite
+def mutated_torch_spyre_layouts(draw):
+    """A torch-spyre layout of a small tensor with one field knocked out of shape."""
+    size = draw(st.lists(st.integers(1, 40), min_size=1, max_size=3))
+    base = default_layout(size, "float16", list(draw(st.permutations(range(len(size))))))
+    device_size, stride_map = list(base.device_size), list(base.stride_map)
+    k = draw(st.integers(0, len(device_size) - 1))
+    what = draw(st.sampled_from(["size", "stride", "swap", "none"]))
+    if what == "size":
+        device_size[k] = draw(st.integers(-1, 8))
+    elif what == "stride":
+        stride_map[k] = draw(st.sampled_from([-2, -1, 0, 1, 2, 64, 128]) | st.integers(0, 5000))
+    elif what == "swap" and len(device_size) > 2:
+        j = draw(st.integers(0, len(device_size) - 2))
+        device_size[j], device_size[k] = device_size[k], device_size[j]
+        stride_map[j], stride_map[k] = stride_map[k], stride_map[j]
+    fmt = draw(st.sampled_from(["SEN169_FP16", "SEN169_FP16", "IEEE_FP32", "IEEE_FP64"]))
+    return size, {"device_size": device_size, "stride_map": stride_map, "device_dtype": fmt}
+
+
+@settings(max_examples=150, deadline=None)
+@given(mutated_torch_spyre_layouts())
+def test_what_the_bridge_accepts_torch_spyre_copies_safely(case):
+    size, fields = case
+    try:
+        layout = from_torch_spyre(fields, size)
+    except la.LayoutError as error:
+        assert "\n" not in str(error)
+        return
+    assert _copy_divisors_are_safe(layout)
+    assert not _dma_misplaces_by_enumeration(layout)
+    for host in itertools.product(*(range(n) for n in layout.size)):
+        assert layout.device_to_host(layout.host_to_device(host)) == host
