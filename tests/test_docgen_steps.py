@@ -184,6 +184,19 @@ def test_a_channel_conflict_outlines_the_two_streamed_tiles_on_one_channel():
     assert [p for p, _ in marks] == [(0,), (512,)]
 
 
+def test_a_wrong_channel_total_outlines_a_tile_of_that_channel():
+    ia = ChannelLayout("iteration_aware", **SEED_003)
+    # Seed 003, option 3: A[ti,tk] on channel 2·((ti+tk) mod 2), B[tk,tj] on
+    # 2·((tk+tj) mod 2) + 1. Channel 0's first tile is A[0,0] (tile 0); channel 3's
+    # is B[0,1], tile 256 + 1.
+    marks = conflict_marks(ia, "channel_totals", {"channel": 0, "bytes": 4 * MB})
+    assert [p for p, _ in marks] == [(0,)] and "holds 4194304 B" in marks[0][1]
+    assert [p for p, _ in conflict_marks(ia, "channel_totals", {"channel": 3, "bytes": 0})] \
+        == [(257,)]
+    empty = ChannelLayout("matrix", **SEED_003)  # channel 1 holds nothing: no tile to show
+    assert conflict_marks(empty, "channel_totals", {"channel": 1, "bytes": 0}) == []
+
+
 def test_a_channel_picture_says_its_elements_are_tiles():
     from layoutalg.docgen.pages import tile_numbering
 

@@ -55,8 +55,9 @@ def conflict_marks(layout: ChannelLayout, claim: str,
     """``[((global tile,), note), ...]``: the tiles a REFUTED channel claim's
     counterexample names, each with the channel it is on. An iteration
     ``(ti, tj, tk)`` of ``channel_conflict_free`` gives the tiles its dataflow
-    streams together that share a channel; other claims give the tile (or
-    the two tiles) they name. Empty when the layout has symbolic sizes or the
+    streams together that share a channel; a channel's wrong total gives the
+    channel's first tile; other claims give the tile (or the two tiles) they
+    name. Empty when the layout has symbolic sizes or the
     counterexample names no tile.
 
     >>> rr = ChannelLayout("round_robin", num_channels=4, m_tiles=2, n_tiles=2, k_tiles=2,
@@ -69,6 +70,9 @@ def conflict_marks(layout: ChannelLayout, claim: str,
         return []
     if all(d in counterexample for d in ITERATION):
         return _iteration_marks(layout, claim, counterexample)
+    if set(counterexample) == {"channel", "bytes"}:  # channel_totals: a channel's total
+        return _channel_marks(layout, int(counterexample["channel"]),
+                              int(counterexample["bytes"]))
     marks = []
     for prime in ("", "'"):
         for matrix, row, col in _tiles_named(counterexample, prime):
@@ -80,6 +84,20 @@ def conflict_marks(layout: ChannelLayout, claim: str,
                 note += f", its beat {beat} on channel {channel_at(layout, matrix, row, col, beat)}"
             marks.append(((global_tile(layout, matrix, row, col),), note))
     return marks
+
+
+def _channel_marks(layout: ChannelLayout, channel: int, total: int) -> list:
+    """The first tile on ``channel``, standing for the channel whose total the
+    claim got wrong (every tile of its colour is on it)."""
+    for matrix in MATRICES:
+        rows, cols = (int(v) for v in layout.tile_extents(matrix))
+        for row in range(rows):
+            for col in range(cols):
+                if channel_at(layout, matrix, row, col) == channel:
+                    tile = global_tile(layout, matrix, row, col)
+                    return [((tile,), f"tile {tile} ({matrix}) is on channel {channel}, which "
+                             f"holds {total} B: every tile of its colour is there")]
+    return []
 
 
 def _iteration_marks(layout: ChannelLayout, claim: str, ce: dict) -> list:
