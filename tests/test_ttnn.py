@@ -34,6 +34,7 @@ from layoutalg.tt import (
     check_padded_to_shards,
     check_padding_disjoint,
     shard_padded_2d,
+    shard_shapes,
     tensor_spec,
 )
 from layoutalg.tt.padding import padded_spec
@@ -356,3 +357,38 @@ def test_per_core_budget_must_cover_every_core_of_the_shards():
     with pytest.raises(TTError, match=r"budget: core \(0, 1\) holds a shard of the tensor but "
                                       r"has no L1Budget"):
         check_l1_fit(spec, {(0, 0): L1Budget(1 << 20), (1, 0): L1Budget(1 << 20)})
+
+
+# -- logical vs padded shape per shard ------------------------------------------------------
+
+
+def test_shard_shapes_pinned():
+    """#53110's tensor: 100 rows in shards of 64 → the second shard row holds 36; #24425's:
+    the last core's shard holds 6 data columns, 32 padded columns, of a 64-wide shard."""
+    shapes = shard_shapes(SPEC_53110)
+    assert shapes[(0, 0)] == ((64, 128), (64, 128), (64, 128))
+    assert shapes[(1, 1)].logical == (36, 128)
+    spec = tensor_spec((32, 70), "bfloat16", {"memory_layout": "WIDTH_SHARDED",
+                                              "buffer_type": "L1",
+                                              "shard_spec": {"grid": (2, 1), "shape": (32, 64)}})
+    assert shard_shapes(spec)[(1, 0)] == ((32, 70 - 64), (32, 96 - 64), (32, 64))
+
+
+@settings(max_examples=40, deadline=None)
+@given(sharded_specs())
+def test_shard_shapes_hold_every_element_once(spec):
+    shapes = shard_shapes(spec)
+    assert sum(s.logical[0] * s.logical[1] for s in shapes.values()) == (
+        spec.shape[0] * spec.shape[1])
+    for s in shapes.values():
+        assert s.logical[0] <= s.padded[0] <= s.shard[0]
+        assert s.logical[1] <= s.padded[1] <= s.shard[1]
+
+
+def test_shard_shapes_of_a_batched_tensor():
+    """[3, 40, 50] pads each matrix to 64 × 64 (the TT-Metal docs' example): one matrix per
+    HEIGHT shard of 64 rows, 40 × 50 of it data."""
+    spec = tensor_spec((3, 40, 50), "bfloat16", {"memory_layout": "HEIGHT_SHARDED",
+                                                 "buffer_type": "L1",
+                                                 "shard_spec": {"grid": (3, 1), "shape": (64, 64)}})
+    assert set(shard_shapes(spec).values()) == {((40, 50), (64, 64), (64, 64))}

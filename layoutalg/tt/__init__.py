@@ -25,10 +25,12 @@ from layoutalg.tt.dtypes import DTYPES, DType
 from layoutalg.tt.errors import ShardSpecError, TTError
 from layoutalg.tt.l1_budget import L1Budget, check_l1_fit, check_l1_guard
 from layoutalg.tt.padding import (
+    ShardShape,
     check_padded_to_shards,
     check_padding_disjoint,
     fill_map,
     shard_padded_2d,
+    shard_shapes,
 )
 from layoutalg.tt.sharded import (
     CoreGrid,
@@ -55,6 +57,7 @@ __all__ = [
     "MemoryConfig",
     "NdShardSpec",
     "ShardSpec",
+    "ShardShape",
     "ShardSpecError",
     "TTError",
     "TensorSpec",
@@ -74,6 +77,7 @@ __all__ = [
     "fill_map",
     "get_device",
     "shard_padded_2d",
+    "shard_shapes",
     "tensor_spec",
     "tile_offset",
 ]

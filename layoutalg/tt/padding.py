@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import NamedTuple
 
 import sympy
 
@@ -50,6 +51,41 @@ def shard_padded_2d(spec: TensorSpec) -> tuple[int, int]:
     memory = _sharded(spec)
     (height, width), (sh, sw) = spec.physical_2d, memory.shard_shape
     return (ceil_div(height, sh) * sh, ceil_div(width, sw) * sw)
+
+
+class ShardShape(NamedTuple):
+    """One core's shard: the data it holds, what the tensor's padded shape gives it,
+    and the shard shape it reserves (rows, columns of the 2D view)."""
+
+    logical: tuple[int, int]
+    padded: tuple[int, int]
+    shard: tuple[int, int]
+
+
+def shard_shapes(spec: TensorSpec) -> dict[tuple[int, int], ShardShape]:
+    """Logical and padded shape of each core's shard (plain integers from the pages
+    each core holds). The padded shape of every shard that holds data should be its
+    shard shape; tt-metal#24425's tensor breaks that on its last core.
+
+    >>> from layoutalg.tt.ttnn import tensor_spec
+    >>> spec = tensor_spec((32, 70), "bfloat16", {"memory_layout": "WIDTH_SHARDED",
+    ...     "buffer_type": "L1", "shard_spec": {"grid": (2, 1), "shape": (32, 64)}})
+    >>> shard_shapes(spec)[(1, 0)]
+    ShardShape(logical=(32, 6), padded=(32, 32), shard=(32, 64))
+    """
+    memory = _sharded(spec)
+    (ph, pw), across = spec.page_shape, spec.pages_2d[1]
+    shapes = {}
+    for core, slots in spec.pages_by_core().items():
+        pages = [p for p in slots if p is not None]
+        rows = sorted({p // across for p in pages})
+        cols = sorted({p % across for p in pages})
+        data_rows = sum(1 for r in rows for i in range(ph)
+                        if (r * ph + i) % spec.padded_height < spec.height)
+        data_cols = sum(1 for c in cols for j in range(pw) if c * pw + j < spec.width)
+        shapes[core] = ShardShape((data_rows if data_cols else 0, data_cols if data_rows else 0),
+                                  (len(rows) * ph, len(cols) * pw), memory.shard_shape)
+    return shapes
 
 
 def shard_split_map(spec: TensorSpec, padded=None) -> IndexMap:
@@ -188,5 +224,5 @@ def _shape2(value) -> tuple[int, int]:
 register_claim("padded_to_shards", check_padded_to_shards, index_map=False, arguments=(0, 1))
 register_claim("padding_disjoint", check_padding_disjoint, index_map=False, arguments=(0, 1))
 
-__all__ = ["check_padded_to_shards", "check_padding_disjoint", "fill_map", "padded_spec",
-           "shard_padded_2d", "shard_split_map"]
+__all__ = ["ShardShape", "check_padded_to_shards", "check_padding_disjoint", "fill_map",
+           "padded_spec", "shard_padded_2d", "shard_shapes", "shard_split_map"]
