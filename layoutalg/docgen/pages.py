@@ -18,7 +18,6 @@ from layoutalg.docgen.channel_marks import conflict_marks
 from layoutalg.docgen.picture import (caption, counterexample_points, drawn_instance, folding,
                                       layout_svg, memory_shares)
 from layoutalg.errors import LayoutError
-from layoutalg.mesh.placed import PlacedTensor
 from layoutalg.prover import Found, Outcome, discover, prove
 
 MARK = {"PROVED": "**PROVED**", "REFUTED": "**REFUTED**", "UNKNOWN": "**UNKNOWN**",
@@ -51,12 +50,9 @@ def steps_of(subject: object) -> tuple[IndexMap, ...]:
     or when the layout cannot say them: the page reports its map's error)."""
     if isinstance(subject, Chain):
         steps = subject.parts
-    elif isinstance(subject, (Stepped, PlacedTensor)):
+    elif isinstance(subject, Stepped):
         try:
-            steps = tuple(subject.layout_steps() if isinstance(subject, Stepped) else
-                          # a mesh layout says its steps for a shape (MeshLayout.layout_steps)
-                          subject.layout.layout_steps(subject.shape,
-                                                      element_size=subject.element_size))
+            steps = tuple(subject.layout_steps())
         except LayoutError:
             return ()
     else:

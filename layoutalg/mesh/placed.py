@@ -71,6 +71,10 @@ class PlacedTensor:
     def index_map(self) -> IndexMap:
         return self.layout.index_map(self.shape, element_size=self.element_size)
 
+    def layout_steps(self) -> tuple[IndexMap, ...]:
+        """The steps of ``index_map()``, one named intermediate coordinate each."""
+        return self.layout.layout_steps(self.shape, element_size=self.element_size)
+
     def memory_usage(self) -> MemoryUsage:
         return memory_usage(self.layout, self.shape, self.dtype)
 
