@@ -19,6 +19,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.dsl import Spec, run_claim
 from layoutalg.errors import LayoutError, SpecError
 from layoutalg.spec_imports import isolated
+from layoutalg.verify import query
 from layoutalg.verify.result import CheckResult
 from layoutalg.worker_pool import WorkerDied
 
@@ -65,7 +66,12 @@ class Found:
 
 @dataclass(frozen=True)
 class Outcome:
-    """One claim of one spec: what was expected and what the check said."""
+    """One claim of one spec: what was expected and what the check said.
+
+    ``seconds`` is the claim's wall time and ``cpu_seconds`` the CPU time of
+    its process meanwhile (every thread: Z3 solves in its own); ``method``
+    says how the verdict was reached ("z3", "enumeration"; "" when none was).
+    """
 
     path: str
     spec: str
@@ -75,6 +81,8 @@ class Outcome:
     reason: str
     seconds: float
     counterexample: dict[str, int] | None = None
+    cpu_seconds: float = 0.0
+    method: str = ""
 
     @property
     def ok(self) -> bool:
@@ -180,8 +188,15 @@ def prove_spec(found: Found, claim_seconds: float | None = None) -> list[Outcome
     """Build the spec once and check each claim.
 
     ``claim_seconds`` limits the wall-clock time of the build and of each
-    claim (see ``claim_limit``); a claim past it is UNKNOWN.
+    claim (see ``claim_limit``); a claim past it is UNKNOWN. Queries asked
+    before in this process are answered from memory and small concrete maps
+    are enumerated (``verify.query.shortcuts``): the same verdicts, sooner.
     """
+    with query.shortcuts():
+        return _prove_spec(found, claim_seconds)
+
+
+def _prove_spec(found: Found, claim_seconds: float | None) -> list[Outcome]:
     start = time.perf_counter()
     try:
         # the build imports with the spec's folder first (spec_imports); the
@@ -201,6 +216,7 @@ def prove_spec(found: Found, claim_seconds: float | None = None) -> list[Outcome
     outcomes = []
     for claim in found.spec.claims:
         claim_start = time.perf_counter()
+        cpu_start = time.process_time()
         try:
             with within(claim_seconds):
                 result = run_claim(found.spec, claim, subject)
@@ -216,7 +232,8 @@ def prove_spec(found: Found, claim_seconds: float | None = None) -> list[Outcome
         except Exception as exc:  # noqa: BLE001 - reported as this claim's failure
             outcomes.append(_failed(found, claim, f"{type(exc).__name__}: {exc}", claim_start))
             continue
-        outcomes.append(_from_result(found, claim, result))
+        outcomes.append(_from_result(found, claim, result, time.perf_counter() - claim_start,
+                                     time.process_time() - cpu_start))
     return outcomes
 
 
@@ -287,11 +304,13 @@ def _finish(item, outcomes, cache, on_done) -> None:
         on_done(item, outcomes)
 
 
-def _from_result(found: Found, claim, result: CheckResult) -> Outcome:
+def _from_result(found: Found, claim, result: CheckResult, seconds: float,
+                 cpu_seconds: float) -> Outcome:
     return Outcome(
         path=str(found.path), spec=found.spec.name, claim=claim.label, expected=claim.expect,
-        status=result.status.value, reason=result.reason, seconds=result.seconds,
-        counterexample=result.counterexample,
+        status=result.status.value, reason=result.reason, seconds=seconds,
+        counterexample=result.counterexample, cpu_seconds=cpu_seconds,
+        method=getattr(result, "method", ""),
     )
 
 

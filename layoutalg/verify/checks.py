@@ -11,8 +11,10 @@ from collections.abc import Sequence
 
 import sympy
 
-from layoutalg.core.index_map import IndexMap, substitute_exprs
+from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import MapError, describe
+from layoutalg.verify import enumerated, one_query
+from layoutalg.verify.one_query import inverse_misses
 from layoutalg.verify import query as q
 from layoutalg.verify.result import CheckResult, Status, point_text
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS, checked_timeout
@@ -32,9 +34,12 @@ def check_in_bounds(
     """
     _check_map(m, "m")
     timeout_ms = checked_timeout(timeout_ms)
+    small = enumerated.decide("in_bounds", [m], assume, proved=f"every image lies in {m.codomain}")
+    if small is not None:
+        return small
     start = time.perf_counter()
     x, bounds = q.unknowns(m.domain)
-    fx = q.images(m, x)
+    fx = q.images(m, x, bounds)
     escape = sympy.Or(*(q.outside(v, e) for v, e in zip(fx, m.codomain.extents)))
     outcome = q.run(bounds, [escape], [m], assume=assume, timeout_ms=timeout_ms)
     return q.verdict(outcome, "in_bounds", m.label, start,
@@ -69,13 +74,16 @@ def check_injective(
     """
     _check_map(m, "m")
     timeout_ms = checked_timeout(timeout_ms)
+    small = enumerated.decide("injective", [m], assume, proved="no two elements share a slot")
+    if small is not None:
+        return small
     start = time.perf_counter()
     if m.inverse is not None and _has_left_inverse(m, assume, timeout_ms):
         return q.result(Status.PROVED, "injective", m.label, start,
                         reason="no two elements share a slot (the inverse undoes the map)")
     x, bounds_x = q.unknowns(m.domain)
     y, bounds_y = q.unknowns(m.domain, "'")
-    fx, fy = q.images(m, x), q.images(m, y)
+    fx, fy = q.images(m, x, bounds_x), q.images(m, y, bounds_y)
     differ = sympy.Or(*(q.ne(a, b) for a, b in zip(x, y)))
     collide = [q.eq(a, b) for a, b in zip(fx, fy)]
     outcome = q.run(bounds_x + bounds_y, [differ, *collide], [m], assume=assume,
@@ -104,7 +112,7 @@ def _has_left_inverse(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
     query instead of a pair, often far easier). False means "not shown": the
     inverse may be wrong or Z3 may not know, and the pairwise query decides."""
     x, bounds = q.unknowns(m.domain)
-    back = substitute_exprs(m.inverse, m.codomain.symbols, q.images(m, x))
+    back = q.substitute(m.inverse, m.codomain.symbols, q.images(m, x, bounds), bounds)
     moved = sympy.Or(*(q.ne(a, b) for a, b in zip(back, x)))
     outcome = q.run(bounds, [moved], [m], assume=assume, timeout_ms=min(timeout_ms, 5_000))
     return outcome.answer == "unsat"
@@ -118,6 +126,10 @@ def check_images_valid(
     ``check_in_bounds`` judges those, and ``valid`` is not consulted there."""
     _check_map(m, "m")
     timeout_ms = checked_timeout(timeout_ms)
+    small = enumerated.decide("images_valid", [m], assume,
+                              proved="every element lands on a valid slot")
+    if small is not None:
+        return small
     start = time.perf_counter()
     if m.valid is None:
         # Nothing to refute, but still through the door: the assumptions are
@@ -126,9 +138,9 @@ def check_images_valid(
         return q.verdict(outcome, "images_valid", m.label, start,
                          proved="the map declares every slot valid", refuted=_impossible)
     x, bounds = q.unknowns(m.domain)
-    fx = q.images(m, x)
+    fx = q.images(m, x, bounds)
     lands_inside = [sympy.Not(q.outside(v, e)) for v, e in zip(fx, m.codomain.extents)]
-    lands_on_padding = sympy.Not(m.valid.xreplace(dict(zip(m.codomain.symbols, fx))))
+    lands_on_padding = sympy.Not(q.substitute([m.valid], m.codomain.symbols, fx, bounds)[0])
     outcome = q.run(bounds, [*lands_inside, lands_on_padding], [m], assume=assume,
                     timeout_ms=timeout_ms)
     return q.verdict(outcome, "images_valid", m.label, start,
@@ -161,6 +173,10 @@ def check_surjective(
     """
     _check_map(m, "m")
     timeout_ms = checked_timeout(timeout_ms)
+    small = enumerated.decide("surjective", [m], assume,
+                              proved="every valid slot holds an element")
+    if small is not None:
+        return small
     start = time.perf_counter()
     p, bounds_p = q.unknowns(m.codomain)
     valid = sympy.true if m.valid is None else m.valid
@@ -192,20 +208,6 @@ def check_surjective(
     return q.result(Status.REFUTED, "surjective", m.label, start, **_empty_slot(m, outcome, p))
 
 
-def inverse_misses(m: IndexMap, assume: Assume, timeout_ms: int):
-    """Ask for a valid slot ``p`` whose ``inverse(p)`` lies outside the domain
-    or does not map back to ``p``; ``unsat`` means the inverse is right on
-    every valid slot. The model names ``p`` by the codomain's symbols."""
-    p, bounds = q.unknowns(m.codomain)
-    gp = substitute_exprs(m.inverse, m.codomain.symbols, p)
-    back = substitute_exprs(m.exprs, m.domain.symbols, gp)
-    escapes = [q.outside(v, e) for v, e in zip(gp, m.domain.extents)]
-    misses = [q.ne(a, b) for a, b in zip(back, p)]
-    valid = sympy.true if m.valid is None else m.valid
-    return q.run(bounds, [valid, sympy.Or(*escapes, *misses)], [m], assume=assume,
-                 timeout_ms=timeout_ms)
-
-
 def _onto_by_counting(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
     """Pigeonhole: an injective, in-bounds map of n elements into n slots is
     onto. Only when every slot is valid (no ``valid`` predicate) and the two
@@ -225,7 +227,7 @@ def _confirm_empty(m, outcome, p, assume, timeout_ms):
     slot = q.point_of(outcome, p)
     bound = q.concrete(m, params)
     x, bounds = q.unknowns(bound.domain)
-    hit = [q.eq(a, v) for a, v in zip(q.images(bound, x), slot)]
+    hit = [q.eq(a, v) for a, v in zip(q.images(bound, x, bounds), slot)]
     check = q.run(bounds, hit, [bound], assume=[a.subs(params) for a in assume],
                   timeout_ms=timeout_ms)
     if check.answer == "unsat":
@@ -254,7 +256,14 @@ def check_bijective(
     """
     _check_map(m, "m")
     timeout_ms = checked_timeout(timeout_ms)
+    padding_note = "" if m.valid is None else " (padding excluded)"
+    proved = f"a bijection onto the valid slots of {m.codomain}{padding_note}"
+    small = enumerated.decide("bijective", [m], assume, proved=proved)
+    if small is not None:
+        return small
     start = time.perf_counter()
+    if one_query.bijection_by_inverse(m, assume, timeout_ms):
+        return q.result(Status.PROVED, "bijective", m.label, start, reason=proved)
     parts = []
     for check in (check_in_bounds, check_injective, check_images_valid, check_surjective):
         part = check(m, assume=assume, timeout_ms=timeout_ms)
@@ -266,9 +275,7 @@ def check_bijective(
         if part.status is Status.UNKNOWN:
             return q.result(Status.UNKNOWN, "bijective", m.label, start,
                             reason=f"{part.check}: {part.reason}")
-    padding_note = "" if m.valid is None else " (padding excluded)"
-    return q.result(Status.PROVED, "bijective", m.label, start,
-                    reason=f"a bijection onto the valid slots of {m.codomain}{padding_note}")
+    return q.result(Status.PROVED, "bijective", m.label, start, reason=proved)
 
 
 def check_equivalent(
@@ -284,12 +291,18 @@ def check_equivalent(
     _check_map(m2, "m2")
     _check_same_domain(m1, m2)
     timeout_ms = checked_timeout(timeout_ms)
+    small = enumerated.decide("equivalent", [m1, m2], assume,
+                              proved="both maps send every point to the same values")
+    if small is not None:
+        return small
     start = time.perf_counter()
     subject = f"{m1.label} ≡ {m2.label}"
     x, bounds = q.unknowns(m1.domain)
-    f1 = q.images(m1, x)
-    f2 = substitute_exprs(m2.exprs, m2.domain.symbols, x)
-    differ = sympy.Or(*(q.ne(a, b) for a, b in zip(f1, f2)))
+    f1 = q.images(m1, x, bounds)
+    f2 = q.substitute(m2.exprs, m2.domain.symbols, x, bounds)
+    # Coordinates written alike (after the rules of verify.rewrite) cannot
+    # differ; with none left the query is "false", still asked for its guards.
+    differ = sympy.Or(*(q.ne(a, b) for a, b in zip(f1, f2) if a != b))
     outcome = q.run(bounds, [differ], [m1, m2], assume=assume, timeout_ms=timeout_ms)
     return q.verdict(outcome, "equivalent", subject, start,
                      proved="both maps send every point to the same values",

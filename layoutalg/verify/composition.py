@@ -32,7 +32,7 @@ import numpy as np
 import sympy
 
 from layoutalg.core import evaluate as ev
-from layoutalg.core.index_map import IndexMap, substitute_exprs
+from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_in_bounds, inverse_misses
@@ -190,11 +190,11 @@ def _prove_inverse(then: IndexMap, start: float, timeout_ms: int) -> CheckResult
         return _inverse_verdict(then, right, start, "right",
                                 lambda: q.point_of(right, then.codomain.symbols))
     z, bounds = q.unknowns(then.domain)
-    image = q.images(then, z)
+    image = q.images(then, z, bounds)
     inside = [sympy.Not(q.outside(v, e)) for v, e in zip(image, then.codomain.extents)]
     valid = [] if then.valid is None else [
-        then.valid.xreplace(dict(zip(then.codomain.symbols, image)))]
-    back = substitute_exprs(then.inverse, then.codomain.symbols, image)
+        q.substitute([then.valid], then.codomain.symbols, image, bounds)[0]]
+    back = q.substitute(then.inverse, then.codomain.symbols, image, bounds)
     moved = sympy.Or(*(q.ne(a, b) for a, b in zip(back, z)))
     left = q.run(bounds, [*inside, *valid, moved], [then], timeout_ms=timeout_ms)
     if left.answer != "unsat":

@@ -101,7 +101,7 @@ def check_fits(
     memory, inside = memory_dims(m, per)
     start = time.perf_counter()
     x, bounds = q.unknowns(m.domain)
-    image = q.images(m, x)
+    image = q.images(m, x, bounds)
     need = sympy.sympify(byte_end(flat_offset(m, image, inside), element_bytes, offsets_in_bytes))
     sizes = _capacity_parameters(capacity)
     outcome = q.run(bounds, [sympy.Gt(need, capacity, evaluate=False)], [m], assume=assume,

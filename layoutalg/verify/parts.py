@@ -38,6 +38,7 @@ from layoutalg.core.combinators import compose
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import CompositionError, MapError, describe
 from layoutalg.verify import composition as facts
+from layoutalg.verify import one_query
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import (check_bijective, check_images_valid, check_in_bounds,
                                      check_injective, inverse_misses)
@@ -119,6 +120,10 @@ def _bijection_with_right_inverse(g: IndexMap, assume: Assume, timeout_ms: int) 
     if g.inverse is None:
         return q.result(Status.UNKNOWN, "bijection with a right inverse", g.label, start,
                         reason="the lemma needs an inverse for every part after the first")
+    proved = "a bijection of its domain onto its valid slots, with a right inverse"
+    if one_query.bijection_by_inverse(g, assume, timeout_ms):
+        return q.result(Status.PROVED, "bijection with a right inverse", g.label, start,
+                        reason=proved)
     for check in (check_in_bounds, check_injective, check_images_valid):
         part = check(g, assume=assume, timeout_ms=timeout_ms)
         if not part.proved:
@@ -126,7 +131,6 @@ def _bijection_with_right_inverse(g: IndexMap, assume: Assume, timeout_ms: int) 
     outcome = inverse_misses(g, assume, timeout_ms)
     y, _ = q.unknowns(g.codomain)
     return q.verdict(outcome, "bijection with a right inverse", g.label, start,
-                     proved="a bijection of its domain onto its valid slots, with a right "
-                     "inverse",
+                     proved=proved,
                      refuted=lambda: {"reason": "its inverse is not right at "
                                       f"{q.point_of(outcome, y)}"})

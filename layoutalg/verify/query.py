@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 
 import sympy
 
 from layoutalg.core.expr import as_condition
-from layoutalg.core.index_map import IndexMap, substitute_exprs
+from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import MapError, describe
-from layoutalg.verify import solver
+from layoutalg.verify import rewrite, solver
 from layoutalg.verify.result import CheckResult, Status
 
 Point = tuple[sympy.Symbol, ...]
@@ -29,9 +33,25 @@ def unknowns(space: Space, suffix: str = "") -> tuple[Point, list[solver.Bounded
     return symbols, bounds
 
 
-def images(m: IndexMap, point: Point) -> tuple[sympy.Expr, ...]:
-    """``m``'s expressions at a symbolic point."""
-    return substitute_exprs(m.exprs, m.domain.symbols, point)
+def images(m: IndexMap, point: Point, bounds: Sequence[solver.Bounded] = ()
+           ) -> tuple[sympy.Expr, ...]:
+    """``m``'s expressions at a symbolic point (see :func:`substitute`)."""
+    return substitute(m.exprs, m.domain.symbols, point, bounds)
+
+
+def substitute(exprs, symbols, values, bounds: Sequence[solver.Bounded] = ()
+               ) -> tuple[sympy.Basic, ...]:
+    """``values`` for ``symbols`` in ``exprs``, by structural integer rules
+    (:mod:`layoutalg.verify.rewrite`) instead of SymPy's evaluation.
+    ``bounds`` are unknowns of the query the result goes into: their ranges
+    may simplify it (``Mod(i, 8) = i`` for ``0 <= i < 4``), which is exact
+    because the query holds every unknown in its range."""
+    ranges = {}
+    for b in bounds:
+        low, high = sympy.sympify(b.low), sympy.sympify(b.high)
+        if low.is_Integer:
+            ranges[b.symbol] = (int(low), int(high) - 1 if high.is_Integer else None)
+    return rewrite.substitute(exprs, symbols, values, ranges)
 
 
 def ne(a: sympy.Expr, b: sympy.Expr) -> sympy.Basic:
@@ -67,6 +87,17 @@ def ask(
     """
     parameters = sorted(set(parameters), key=str)
     assumed = checked_assumptions(assumptions, parameters)
+    key = _key(unknown_bounds, constraints, parameters, assumed, forall) if _REUSE.get() else None
+    known = _ANSWERS.get(key)
+    if known is not None:
+        return known
+    outcome = _ask(unknown_bounds, constraints, parameters, assumed, timeout_ms, forall)
+    if outcome.answer != "unknown":
+        _ANSWERS.put(key, outcome)
+    return outcome
+
+
+def _ask(unknown_bounds, constraints, parameters, assumed, timeout_ms, forall) -> solver.Outcome:
     outcome = solver.solve(unknown_bounds, constraints, parameters=parameters,
                            assumptions=assumed, timeout_ms=timeout_ms, forall=forall)
     if outcome.answer == "unsat" and assumed:
@@ -79,6 +110,98 @@ def ask(
                       f"cannot tell whether the assumptions can hold ({possible.reason})")
             return solver.Outcome("unknown", reason=reason, seconds=outcome.seconds)
     return outcome
+
+
+class _Answers:
+    """Answers already given, by query (its unknowns, constraints, parameters,
+    assumptions and quantifier as SymPy holds them: structurally).
+
+    A query is a closed formula, so its answer is the same whoever asks and
+    whenever; a spec that states one map in several claims, a bijective
+    check whose parts share a query (in bounds, again for pigeonhole), and
+    two specs of one map ask Z3 once. Only sat and unsat are kept: unknown
+    may depend on the time allowed. Bounded (least recently used first out)
+    and shared by threads (a lock)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, key) -> solver.Outcome | None:
+        if key is None:
+            return None
+        with self.lock:
+            known = self.items.get(key)
+            if known is None:
+                self.misses += 1
+                return None
+            self.items.move_to_end(key)
+            self.hits += 1
+            return known
+
+    def put(self, key, outcome: solver.Outcome) -> None:
+        if key is None:
+            return
+        with self.lock:
+            self.items[key] = outcome
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+            self.hits = self.misses = 0
+
+
+ANSWERS_KEPT = 4096
+ENUMERATE_UP_TO = 1 << 16
+_ANSWERS = _Answers(ANSWERS_KEPT)
+_REUSE: contextvars.ContextVar[bool] = contextvars.ContextVar("reuse", default=False)
+_ENUMERATE: contextvars.ContextVar[int] = contextvars.ContextVar("enumerate", default=0)
+
+
+@contextlib.contextmanager
+def shortcuts(*, reuse: bool = True, enumerate_up_to: int = ENUMERATE_UP_TO) -> Iterator[None]:
+    """Within the block (``layoutalg prove`` runs each spec in one), a query
+    asked before gets the answer given then (``answers_memo``), and the core
+    checks decide a concrete map of at most ``enumerate_up_to`` points in
+    domain and codomain by enumerating it (``layoutalg.verify.brute``, exact)
+    instead of asking Z3. Outside, every check asks Z3: the differential
+    tests compare it with enumeration, and mock the solver.
+    """
+    tokens = (_REUSE.set(bool(reuse)), _ENUMERATE.set(int(enumerate_up_to)))
+    try:
+        yield
+    finally:
+        _ENUMERATE.reset(tokens[1])
+        _REUSE.reset(tokens[0])
+
+
+def enumeration_limit() -> int:
+    """The most points a concrete map may have to be enumerated (0: never)."""
+    return _ENUMERATE.get()
+
+
+def answers_memo() -> _Answers:
+    """The memo of query answers (``hits``, ``misses``, ``clear()``): for
+    benchmarks that measure cold runs, and tests of what is reused."""
+    return _ANSWERS
+
+
+def _key(unknown_bounds, constraints, parameters, assumed, forall):
+    """The query as a hashable value; None if some part does not hash."""
+    quantified = None if forall is None else (tuple(forall[0]), forall[1])
+    # the encoding a test or bench forces (solver.use_encoding) is part of the question
+    encoding = getattr(solver, "_ENCODING", None)
+    key = (tuple(unknown_bounds), tuple(constraints), tuple(parameters), tuple(assumed),
+           quantified, encoding.get() if encoding is not None else "")
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def run(

@@ -1,0 +1,74 @@
+"""Small concrete maps decided by enumeration, where ``query.shortcuts`` allows it.
+
+Inside ``layoutalg prove`` a core check of a map with concrete sizes whose
+domain (and, where the check reads it, codomain) has at most
+``query.enumeration_limit()`` points is decided by listing every point with
+the exact evaluator (``layoutalg.verify.brute``): a complete answer, often
+faster than one Z3 query. Elsewhere the limit is 0 and every check asks Z3.
+
+A map is left to Z3 (which then keeps its guards) when anything is not
+plainly concrete: a parameter, an assumption that is not literally true
+(false assumptions are UNKNOWN there, never a vacuous pass), a ``valid``
+over other symbols, rank 0, or an expression the evaluator refuses.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import sympy
+
+from layoutalg.core.expr import Unsupported
+from layoutalg.core.index_map import IndexMap
+from layoutalg.errors import LayoutError
+from layoutalg.verify import brute
+from layoutalg.verify import query as q
+from layoutalg.verify.result import CheckResult
+
+# check name -> (its twin, whether it lists the codomain too)
+TWINS: dict[str, tuple[Callable[..., CheckResult], bool]] = {
+    "in_bounds": (brute.check_in_bounds, False),
+    "injective": (brute.check_injective, False),
+    "images_valid": (brute.check_images_valid, False),
+    "surjective": (brute.check_surjective, True),
+    "bijective": (brute.check_bijective, True),
+    "equivalent": (brute.check_equivalent, False),
+}
+
+
+def decide(check: str, maps: Sequence[IndexMap], assume: Sequence[object], *,
+           proved: str) -> CheckResult | None:
+    """The verdict of ``check`` on ``maps`` by enumeration, or None when the
+    check must ask Z3 (not allowed here, not small, not plainly concrete).
+    A PROVED verdict's reason is ``proved`` and says it was enumerated."""
+    twin, lists_codomain = TWINS[check]
+    limit = q.enumeration_limit()
+    if not limit or not all(_small(m, limit, lists_codomain) for m in maps):
+        return None
+    if not all(a is sympy.true for a in q.checked_assumptions(assume, ())):
+        return None
+    try:
+        verdict = twin(*maps)
+    except (LayoutError, Unsupported, ArithmeticError, KeyError, TypeError, ValueError):
+        return None  # the evaluator refuses it: Z3 decides (or says why not)
+    if verdict.proved:
+        points = math.prod(maps[0].domain.extents)
+        verdict = replace(verdict, reason=f"{proved} (all {points} points enumerated)")
+    return verdict
+
+
+def _small(m: IndexMap, limit: int, lists_codomain: bool) -> bool:
+    if m.parameters or not (m.domain.is_concrete and m.codomain.is_concrete):
+        return False
+    if m.domain.rank == 0 or m.codomain.rank == 0:
+        return False
+    if any(a is not sympy.true for a in m.assumptions):
+        return False
+    if m.valid is not None and not m.valid.free_symbols <= set(m.codomain.symbols):
+        return False
+    size = math.prod(m.domain.extents)
+    if lists_codomain:
+        size = max(size, math.prod(m.codomain.extents))
+    return size <= limit

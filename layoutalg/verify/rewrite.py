@@ -1,0 +1,214 @@
+"""Substitution for queries: structural integer rules instead of SymPy's evaluation.
+
+``xreplace`` rebuilds every node it changes, and SymPy re-evaluates each
+rebuilt ``Mod``, ``floor`` and ``ceiling``: ``Mod.eval`` asks the
+assumptions system whether ``0 ≤ p < q`` for every subterm, which was the
+largest single cost of a query (issue 17: 31 % of the CPU of the ISL
+question set). A query only needs a term Z3 reads with the same value at
+every point, so :func:`substitute` rebuilds sums, products and powers as
+SymPy does (cheap, no assumptions asked) and ``Mod``/``floor``/``ceiling``
+unevaluated, after a few rules that hold for all integers:
+
+* ``Mod(c·t + p, q) = Mod((c mod q)·t + p, q)`` for an integer ``c`` and a
+  constant ``q > 0``, and a term that is a multiple of ``q`` (``q·t``, with
+  ``q`` symbolic too) is dropped;
+* ``Mod(Mod(a, k), q) = Mod(a, q)`` when ``q`` divides ``k``;
+* ``Mod(p, q) = p`` and ``floor(p/q) = 0`` when ``0 ≤ p < q`` (``p``'s
+  range from its constants, ``Mod`` by constants and the given ranges);
+* ``floor(i + y) = i + floor(y)`` and ``ceiling(i + y) = i + ceiling(y)``
+  for an integer term ``i`` (``floor((q·t + r)/q) = t + floor(r/q)``).
+
+"Integer term" is decided from the tree alone: integers, integer symbols,
+``floor``/``ceiling``/``Mod`` of integer terms, and sums, products and
+natural powers of those. Nothing else is simplified, so a rule that SymPy
+gets wrong (``layoutalg.core.sympy_fixes``) cannot apply here; the result
+is the same integer function, which ``tests/test_prove_speed_rewrite.py``
+checks against Python's own ``//`` and ``%``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import sympy
+
+Range = tuple[int | None, int | None]  # inclusive; None: unbounded on that side
+
+
+def substitute(exprs: Sequence[sympy.Basic], symbols: Sequence[sympy.Basic],
+               values: Sequence[sympy.Basic], ranges: Mapping[sympy.Symbol, Range] | None = None
+               ) -> tuple[sympy.Basic, ...]:
+    """``values`` for ``symbols`` in each of ``exprs``, simultaneously.
+
+    ``ranges`` (inclusive bounds of the query's unknowns) lets the
+    ``0 ≤ p < q`` rules apply, and every term that mentions one of them is
+    put through the rules even where nothing was substituted, so two ways
+    of writing one term meet (``floor(floor(i/B)/P)`` and ``floor(i/(B·P))``).
+    Terms of the sizes alone are left as written: the solver names them.
+    """
+    mapping = {s: sympy.sympify(v) for s, v in zip(symbols, values)}
+    rewriter = _Rewriter(mapping, dict(ranges or {}))
+    return tuple(rewriter.go(sympy.sympify(e)) for e in exprs)
+
+
+def integral(e: sympy.Basic) -> bool:
+    """Is ``e`` an integer at every point, by its form alone?"""
+    if isinstance(e, sympy.Integer):
+        return True
+    if isinstance(e, sympy.Symbol):
+        return bool(e.is_integer)
+    if isinstance(e, (sympy.Add, sympy.Mul, sympy.Min, sympy.Max)):
+        return all(integral(a) for a in e.args)
+    if isinstance(e, sympy.Pow):
+        base, exponent = e.args
+        return exponent.is_Integer and exponent >= 0 and integral(base)
+    if isinstance(e, (sympy.floor, sympy.ceiling)):
+        return True
+    if isinstance(e, sympy.Mod):
+        return all(integral(a) for a in e.args)
+    return False
+
+
+class _Rewriter:
+    def __init__(self, mapping: dict, ranges: dict) -> None:
+        self.mapping = mapping
+        self.ranges = ranges
+        self.done: dict[sympy.Basic, sympy.Basic] = {}
+        self.mentioned: dict[sympy.Basic, bool] = {}
+
+    def go(self, e: sympy.Basic) -> sympy.Basic:
+        if e in self.mapping:
+            return self.mapping[e]
+        if not e.args:
+            return e
+        if e not in self.done:
+            args = tuple(self.go(a) for a in e.args)
+            same = args == e.args and not self.mentions(e)
+            self.done[e] = e if same else self.build(e, args)
+        return self.done[e]
+
+    def mentions(self, e: sympy.Basic) -> bool:
+        """Does ``e`` mention an unknown with a range (so the rules apply)?"""
+        if not e.args:
+            return e in self.ranges
+        if e not in self.mentioned:
+            self.mentioned[e] = any(self.mentions(a) for a in e.args)
+        return self.mentioned[e]
+
+    def build(self, e: sympy.Basic, args: tuple) -> sympy.Basic:
+        if isinstance(e, (sympy.Add, sympy.Mul, sympy.Pow)):
+            return e.func(*args)
+        if isinstance(e, sympy.Mod):
+            return self.modulo(*args)
+        if isinstance(e, (sympy.floor, sympy.ceiling)):
+            return self.rounding(type(e), args[0])
+        if isinstance(e, (sympy.core.relational.Relational, sympy.Min, sympy.Max,
+                          sympy.Piecewise)):
+            return e.func(*args, evaluate=False)
+        return e.func(*args)
+
+    def modulo(self, p: sympy.Expr, q: sympy.Expr) -> sympy.Expr:
+        if not (integral(p) and integral(q)) or q == 0:
+            return sympy.Mod(p, q, evaluate=False)
+        if p.is_Integer and q.is_Integer:
+            return sympy.Integer(int(p) % int(q))
+        kept = []
+        for term in sympy.Add.make_args(p):
+            term = self.reduced_term(term, q)
+            if term != 0:
+                kept.append(term)
+        p = sympy.Add(*kept)
+        if p.is_Integer and q.is_Integer:
+            return sympy.Integer(int(p) % int(q))
+        if q.is_Integer and q > 0 and _within(self.range(p), 0, int(q) - 1):
+            return p
+        return sympy.Mod(p, q, evaluate=False)
+
+    def reduced_term(self, term: sympy.Expr, q: sympy.Expr) -> sympy.Expr:
+        """``term`` with the same remainder by ``q``: 0 for a multiple of ``q``,
+        its coefficient reduced, a ``Mod(a, k)`` with ``q | k`` as ``a``."""
+        if integral(term / q):
+            return sympy.Integer(0)
+        coefficient, rest = term.as_coeff_Mul()
+        if q.is_Integer and q > 0 and coefficient.is_Integer:
+            coefficient = sympy.Integer(int(coefficient) % int(q))
+        if isinstance(rest, sympy.Mod) and integral(rest.args[1] / q):
+            rest = rest.args[0]
+        return coefficient * rest
+
+    def rounding(self, func, arg: sympy.Expr) -> sympy.Expr:
+        num, den = arg.as_numer_denom()
+        if not (integral(num) and integral(den)) or den == 0:
+            return func(arg, evaluate=False)
+        if isinstance(num, func) and positive(den):
+            # floor(floor(a/b)/c) = floor(a/(b·c)) for integer a and b, c > 0; ceiling alike
+            inner, below = num.args[0].as_numer_denom()
+            if integral(inner) and positive(below):
+                num, den = inner, below * den
+        whole, rest = [], []
+        for term in sympy.Add.make_args(num):
+            share = term / den
+            (whole if integral(share) else rest).append(term if not integral(share) else share)
+        remainder = sympy.Add(*rest)
+        if remainder == 0:
+            return sympy.Add(*whole)
+        if den.is_Integer and den > 0 and _within(self.range(remainder), 0, int(den) - 1):
+            # 0 <= r < den: floor(r/den) = 0, ceiling(r/den) = 0 only for r = 0
+            if func is sympy.floor:
+                return sympy.Add(*whole)
+        return sympy.Add(*whole, func(remainder / den, evaluate=False))
+
+    def range(self, e: sympy.Expr) -> Range:  # noqa: C901 - one branch per operator
+        """Inclusive bounds of an integer term (None: not known)."""
+        if e.is_Integer:
+            return int(e), int(e)
+        if isinstance(e, sympy.Symbol):
+            if e in self.ranges:
+                return self.ranges[e]
+            return (0, None) if e.is_nonnegative else (None, None)
+        if isinstance(e, sympy.Mod):
+            q = e.args[1]
+            if q.is_Integer and q > 0:
+                return 0, int(q) - 1
+            return (0, None) if q.is_Symbol and q.is_positive else (None, None)
+        if isinstance(e, sympy.Add):
+            low, high = 0, 0
+            for a in e.args:
+                a_low, a_high = self.range(a)
+                low = None if low is None or a_low is None else low + a_low
+                high = None if high is None or a_high is None else high + a_high
+            return low, high
+        if isinstance(e, sympy.Mul):
+            coefficient, rest = e.as_coeff_Mul()
+            if not coefficient.is_Integer or isinstance(rest, sympy.Mul):
+                return None, None
+            low, high = self.range(rest)
+            c = int(coefficient)
+            if c < 0:
+                low, high = high, low
+            return (None if low is None else c * low), (None if high is None else c * high)
+        if isinstance(e, sympy.floor):
+            num, den = e.args[0].as_numer_denom()
+            if den.is_Integer and den > 0:
+                low, high = self.range(num)
+                return ((None if low is None else low // int(den)),
+                        (None if high is None else high // int(den)))
+        return None, None
+
+
+def positive(e: sympy.Basic) -> bool:
+    """Is ``e`` a positive integer at every point, by its form alone?"""
+    if isinstance(e, sympy.Integer):
+        return e > 0
+    if isinstance(e, sympy.Symbol):
+        return bool(e.is_integer and e.is_positive)
+    if isinstance(e, sympy.Mul):
+        return all(positive(a) for a in e.args)
+    if isinstance(e, sympy.Pow):
+        return e.args[1].is_Integer and e.args[1] >= 0 and positive(e.args[0])
+    return False
+
+
+def _within(bounds: Range, low: int, high: int) -> bool:
+    return bounds[0] is not None and bounds[1] is not None and low <= bounds[0] \
+        and bounds[1] <= high
