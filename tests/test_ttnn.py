@@ -392,3 +392,44 @@ def test_shard_shapes_of_a_batched_tensor():
                                                  "buffer_type": "L1",
                                                  "shard_spec": {"grid": (3, 1), "shape": (64, 64)}})
     assert set(shard_shapes(spec).values()) == {((40, 50), (64, 64), (64, 64))}
+
+
+# -- TTNN's printed MemoryConfig ----------------------------------------------------------------
+
+# printed by TT-Metal, as quoted in tt-metal's own model configs and graph-capture tests
+PRINTED_WIDTH = ("MemoryConfig(memory_layout=TensorMemoryLayout::WIDTH_SHARDED,"
+                 "buffer_type=BufferType::L1,shard_spec=ShardSpec(grid={[(x=0,y=0) - (x=7,y=3)]},"
+                 "shape={32, 128},orientation=ShardOrientation::ROW_MAJOR,mode=ShardMode::PHYSICAL,"
+                 "physical_shard_shape=std::nullopt))")
+PRINTED_DRAM = ("MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,"
+                "buffer_type=BufferType::DRAM,shard_spec=std::nullopt,nd_shard_spec=std::nullopt,"
+                "created_with_nd_shard_spec=0)")
+
+
+def test_printed_memory_configs_are_read():
+    width = MemoryConfig.of(PRINTED_WIDTH)
+    assert width.memory == ShardSpec("WIDTH", (8, 4), (32, 128)) and width.storage == "L1"
+    assert MemoryConfig.of(PRINTED_DRAM) == MemoryConfig()
+    old = ("MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED;buffer_type=BufferType::L1;"
+           "shard_spec=std::nullopt)")
+    assert MemoryConfig.of(old) == MemoryConfig("INTERLEAVED", "L1")
+    spec = tensor_spec((32, 32 * 128), "bfloat16", PRINTED_WIDTH)
+    assert set(shard_shapes(spec).values()) == {((32, 128), (32, 128), (32, 128))}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("MemoryConfig(memory_layout=TensorMemoryLayout::WIDTH_SHARDED,buffer_type=BufferType::L1,"
+     "shard_spec=std::nullopt)", r"a WIDTH_SHARDED memory config needs a shard_spec"),
+    (PRINTED_WIDTH.replace("ShardMode::PHYSICAL", "ShardMode::LOGICAL"),
+     r"shard_spec.mode must be PHYSICAL \(a LOGICAL shard shape is not modelled\)"),
+    ("MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,buffer_type=BufferType::L1",
+     r"text: unbalanced brackets in 'MemoryConfig\(memory_layout="),
+    ("ShardSpec(grid={[(x=0,y=0) - (x=1,y=1)]},shape={32, 32})",
+     r"text must read 'MemoryConfig\(memory_layout=..., buffer_type=..., ...\)'"),
+    ("MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,buffer_type)",
+     r"text: cannot read the field 'buffer_type' of MemoryConfig"),
+])
+def test_bad_printed_memory_configs(text, message):
+    with pytest.raises(TTError, match=message) as info:
+        MemoryConfig.of(text)
+    assert "\n" not in str(info.value)

@@ -26,6 +26,7 @@ from layoutalg.errors import describe
 from layoutalg.tt.errors import ShardSpecError, TTError
 from layoutalg.tt.sharded import NdShardSpec, ShardSpec
 from layoutalg.tt.tensor import TensorSpec
+from layoutalg.tt.ttnn_text import parse_memory_config
 
 MEMORY_LAYOUTS = {"INTERLEAVED": None, "HEIGHT_SHARDED": "HEIGHT", "WIDTH_SHARDED": "WIDTH",
                   "BLOCK_SHARDED": "BLOCK"}
@@ -69,9 +70,12 @@ class MemoryConfig:
 
     @classmethod
     def of(cls, value: object) -> MemoryConfig:
-        """Read a ``ttnn.MemoryConfig`` (by its fields) or a dict of its fields."""
+        """Read a ``ttnn.MemoryConfig`` (by its fields), its printed form or a dict of
+        its fields."""
         if isinstance(value, cls):
             return value
+        if isinstance(value, str):  # its printed form
+            return cls.of(parse_memory_config(value))
         if isinstance(value, Mapping):
             fields = dict(value)
             unknown = sorted(set(map(str, fields)) - set(FIELDS))
@@ -82,7 +86,8 @@ class MemoryConfig:
             return cls(**fields)
         if hasattr(value, "memory_layout") and hasattr(value, "buffer_type"):
             return cls(*(_field(value, name) for name in FIELDS[:4]))
-        raise TTError(f"memory_config must be a ttnn.MemoryConfig or a dict of its fields "
+        raise TTError(f"memory_config must be a ttnn.MemoryConfig, its printed form or a dict of "
+                      f"its fields "
                       f"({', '.join(FIELDS[:4])}); got {describe(value)}")
 
     @property
