@@ -433,3 +433,13 @@ def test_bad_printed_memory_configs(text, message):
     with pytest.raises(TTError, match=message) as info:
         MemoryConfig.of(text)
     assert "\n" not in str(info.value)
+
+
+@settings(max_examples=40, deadline=None)
+@given(sharded_specs())
+def test_padded_to_shards_every_strategy_agrees_with_arithmetic(spec):
+    (height, width), (sh, sw) = spec.physical_2d, spec.memory.shard_shape
+    verdict = check_padded_to_shards(spec)
+    assert verdict.status is not la.Status.UNKNOWN
+    assert verdict.proved == (height % sh == 0 and width % sw == 0)
+    assert check_padded_to_shards(spec, shard_padded_2d(spec)).proved
