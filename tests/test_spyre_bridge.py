@@ -207,7 +207,8 @@ def test_bad_input_is_one_clear_error(label, error, call, message):
 def test_a_torch_spyre_object_and_a_spyre_tensor_are_read_by_their_fields():
     fmt = SimpleNamespace(name="SEN169_FP16")  # DataFormats enum member
     stl = SimpleNamespace(device_size=[100, 3, 5, 64], stride_map=[150, 64, 15000, 1],
-                          device_dtype=fmt)
+                          device_dtype=fmt, dim_map=lambda size, stride: None,
+                          element_arrangement=SimpleNamespace(name="STANDARD"))
     tensor = SimpleNamespace(shape=(5, 100, 150), stride=lambda: (15000, 150, 1),
                              device_tensor_layout=lambda: stl)
     assert as_layout(tensor) == default_layout([5, 100, 150])

@@ -111,6 +111,8 @@ device_dtype=DataFormats.SEN169_FP16)
             return cls(fields.pop("device_size"), **fields)
         if hasattr(value, "device_size"):  # torch_spyre._C.SpyreTensorLayout, read by its fields
             fields = {name: getattr(value, name) for name in FIELDS[1:] if hasattr(value, name)}
+            # newer torch-spyre computes dim_map with a method (of the host size): not a field
+            fields = {name: v for name, v in fields.items() if not callable(v)}
             return cls(value.device_size, **fields)
         raise TorchSpyreError(
             f"layout must be a torch-spyre SpyreTensorLayout, its repr text or a dict of its "
