@@ -33,9 +33,9 @@ def panel(swizzle: Swizzle | None, x0: int) -> list[str]:
     degree, bank, _ = phase_degree(column, NVIDIA_128BIT)
     verdict = (f"column 0: {degree}-way conflict on banks {bank}–{bank + 3}" if degree > 1
                else "column 0: 8 lanes, 8 bank groups, conflict-free")
+    colour = "#b00000" if degree > 1 else "#006000"
     parts = [f'<text x="{x0}" y="22" font-size="14" font-weight="bold">{title}</text>',
-             f'<text x="{x0}" y="42" font-size="12" fill="{"#b00000" if degree > 1 else "#006000"}">'
-             f'{verdict}</text>']
+             f'<text x="{x0}" y="42" font-size="12" fill="{colour}">{verdict}</text>']
     for chunk in range(CHUNKS):
         parts.append(f'<text x="{x0 + chunk * CELL + CELL / 2}" y="{TOP - 4}" font-size="10" '
                      f'text-anchor="middle">chunk {chunk}</text>')

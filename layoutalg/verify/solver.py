@@ -992,7 +992,8 @@ class _BitVectorTranslator(_Translator):
             return a >> b if isinstance(expr, ShiftRight) else a << b  # >> is arithmetic
         if isinstance(expr, (sympy.Min, sympy.Max, sympy.Piecewise)):
             return super()._term(expr)
-        raise Unsupported(f"operator {type(expr).__name__} in {expr} is outside the index vocabulary")
+        raise Unsupported(f"operator {type(expr).__name__} in {expr} is outside the index "
+                          "vocabulary")
 
     def _relation(self, expr: sympy.Rel) -> z3.BoolRef:
         return _RELATIONS[type(expr)](self.term(expr.lhs), self.term(expr.rhs))
