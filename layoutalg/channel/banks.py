@@ -11,7 +11,9 @@ stand in for the banks; channels do not broadcast.
 For 16-byte vector accesses (``ld.shared.v4``, ``ldmatrix``) the 32 four-byte
 banks serve a quarter-warp of 8 lanes per phase, and a 16-byte-aligned access
 covers 4 consecutive banks, so conflicts within a phase are exactly conflicts
-on ``Banks(num_banks=8, bank_bytes=16)``.
+on ``Banks(num_banks=8, bank_bytes=16)``. :func:`check_bank_conflicts` states
+that with a :class:`~layoutalg.channel.bank_model.BankModel` (phases, access
+width, reads and writes) and reports the conflict degree.
 """
 
 from __future__ import annotations
@@ -101,8 +103,9 @@ def check_bank_conflict_free(
         access: ``(step…, lane) → [byte address]``.
         resource: ``Banks(...)`` or an ``Interleave`` channel decoder.
         lane: the dim whose points issue together.
-        method: ``"z3"`` asks Z3 only (UNKNOWN is possible on XOR-heavy
-            maps); ``"enumeration"`` checks every point of a concrete map
+        method: ``"z3"`` asks Z3 only (swizzles are bit operations, which
+            it decides; UNKNOWN stays possible on a timeout);
+            ``"enumeration"`` checks every point of a concrete map
             (at most 2**22); ``"auto"`` (default) asks Z3 and settles an
             UNKNOWN by enumeration. The result's ``method`` says which
             decided; either way the verdict is exact.

@@ -367,6 +367,7 @@ def maximize(
     with a point reaching it; None if Z3 cannot say within the timeout."""
     ctx = z3.Context()
     translator = _Translator(ctx)
+    translator.note_ranges(unknowns)
     try:
         opt = z3.Optimize(ctx=ctx)
         opt.set("timeout", int(timeout_ms))
