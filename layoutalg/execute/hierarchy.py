@@ -29,6 +29,8 @@ from layoutalg.validate import is_int
 OPTIONS = ("matrix", "round_robin", "iteration_aware", "hardware")
 #: Per-channel byte counts are decoded for this many (tile row, channel) entries at a time.
 DECODE_CHUNK = 1 << 20
+#: The largest DRAM a finished run keeps for the next run of its schedule (see ``release``).
+POOLED_DRAM_BYTES = 32 << 20
 
 
 @dataclass(frozen=True)
@@ -214,9 +216,11 @@ class Levels:
         return fetch(self.dram_map("C"), self.dram, self.dtype, offsets_in_bytes=True)
 
     def release(self) -> None:
-        """Hand DRAM to the next run of the same memo (call once, after :meth:`result`)."""
+        """Hand DRAM to the next run of the same memo (call once, after
+        :meth:`result`): one memory per memo, of at most ``POOLED_DRAM_BYTES``."""
         self._views.clear()
-        self._dram_pool.append(self.dram)
+        if not self._dram_pool and self.dram.storage.nbytes <= POOLED_DRAM_BYTES:
+            self._dram_pool.append(self.dram)
 
     def view(self, level: str, operand: str, tile: tuple[int, int]) -> np.ndarray:
         """The tile's elements at a level (a view, trimmed to the tile's bounds)."""

@@ -164,11 +164,12 @@ def _perform(levels: Levels, steps) -> None:
         copy("C", c_tile, source, target)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=4)
 def _memo(hierarchy: Hierarchy, schedule, dtype: str) -> dict:
     """What runs of one schedule on one hierarchy share (DRAM maps, tile
-    addresses and bounds, bytes per channel of every tile): all fixed by the
-    three, so made once (:class:`Levels` fills it)."""
+    addresses and bounds, bytes per channel of every tile, and one finished
+    run's DRAM of at most ``POOLED_DRAM_BYTES``, 32 MiB): all fixed by the
+    three, so made once (:class:`Levels` fills it). Four schedules are kept."""
     return {}
 
 
