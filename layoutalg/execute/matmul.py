@@ -91,9 +91,12 @@ def run_schedule(a, b, *, dataflow, tiles, machine, dtype) -> tuple[np.ndarray, 
                            f"multiple of the element size {dtype.itemsize}")
     problem = (a.shape[0], b.shape[1], a.shape[1])
     schedule = Schedule(dataflow, problem, _tiles(tiles), element_bytes=dtype.itemsize)
-    levels = Levels(hierarchy, schedule, dtype, memo=_memo(hierarchy, schedule, dtype.str))
+    memo = _memo(hierarchy, schedule, dtype.str)
+    levels = Levels(hierarchy, schedule, dtype, memo=memo)
     levels.load_inputs(a.astype(dtype, copy=False), b.astype(dtype, copy=False))
-    steps = Steps.of(schedule)
+    steps = memo.get("steps")
+    if steps is None:
+        steps = memo["steps"] = Steps.of(schedule)
     _perform(levels, steps)
     _count(levels, steps)
     counters = levels.tally.freeze(steps=steps.count, schedule=schedule,
@@ -166,8 +169,8 @@ def _perform(levels: Levels, steps) -> None:
 
 @lru_cache(maxsize=4)
 def _memo(hierarchy: Hierarchy, schedule, dtype: str) -> dict:
-    """What runs of one schedule on one hierarchy share (DRAM maps, tile
-    addresses and bounds, bytes per channel of every tile, and one finished
+    """What runs of one schedule on one hierarchy share (its steps, DRAM maps,
+    tile addresses and bounds, bytes per channel of every tile, and one finished
     run's DRAM of at most ``POOLED_DRAM_BYTES``, 32 MiB): all fixed by the
     three, so made once (:class:`Levels` fills it). Four schedules are kept."""
     return {}
