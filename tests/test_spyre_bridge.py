@@ -36,7 +36,6 @@ from layoutalg.spyre import (
     parse_repr,
     to_torch_spyre,
 )
-from layoutalg.spyre.torch_spyre import bridge
 
 DOCS_REPR = ("SpyreTensorLayout(device_size=[100, 3, 5, 64], stride_map =[150, 64, 15000, 1], "
              "device_dtype=DataFormats.SEN169_FP16)")
@@ -212,7 +211,6 @@ def test_a_torch_spyre_object_and_a_spyre_tensor_are_read_by_their_fields():
     tensor = SimpleNamespace(shape=(5, 100, 150), stride=lambda: (15000, 150, 1),
                              device_tensor_layout=lambda: stl)
     assert as_layout(tensor) == default_layout([5, 100, 150])
-    assert bridge(tensor) == default_layout([5, 100, 150]) and bridge(stl) is None
     assert as_layout(stl, [5, 100, 150]) == default_layout([5, 100, 150])
     assert TorchSpyreLayout.of(stl) == TorchSpyreLayout.of(DOCS_REPR)
 

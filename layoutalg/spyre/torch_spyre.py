@@ -228,14 +228,6 @@ def as_layout(value: object, size=None, stride=None) -> SpyreLayout:
     return from_torch_spyre(value, size, stride)
 
 
-def bridge(value: object) -> SpyreLayout | None:
-    """The layout of a Spyre tensor (anything with ``device_tensor_layout()``), None
-    for anything else: the hook a spec runner calls on a value that is no layout."""
-    if callable(getattr(value, "device_tensor_layout", None)):
-        return as_layout(value)
-    return None
-
-
 def _device_size(value) -> tuple[int, ...]:
     sizes = int_tuple("device_size", value)
     if not sizes:
@@ -297,6 +289,5 @@ def _value(name: str, text: str):
     return text
 
 
-__all__ = ["DATA_FORMATS", "DEVICE_FORMAT", "TorchSpyreLayout", "as_layout", "bridge",
-           "from_torch_spyre",
+__all__ = ["DATA_FORMATS", "DEVICE_FORMAT", "TorchSpyreLayout", "as_layout", "from_torch_spyre",
            "parse_repr", "to_torch_spyre"]

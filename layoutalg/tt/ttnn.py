@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from layoutalg.core.laid_out import bridge as declare_bridge
 from layoutalg.errors import describe
 from layoutalg.tt.errors import ShardSpecError, TTError
 from layoutalg.tt.sharded import NdShardSpec, ShardSpec
@@ -140,15 +141,6 @@ def as_layout(value: object, *, device="wormhole_b0") -> TensorSpec:
                   f"(shape, dtype, layout, memory_config()); got {describe(value)}")
 
 
-def bridge(value: object) -> TensorSpec | None:
-    """The TensorSpec of a ``ttnn.Tensor`` (shape, dtype, layout, memory_config()),
-    None for anything else: the hook a spec runner calls on a value that is no layout."""
-    if not isinstance(value, TensorSpec) and all(
-            hasattr(value, name) for name in ("shape", "dtype", "layout", "memory_config")):
-        return as_layout(value)
-    return None
-
-
 def read_shard_spec(value: object, memory_layout: str) -> ShardSpec:
     """TTNN's ``ShardSpec(grid, shape, orientation)`` as the family's ShardSpec; the
     strategy comes from the memory layout."""
@@ -257,5 +249,8 @@ def _dtype(value: object) -> str:
     raise TTError(f"dtype must be a ttnn.DataType or its name; got {describe(value)}")
 
 
-__all__ = ["BUFFER_TYPES", "MEMORY_LAYOUTS", "MemoryConfig", "as_layout", "bridge", "core_grid",
+# a spec may return a ttnn.Tensor: the runner converts it here (ttnn is never imported)
+declare_bridge("ttnn Tensor", "ttnn", "Tensor", as_layout)
+
+__all__ = ["BUFFER_TYPES", "MEMORY_LAYOUTS", "MemoryConfig", "as_layout", "core_grid",
            "enum_name", "read_nd_shard_spec", "read_shard_spec", "tensor_spec"]
