@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -334,3 +335,21 @@ def test_what_the_bridge_accepts_torch_spyre_copies_safely(case):
     assert not _dma_misplaces_by_enumeration(layout)
     for host in itertools.product(*(range(n) for n in layout.size)):
         assert layout.device_to_host(layout.host_to_device(host)) == host
+
+
+def test_docs_dma_loop_nest_for_1024_by_256():
+    """TensorLayouts.md, DMA Encoding: a (1024, 256) fp16 tensor copies as
+    ``for i in range(4): for j in range(1024): for k in range(64):
+    device[i*65536 + j*64 + k] = host[j*256 + i*64 + k]`` — every element checked."""
+    import numpy as np
+
+    layout = from_torch_spyre("SpyreTensorLayout(device_size=[4, 1024, 64], "
+                              "stride_map =[64, 256, 1], device_dtype=DataFormats.SEN169_FP16)",
+                              [1024, 256])
+    assert layout == default_layout([1024, 256])
+    i, j, k = (a.ravel() for a in np.meshgrid(np.arange(4), np.arange(1024), np.arange(64),
+                                              indexing="ij"))
+    (device_bytes,) = layout.device_offset_map().apply(j, i * 64 + k)
+    assert np.array_equal(np.asarray(device_bytes), 2 * (i * 65536 + j * 64 + k))
+    (host,) = layout.host_offset_map().apply(j, i * 64 + k)
+    assert np.array_equal(np.asarray(host), j * 256 + i * 64 + k)
