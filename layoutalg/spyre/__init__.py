@@ -3,7 +3,10 @@
 The public names of the family; everything is re-exported from small
 modules. ``SpyreLayout.index_map()`` maps host coordinates to device
 coordinates, so the core checks apply: a valid layout is a bijection onto
-its non-padding slots.
+its non-padding slots. torch-spyre's own ``SpyreTensorLayout`` (object, printed
+repr or dict; stride_map or dim_map form) comes in through ``from_torch_spyre``
+and goes out through ``to_torch_spyre``, every rule checked, including the one
+torch-spyre's DMA needs (``check_dma_rule``, torch-spyre#3401).
 
 >>> import layoutalg as la
 >>> s = la.spyre.default_layout([512, 256], "float16")

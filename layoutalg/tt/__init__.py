@@ -8,7 +8,10 @@
     786
 
 See ``docs/tt.md`` for the model and where it follows TT-Metal rather than
-the seed document's prose.
+the seed document's prose. TTNN's ``MemoryConfig`` (object, printed form or
+dict) comes in through ``tensor_spec`` / ``MemoryConfig.of`` (``docs/bridges.md``);
+``check_padded_to_shards``, ``check_padding_disjoint`` and ``check_l1_fit`` /
+``check_l1_guard`` check sharded tensors' padding and L1 budget.
 """
 
 from __future__ import annotations
