@@ -170,7 +170,9 @@ def matmul_rows(repeat: int, threads: int, only: set[str]) -> Table:
         ok = np.allclose(c, reference, rtol=1e-3, atol=1e-2)
         # the peak of a first run: without the tables and the DRAM a run of the
         # same schedule leaves for the next (the executor's private memo)
-        sys.modules["layoutalg.execute.matmul"]._memo.cache_clear()
+        memo = getattr(sys.modules["layoutalg.execute.matmul"], "_memo", None)
+        if memo is not None:   # (an older executor has none)
+            memo.cache_clear()
         top = peak(lambda: matmul(a, b, dataflow=dataflow, tiles=tiles,
                                   machine=Machine.wse(PES, PES, sram_bytes=80 * 1024)
                                   if dataflow == "summa" else make(), **workers))
