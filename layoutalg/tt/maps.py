@@ -14,8 +14,8 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
-from layoutalg.tt.errors import TTError
 from layoutalg.core.tiling import digits, face_position, flatten, unflatten
+from layoutalg.tt.errors import TTError
 
 
 def label(spec) -> str:
@@ -66,7 +66,7 @@ def element_of_page_coords(spec, coords, i, j, kind):
     conditions = []
     if kind == "nd":
         lead = list(coords[:-2]) if spec.rank >= 2 else []
-        dh = coords[-2] * ph + i if spec.rank >= 2 else i
+        dh = flatten((coords[-2], i), (None, ph)) if spec.rank >= 2 else i
     elif spec.leading:
         *lead, row = unflatten(coords[0], (*spec.leading, _page_rows(spec)))
         dh = flatten((row, i), (None, ph))

@@ -18,12 +18,12 @@ from functools import cached_property
 import numpy as np
 
 from layoutalg.core.index_map import IndexMap
+from layoutalg.core.tiling import ceil_div, digits
 from layoutalg.errors import describe
 from layoutalg.tt import maps
 from layoutalg.tt.devices import Device, get_device
 from layoutalg.tt.dtypes import DType, get_dtype
 from layoutalg.tt.errors import TTError
-from layoutalg.core.tiling import ceil_div
 from layoutalg.tt.rules import build_placement, page_width
 from layoutalg.tt.sharded import NdShardSpec, ShardSpec, check_choice, check_shape, cores_in_order
 from layoutalg.tt.tiles import Tile
@@ -289,7 +289,7 @@ class TensorSpec:
     def _slots_table(self) -> dict[Location, list[int | None]]:
         pages = np.arange(self.num_pages, dtype=np.int64)
         image = [np.asarray(v) for v in self.page_map().apply(pages)]
-        slots = (image[-1] - self.base_address) // self.aligned_page_bytes
+        slots = digits(image[-1] - self.base_address, self.aligned_page_bytes)[0]
         if self.is_sharded:
             table = {core: [None] * self.slots_per_location
                      for core in cores_in_order(self.memory.grid, self.memory.orientation)}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from layoutalg.core.tiling import face_offset, face_position
+from layoutalg.core.tiling import ceil_div, face_offset, face_position
 from layoutalg.errors import describe
 from layoutalg.tt.dtypes import DType
 from layoutalg.tt.errors import TTError
@@ -106,7 +106,7 @@ class Tile:
         if not dtype.block_float:
             return 0
         rows = self.face_shape[0] * self.num_faces
-        return -(-rows // EXPONENT_ALIGNMENT) * EXPONENT_ALIGNMENT
+        return ceil_div(rows, EXPONENT_ALIGNMENT) * EXPONENT_ALIGNMENT
 
     def tile_bytes(self, dtype: DType) -> int:
         """Bytes of one tile page, as TT-Metal's ``Tile::get_tile_size``.
