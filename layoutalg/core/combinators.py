@@ -5,6 +5,10 @@ Each combinator takes a ``Space`` (and returns the map out of it) or an
 codomain), so layouts read as chains::
 
     tiles = split(split(Space(i=M, j=N), "i", TR), "j", TC)
+
+Their divisions are the digit arithmetic of ``core/tiling.py`` (peeled
+unflattening, row-major strides, the round-robin deal), which the families
+use too.
 """
 
 from __future__ import annotations
