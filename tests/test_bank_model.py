@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import layoutalg as la
 from layoutalg.channel import bank_brute
 from layoutalg.channel.bank_model import NVIDIA_32BIT, NVIDIA_64BIT, NVIDIA_128BIT, BankModel
-from layoutalg.channel.banks import check_bank_conflicts
+from layoutalg.channel.banks import check_bank_conflicts, worst_bank_conflict
 from layoutalg.channel.errors import SwizzleError
 from layoutalg.channel.swizzle import Swizzle
 
@@ -75,6 +75,12 @@ def test_pinned_degrees_z3(what, model, op, address, degree):
         assert t // model.lanes_per_phase == u // model.lanes_per_phase
         assert address(t) // model.unit % model.groups == address(u) // model.unit % model.groups
         assert f"{degree}-way conflict" in refuted.reason
+
+
+@pytest.mark.parametrize("what, model, op, address, degree", PINNED, ids=[p[0] for p in PINNED])
+def test_worst_degree_is_found_exactly(what, model, op, address, degree):
+    result = worst_bank_conflict(lanes_map(address), model, op=op)
+    assert result.proved and result.counterexample["degree"] == degree
 
 
 def test_misaligned_access_is_refuted_first():

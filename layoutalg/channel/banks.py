@@ -256,6 +256,47 @@ def check_bank_conflicts(
     return _refuted(access, model, lane, op, outcome, x, lanes, subject, start)
 
 
+def worst_bank_conflict(
+    access: IndexMap,
+    model: BankModel = BankModel(),
+    *,
+    lane: str = "thread",
+    op: str = "read",
+    assume: Sequence[sympy.Basic] = (),
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> CheckResult:
+    """The exact worst conflict degree over every step and phase (and every size).
+
+    Proves "at most d" for d = 1, then d = the degree of each witness found,
+    until one is proved: PROVED with ``counterexample["degree"] = d`` and the
+    witness of a d-way conflict (no witness when d = 1), or UNKNOWN.
+
+    >>> import layoutalg as la
+    >>> space = la.Space(thread=32)
+    >>> (t,) = space.symbols
+    >>> stride_2 = la.IndexMap(space, la.Space(addr=256), [8 * t])   # every other word
+    >>> worst_bank_conflict(stride_2).counterexample["degree"]
+    2
+    """
+    start = time.perf_counter()
+    degree, witness = 1, None
+    while True:
+        result = check_bank_conflicts(access, model, lane=lane, op=op, max_degree=degree,
+                                      assume=assume, timeout_ms=timeout_ms)
+        if result.status is Status.UNKNOWN or (result.refuted and "degree" not in
+                                               (result.counterexample or {})):
+            return result  # undecided, or misaligned (no degree to speak of)
+        if result.proved:
+            found = {**(witness or {}), "degree": degree}
+            reason = (f"the worst phase is {degree}-way (at most {degree} proved; "
+                      f"{witness_text})" if witness else
+                      "conflict-free: every bank serves one access per phase (proved)")
+            return q.result(Status.PROVED, "worst_bank_conflict", result.subject, start,
+                            counterexample=found, reason=reason)
+        witness, witness_text = result.counterexample, result.reason
+        degree = max(result.counterexample["degree"], degree + 1)
+
+
 def _refuted(access, model, lane, op, outcome, x, lanes, subject, start) -> CheckResult:
     """REFUTED with the witness's lanes, bank and its phase's degree (evaluated)."""
     position = access.domain.index(lane)
@@ -307,4 +348,4 @@ def _bank_conflicts(access, model=None, lane="thread", op="read", max_degree=1, 
 
 claim("bank_conflicts", _bank_conflicts, index_map=True, arguments=(0, 4))
 
-__all__ = ["Banks", "check_bank_conflict_free", "check_bank_conflicts"]
+__all__ = ["Banks", "check_bank_conflict_free", "check_bank_conflicts", "worst_bank_conflict"]
