@@ -1,0 +1,143 @@
+"""How long ``layoutalg prove --no-cache`` takes over the shipped specs: serial
+against ``-j N`` in one run, wall and CPU, and the slowest claims.
+
+Usage::
+
+    python bench/prove_speed.py [PATH ...] [--jobs 2] [--top 15] [--serial-only]
+                                [--baseline REV] [--json FILE]
+
+Each run is a fresh ``python -m layoutalg prove --no-cache -q --json`` in a
+subprocess (cold: no proof cache, no SymPy cache, no answers remembered),
+timed by its wall clock and by the CPU time of the process and its
+children (``resource.getrusage``: Z3's threads are the process's own).
+Worker processes of ``-j`` are forked by a forkserver, not by the process
+itself, so their CPU is also read from the report (the claims' CPU seconds,
+summed) and both are printed. On a shared machine wall time moves with the
+load (printed before and after); the ratios and CPU times are the steadier
+figures. ``--baseline REV`` runs the serial prove of git revision REV (its
+own specs and library, from ``git archive``) in the same session first, so
+before/after is measured under the same load.
+
+The target of issue 17: serial ≤ 20 s on the 2-core build machine, and
+``-j 2`` at least 1.7× faster than serial.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Run:
+    label: str
+    wall: float
+    cpu: float  # this subprocess and the children it waited for
+    claims_cpu: float  # the report's per-claim CPU seconds, summed
+    claims: int
+    unexpected: int
+    unknown: int
+    report: dict
+
+
+def prove(label: str, paths: list[str], jobs: int, cwd: Path) -> Run:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "report.json"
+        command = [sys.executable, "-m", "layoutalg", "prove", "--no-cache", "-q",
+                   "--json", str(out), *(["-j", str(jobs)] if jobs > 1 else []), *paths]
+        env = {**os.environ, "PYTHONPATH": str(cwd)}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if not out.exists():
+            raise SystemExit(f"{label}: prove wrote no report (exit {done.returncode}):\n"
+                             f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+        report = json.loads(out.read_text())
+    results = report["results"]
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Run(label, wall, cpu, sum(r.get("cpu_seconds", 0.0) for r in results), len(results),
+               report["summary"]["unexpected"], sum(r["status"] == "UNKNOWN" for r in results),
+               report)
+
+
+def baseline_tree(rev: str, into: Path) -> Path:
+    """The library and specs of git revision ``rev``, unpacked into ``into``."""
+    archive = into / "tree.tar"
+    with archive.open("wb") as sink:
+        subprocess.run(["git", "archive", rev], cwd=ROOT, stdout=sink, check=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(into / "tree", filter="data")
+    return into / "tree"
+
+
+def load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def line(run: Run) -> str:
+    return (f"{run.label:<22} wall {run.wall:7.1f} s   CPU {run.cpu:7.1f} s   claims' CPU "
+            f"{run.claims_cpu:7.1f} s   {run.claims} claims, {run.unexpected} unexpected, "
+            f"{run.unknown} UNKNOWN")
+
+
+def slowest(run: Run, top: int) -> list[str]:
+    rows = sorted(run.report["results"], key=lambda r: r["seconds"], reverse=True)[:top]
+    out = [f"{'wall s':>8} {'CPU s':>8}  {'method':<12} {'verdict':<8} claim"]
+    for r in rows:
+        ident = f"{Path(r['path']).parent.name}/{Path(r['path']).stem}::{r['spec']}::{r['claim']}"
+        out.append(f"{r['seconds']:8.3f} {r.get('cpu_seconds', 0.0):8.3f}  "
+                   f"{r.get('method', ''):<12} {r['status']:<8} {ident}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="*", default=["specs", "proofs"])
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--serial-only", action="store_true")
+    parser.add_argument("--baseline", metavar="REV", help="also prove git revision REV, serial")
+    parser.add_argument("--json", type=Path, help="write the figures here")
+    args = parser.parse_args(argv)
+    print(f"{os.cpu_count()} CPUs; load average {load()}")
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.baseline:
+            tree = baseline_tree(args.baseline, Path(tmp))
+            runs.append(prove(f"baseline {args.baseline[:10]}", args.paths, 1, tree))
+            print(line(runs[-1]))
+    runs.append(prove("serial", args.paths, 1, ROOT))
+    serial = runs[-1]
+    print(line(serial))
+    if not args.serial_only:
+        runs.append(prove(f"-j {args.jobs}", args.paths, args.jobs, ROOT))
+        print(line(runs[-1]))
+        print(f"-j {args.jobs} is {serial.wall / runs[-1].wall:.2f}× faster than serial "
+              f"(wall; target ≥ 1.7×)")
+    if args.baseline:
+        print(f"serial is {runs[0].wall / serial.wall:.2f}× faster than the baseline (wall), "
+              f"{runs[0].cpu / serial.cpu:.2f}× (CPU)")
+    print(f"load average after: {load()}")
+    print(f"\nslowest {args.top} claims of the serial run (wall, and CPU of the process):")
+    print("\n".join(slowest(serial, args.top)))
+    if args.json:
+        args.json.write_text(json.dumps([{k: v for k, v in vars(r).items() if k != "report"}
+                                         for r in runs], indent=2) + "\n")
+    return 0 if all(r.unexpected == 0 for r in runs[-2:]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
