@@ -8,20 +8,9 @@ report to its specs. pytorch#194457 (DTensor) lives in specs/dtensor.py.
 
 import layoutalg as la
 from layoutalg.core.cute_layout import parse_layout
-from layoutalg.core.cute_postconditions import check_layout_equivalent
 from layoutalg.core.cute_tiling import zipped_divide
 from layoutalg.spyre import SpyreLayout, default_layout
 from layoutalg.tt import L1Budget, ShardSpec, tensor_spec
-from layoutalg.verify.claims import register_claim
-
-
-def _cute_equivalent(subject, other, *, assume=(), timeout_ms=None):
-    """The layouts send every index to the same offset; different sizes are REFUTED
-    (``sizes differ``), not an error."""
-    return check_layout_equivalent(subject, other)
-
-
-register_claim("cute_equivalent", _cute_equivalent, index_map=False, arguments=(1, 1))
 
 
 # -- tenstorrent/tt-metal#24425: a WIDTH_SHARDED tensor's padded width ----------------------

@@ -333,7 +333,9 @@ API_ROWS = [
     row(lambda: la.spec(claims=["injective"])(3), la.SpecError, "@spec decorates a function; got 3",
         id="spec-decorates-non-function"),
     row(lambda: la.spec(claims=["injective"])(lambda: 42).build(), la.SpecError,
-        "spec <lambda> must return an IndexMap or an object with .index_map(); got 42",
+        rx(r"spec <lambda> must return an IndexMap, an object with \.index_map\(\) or a "
+           r"framework layout \(.*torch DTensor \(torch\.distributed\.tensor\.DTensor\).*\); "
+           r"got 42"),
         id="spec-returns-non-layout"),
     # mesh
     row(lambda: la.mesh.MeshLayout.grid(0, 2), MeshError,

@@ -38,7 +38,7 @@ def fake_framework(monkeypatch):
     yield made
     from layoutalg.core import laid_out
 
-    laid_out._BRIDGES.pop(("fakefw", "Vector"))
+    laid_out._BRIDGES.pop(("fakefw", "Vector", "fake framework"))
 
 
 def test_a_spec_returning_a_framework_object_is_proved_through_its_bridge(fake_framework):
@@ -120,3 +120,49 @@ def test_layoutalg_prove_takes_a_spec_returning_a_real_dtensor(tmp_path):
     assert built == la.dtensor.DTensorLayout((4,), ["S(0)"], (10, 2))
     outcomes = {o.claim: o.status for o in prove([found])}
     assert outcomes == {"bijective": "PROVED", "torch_local_shapes": "PROVED"}
+
+
+def test_a_bridge_with_a_condition_is_asked_first_and_only_for_what_it_accepts(monkeypatch):
+    """A torch-spyre tensor is a plain torch.Tensor on device "spyre": its bridge
+    has a condition, and must win over a bridge of the same class without one."""
+    from layoutalg.core import laid_out
+
+    module = types.ModuleType("fakefw2")
+
+    class Tensor:
+        def __init__(self, device):
+            self.device = device
+
+    module.Tensor = Tensor
+    monkeypatch.setitem(sys.modules, "fakefw2", module)
+    bridge("any tensor", "fakefw2", "Tensor", lambda t: ("plain", t.device))
+    bridge("spyre tensor", "fakefw2", "Tensor", lambda t: ("spyre", t.device),
+           when=lambda t: t.device == "spyre")
+    try:
+        assert from_framework(Tensor("spyre")) == ("spyre", "spyre")
+        assert from_framework(Tensor("cpu")) == ("plain", "cpu")
+    finally:
+        laid_out._BRIDGES.pop(("fakefw2", "Tensor", "any tensor"))
+        laid_out._BRIDGES.pop(("fakefw2", "Tensor", "spyre tensor"))
+
+
+def test_a_spyre_tensor_is_bridged_and_a_cpu_tensor_is_not():
+    """torch-spyre: a tensor on device "spyre" gives its SpyreTensorLayout with
+    device_tensor_layout(); stand-ins with torch's real class (no Spyre device here)."""
+    torch = pytest.importorskip("torch")
+    la.spyre  # noqa: B018 - the family declares its bridge when imported
+
+    class SpyreTensor(torch.Tensor):
+        @property
+        def device(self):
+            return types.SimpleNamespace(type="spyre")
+
+        def device_tensor_layout(self):
+            return {"device_size": [4, 512, 64], "dim_map": [1, 0, 1],
+                    "device_dtype": "SEN169_FP16"}
+
+    host = torch.zeros(512, 256, dtype=torch.float16)
+    on_spyre = host.as_subclass(SpyreTensor)
+    bridged = from_framework(on_spyre)
+    assert bridged == la.spyre.SpyreLayout([512, 256], "float16", (4, 512, 64), (1, 0, 1))
+    assert from_framework(host) is None          # a CPU tensor is not a layout

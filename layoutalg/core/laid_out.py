@@ -58,28 +58,36 @@ class Bridge:
 
     ``module`` and ``class_name`` name the framework's class (e.g.
     ``torch.distributed.tensor`` / ``DTensor``); ``convert`` turns an
-    instance into a family layout (a LaidOut value).
+    instance into a family layout (a LaidOut value). ``when`` narrows a class
+    that several bridges share (a torch-spyre tensor is a ``torch.Tensor``
+    whose ``device.type`` is ``"spyre"``).
     """
 
     framework: str
     module: str
     class_name: str
     convert: Callable[[object], object]
+    when: Callable[[object], bool] | None = None
 
     def accepts(self, value: object) -> bool:
         loaded = sys.modules.get(self.module)
         cls = getattr(loaded, self.class_name, None) if loaded is not None else None
-        return isinstance(cls, type) and isinstance(value, cls)
+        if not (isinstance(cls, type) and isinstance(value, cls)):
+            return False
+        return self.when is None or bool(self.when(value))
 
 
-_BRIDGES: dict[tuple[str, str], Bridge] = {}
+_BRIDGES: dict[tuple[str, str, str], Bridge] = {}
 
 
 def bridge(framework: str, module: str, class_name: str,
-           convert: Callable[[object], object]) -> Bridge:
-    """Declare that ``module.class_name`` objects convert with ``convert``."""
-    made = Bridge(framework, module, class_name, convert)
-    _BRIDGES[(module, class_name)] = made
+           convert: Callable[[object], object], *,
+           when: Callable[[object], bool] | None = None) -> Bridge:
+    """Declare that ``module.class_name`` objects (those ``when`` accepts, if
+    given) convert with ``convert``. The most specific bridge is asked first:
+    those with a ``when`` before those without."""
+    made = Bridge(framework, module, class_name, convert, when)
+    _BRIDGES[(module, class_name, framework)] = made
     return made
 
 
@@ -90,7 +98,7 @@ def bridges() -> tuple[Bridge, ...]:
 
 def from_framework(value: object) -> object | None:
     """The family layout of a framework object, or None when no bridge takes it."""
-    for made in _BRIDGES.values():
+    for made in sorted(_BRIDGES.values(), key=lambda b: b.when is None):
         if made.accepts(value):
             return made.convert(value)
     return None

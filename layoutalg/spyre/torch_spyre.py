@@ -24,6 +24,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from layoutalg.core.laid_out import bridge as declare_bridge
 from layoutalg.errors import describe
 from layoutalg.spyre import rules
 from layoutalg.spyre.args import int_tuple, listed
@@ -291,3 +292,12 @@ def _value(name: str, text: str):
 
 __all__ = ["DATA_FORMATS", "DEVICE_FORMAT", "TorchSpyreLayout", "as_layout", "from_torch_spyre",
            "parse_repr", "to_torch_spyre"]
+
+
+def _on_spyre(tensor: object) -> bool:
+    """A torch tensor on the Spyre device (torch-spyre registers device type "spyre")."""
+    return getattr(getattr(tensor, "device", None), "type", None) == "spyre"
+
+
+#: A spec may return a torch-spyre tensor itself: a torch.Tensor on device "spyre".
+declare_bridge("torch-spyre tensor", "torch", "Tensor", as_layout, when=_on_spyre)
