@@ -57,7 +57,9 @@ def tree(rng: random.Random, depth: int):
         g, h = tree(rng, depth - 1)
         return e - g, (lambda v: f(v) - h(v))
     if kind == "mul":
-        c = rng.choice([2, 3, 16, 128])
+        c = rng.choice([2, 3, 16, 128, 11])
+        if rng.random() < 0.3:  # a basis value times one bit, as linear layouts write it
+            return c * bit_and(e, 1), (lambda v: c * (f(v) & 1))
         return c * e, (lambda v: c * f(v))
     if kind == "floor":
         c = rng.choice([2, 3, 8, 16])

@@ -776,6 +776,12 @@ class _Translator:
             k = _log2(expr.args[0])
             if k is not None:
                 return self._shifted(expr.args[1], k, width)
+            if expr.args[0] > 0 and self._upper(expr.args[1]) == 1:
+                # c·b for a bit b (a linear layout's basis value): c's bits where b is set
+                (bit,) = self._bits(expr.args[1], 1)
+                c = int(expr.args[0])
+                bits = [z3.And(bit, z3.BoolVal(bool(c >> j & 1), self.ctx)) for j in range(width)]
+                return z3.If(bit, z3.IntVal(c >> width, self.ctx), z3.IntVal(0, self.ctx)), bits
         if isinstance(expr, sympy.Add):
             return self._fields_split(expr, width)
         return None
