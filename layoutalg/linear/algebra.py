@@ -76,9 +76,11 @@ class Obstacle:
     text: str
 
 
-def conversion_obstacle(a: LinearLayout, b: LinearLayout) -> Obstacle | None:
-    """The first reason ``a⁻¹ ∘ b`` does not exist, or None when it does."""
-    b = reorder_outs(b, a.out_names, "convert")
+def conversion_obstacle(a: LinearLayout, b: LinearLayout, who: str = "convert",
+                        a_name: str = "a", b_name: str = "b") -> Obstacle | None:
+    """The first reason ``a⁻¹ ∘ b`` does not exist, or None when it does; errors and
+    texts name the caller ``who`` and its arguments ``a_name``, ``b_name``."""
+    b = reorder_outs(b, a.out_names, who)
     state = gf2.eliminate(a.columns)
     if state.kernel:
         x = state.kernel[0]
@@ -86,16 +88,17 @@ def conversion_obstacle(a: LinearLayout, b: LinearLayout) -> Obstacle | None:
         zero = a.unflat_in(0)
         element = a.unflat_out(0)
         return Obstacle("not_injective", zero, point, element,
-                        f"a is not injective, so it is not invertible on b's image: "
-                        f"{_text(zero)} and {_text(point)} of a both hold {_text_out(a, element)}")
+                        f"{a_name} is not injective, so it is not invertible on {b_name}'s "
+                        f"image: {_text(zero)} and {_text(point)} of {a_name} both hold "
+                        f"{_text_out(a, element)}")
     for bit, column in enumerate(_columns_in(b, a)):
         rest, _ = state.reduce(column)
         if rest:
             point = b.unflat_in(1 << bit)
             element = b(**point)
             return Obstacle("missing", point, None, element,
-                            f"b's element {_text_out(b, element)} at {_text(point)} is "
-                            f"nowhere in a")
+                            f"{b_name}'s element {_text_out(b, element)} at {_text(point)} "
+                            f"is nowhere in {a_name}")
     return None
 
 

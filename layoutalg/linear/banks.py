@@ -39,10 +39,11 @@ from dataclasses import dataclass
 
 from layoutalg.errors import describe
 from layoutalg.linear import gf2
-from layoutalg.linear.algebra import check_layout, convert
+from layoutalg.linear.algebra import check_layout, conversion_obstacle, convert
 from layoutalg.linear.checks import label
 from layoutalg.linear.errors import LinearLayoutError
 from layoutalg.linear.layout import LinearLayout
+from layoutalg.validate import is_int
 from layoutalg.verify.result import CheckResult, Status
 
 ELEMENT_BYTES = (1, 2, 4, 8, 16)
@@ -56,9 +57,12 @@ class BankModel:
     element_bytes: int
 
     def __post_init__(self) -> None:
-        if self.element_bytes not in ELEMENT_BYTES:
+        if not is_int(self.element_bytes) or self.element_bytes not in ELEMENT_BYTES:
+            kind = type(self.element_bytes).__name__
+            kind = "" if is_int(self.element_bytes) else f" (a {kind}, not an int)"
             raise LinearLayoutError(f"element_bytes must be one of {ELEMENT_BYTES}; got "
-                                    f"{describe(self.element_bytes)}")
+                                    f"{describe(self.element_bytes)}{kind}")
+        object.__setattr__(self, "element_bytes", int(self.element_bytes))
 
     @property
     def unit(self) -> int:
@@ -125,6 +129,10 @@ def bank_conflicts(registers: LinearLayout, shared: LinearLayout, *,
         raise LinearLayoutError(f"registers must have an in dim 'lane'; got in dims "
                                 f"{registers.in_names}")
     where = _offset_index(shared)
+    obstacle = conversion_obstacle(shared, registers, "bank_conflicts", "shared", "registers")
+    if obstacle is not None:
+        raise LinearLayoutError(f"bank_conflicts: shared must hold every element of registers "
+                                f"exactly once: {obstacle.text}")
     conversion = convert(shared, registers)
     offset_size = shared.in_dims[where][1]
     lane_bits = dict(registers.in_dims)["lane"].bit_length() - 1

@@ -16,7 +16,6 @@ import numpy as np
 from layoutalg.core.cute_layout import CuteLayout
 from layoutalg.errors import VerificationError
 from layoutalg.linear.algebra import check_layout
-from layoutalg.linear.banks import BankModel
 from layoutalg.linear.checks import label
 from layoutalg.linear.layout import LinearLayout
 from layoutalg.verify.result import CheckResult, Status
@@ -127,10 +126,16 @@ def check_conversion(a: LinearLayout, b: LinearLayout) -> CheckResult:
 
 
 def check_equivalent(layout: LinearLayout, other: LinearLayout | CuteLayout) -> CheckResult:
-    """Equal on every input: another linear layout (out dims by name) or a CuTe layout
-    (both flattened first-dim-fastest)."""
+    """Equal on every input: another linear layout (out dims by name; in and out dim
+    sizes must be equal, as Triton's ``==`` asks) or a CuTe layout (both flattened
+    first-dim-fastest). A counterexample holds the linear layout's in dims only."""
     start = time.perf_counter()
     mine = table(layout)
+    if isinstance(other, LinearLayout) and (
+            layout.in_dims != other.in_dims or dict(layout.out_dims) != dict(other.out_dims)):
+        return _result(Status.REFUTED, "equivalent", label(layout), start,
+                       reason=f"sizes differ: {layout.in_dims} → {dict(layout.out_dims)} vs "
+                       f"{other.in_dims} → {dict(other.out_dims)}")
     if isinstance(other, CuteLayout):
         if other.size != layout.in_size:
             return _result(Status.REFUTED, "equivalent", label(layout), start,
@@ -147,32 +152,48 @@ def check_equivalent(layout: LinearLayout, other: LinearLayout | CuteLayout) -> 
                        reason=f"equal on all {layout.in_size} inputs")
     i = int(differ[0])
     return _result(Status.REFUTED, "equivalent", label(layout), start,
-                   counterexample={**layout.unflat_in(i), "i": i},
+                   counterexample=layout.unflat_in(i),
                    reason=f"they differ at flat input {i}")
+
+
+# The phase model, written here from the vendor's description rather than imported from
+# layoutalg.linear.banks: NVIDIA shared memory has 32 banks, successive 32-bit words in
+# successive banks, and lanes reading one 32-bit word do not conflict (CUDA C++ Programming
+# Guide, "Shared Memory", compute capability 5.x and later,
+# https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#shared-memory-5-x). A warp's
+# 8-byte accesses are served in two phases of 16 lanes and its 16-byte accesses in four of 8
+# lanes, each phase moving the banks' 128 bytes once (worked through for float4 stores at
+# https://github.com/xlite-dev/LeetCUDA/issues/399): only lanes of one phase can conflict.
+WARP_LANES, BANKS, WORD_BYTES = 32, 32, 4
 
 
 def bank_conflict_degree(registers: LinearLayout, shared: LinearLayout, *,
                          element_bytes: int = 4) -> int:
-    """The most distinct words one bank serves in one phase of one instruction."""
-    model = BankModel(element_bytes)
+    """The most distinct 32-bit words one bank serves in one phase of one instruction.
+
+    Each lane's access of ``element_bytes`` bytes at byte ``offset · element_bytes``
+    touches every 32-bit word it overlaps (one word, or ``element_bytes / 4`` of them).
+    """
+    if element_bytes not in (1, 2, 4, 8, 16) or isinstance(element_bytes, bool):
+        raise VerificationError(f"element_bytes must be 1, 2, 4, 8 or 16; got {element_bytes}")
+    phases = max(1, element_bytes // WORD_BYTES)        # 1, 1, 1, 2, 4
+    lanes_per_phase = WARP_LANES // phases
     where = conversion_table(shared, registers)
     if where is None:
         raise VerificationError("shared must hold every element of registers exactly once")
     point = inputs(registers)
     offsets = inputs(shared)["offset"][where]
-    lanes = point["lane"]
-    phase = lanes // model.lanes_per_phase
-    others = [point[n] for n in registers.in_names if n != "lane"]
-    key = np.stack(others + [phase], axis=1) if others else phase[:, None]
-    worst = 1
-    groups: dict[tuple, dict[int, set[int]]] = {}
+    others = [n for n in registers.in_names if n != "lane"]
+    # (instruction, phase) -> bank -> the words it serves
+    served: dict[tuple, dict[int, set[int]]] = {}
     for k in range(len(offsets)):
-        off = int(offsets[k])
-        banks = groups.setdefault(tuple(key[k]), {})
-        banks.setdefault(model.bank(off), set()).add(model.word(off))
-    for banks in groups.values():
-        worst = max(worst, max(len(words) for words in banks.values()))
-    return worst
+        lane = int(point["lane"][k])
+        key = tuple(int(point[n][k]) for n in others) + (lane // lanes_per_phase,)
+        first = int(offsets[k]) * element_bytes
+        for word in range(first // WORD_BYTES, (first + element_bytes - 1) // WORD_BYTES + 1):
+            served.setdefault(key, {}).setdefault(word % BANKS, set()).add(word)
+    return max((len(words) for banks in served.values() for words in banks.values()),
+               default=1)
 
 
 __all__ = ["bank_conflict_degree", "check_conversion", "check_equivalent", "check_injective",

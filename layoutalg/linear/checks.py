@@ -110,7 +110,7 @@ def check_conversion(a: LinearLayout, b: LinearLayout) -> CheckResult:
     check_layout(b, "check_conversion: b")
     start = time.perf_counter()
     subject = f"{label(a)}⁻¹ ∘ {label(b)}"
-    obstacle = conversion_obstacle(a, b)
+    obstacle = conversion_obstacle(a, b, "check_conversion")
     if obstacle is not None:
         counterexample = _named(obstacle.point)
         if obstacle.other is not None:

@@ -11,10 +11,17 @@ The rules are Triton's ``toLinearLayout`` (triton-lang/triton
   basis that lands past a smaller tensor dim becomes 0 (the element is held
   twice: broadcast), and such a register is dropped.
 - **swizzled shared** ``(vec, perPhase, maxPhase, order)``: offsets run
-  along ``order[0]`` (the columns) first, then ``order[1]`` (the rows);
-  row ``r`` XORs its columns with ``vec · ((r / perPhase) mod maxPhase)``,
-  so the offset bit of row ``2**j`` has basis ``(2**j, vec·((2**j / perPhase)
-  mod maxPhase) mod numCols)``; further dims follow in ``order``.
+  along ``order[0]`` (the columns) first, then ``order[1]`` (the rows); the
+  offset bit of row ``2**j`` has basis ``(2**j, vec·((2**j / perPhase) mod
+  maxPhase) mod numCols)`` (Triton's rule, ``/`` integer division) and any
+  row ``r`` XORs the bases of its set bits; further dims follow in ``order``.
+  When ``vec``, ``perPhase`` and ``maxPhase`` are powers of two, that is
+  exactly: row ``r`` XORs its columns with ``(vec·((r / perPhase) mod
+  maxPhase)) mod numCols`` (the ``mod numCols`` matters once ``vec·maxPhase
+  > numCols``). With other parameters the XOR of the bases is not that
+  formula (``vec = perPhase = 1, maxPhase = 3``: row 3 XORs with ``1 ⊕ 2 =
+  3``, the formula says ``3 mod 3 = 0``); the layout is its bases, as
+  Triton's is.
 
 Pinned against ``unittest/Dialect/TritonGPU/LinearLayoutConversionsTest.cpp``
 and compared with Triton's own conversion when the wheel is installed.
@@ -44,8 +51,8 @@ def _powers(values: object, argument: str, who: str, rank: int | None = None) ->
 
 
 def _order(order: object, rank: int, who: str) -> list[int]:
-    if not isinstance(order, (list, tuple)) or sorted(order) != list(range(rank)) or not all(
-            is_int(o) for o in order):
+    if not isinstance(order, (list, tuple)) or not all(is_int(o) for o in order) or sorted(
+            order) != list(range(rank)):
         raise LinearLayoutError(f"{who}: order must be a permutation of range({rank}) (minor "
                                 f"dim first); got {describe(order)}")
     return [int(o) for o in order]

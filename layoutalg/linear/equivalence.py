@@ -1,8 +1,10 @@
 """Is a linear layout the same function as a CuTe layout, an IndexMap or another linear layout?
 
-- Another :class:`LinearLayout`: the same in dims (names, sizes) and out dim
-  names; equal on every input iff equal on every basis input (both linear).
-  REFUTED names the first basis input where they differ. Exact.
+- Another :class:`LinearLayout`: the same in dim and out dim names (else an
+  error); equivalent iff the in dim sizes and the out dim sizes are equal (as
+  Triton's ``operator==`` asks, ``include/triton/Tools/LinearLayout.h``;
+  REFUTED names the sizes) and the bases are equal on every basis input
+  (both linear). REFUTED names the first basis input where they differ. Exact.
 - A CuTe layout (``la.CuteLayout``, layoutalg/core/cute_layout.py): both are
   flattened as Triton and CuTe flatten (first dim fastest): the linear
   layout's inputs into one index ``i`` (register bits lowest), its outputs
@@ -12,8 +14,10 @@
   linear layout's is their XOR. A sum equals the XOR for every ``i`` iff no
   two ``v_a, v_b`` share a bit (``a + b = (a ^ b) + 2(a & b)``), so the two
   layouts agree everywhere iff they agree on every ``2**b`` and the ``v_b``
-  are pairwise disjoint. REFUTED gives ``2**b`` or ``2**a + 2**b``, where they
-  differ. Exact, no enumeration.
+  are pairwise disjoint. REFUTED gives the flat index ``2**b`` or
+  ``2**a + 2**b`` where they differ (in its reason) and the linear layout's
+  input there (its counterexample: in dim coordinates only, so no key can
+  overwrite an in dim). Exact, no enumeration.
 - An ``IndexMap`` (any layoutalg map, same domain extents by position): Z3
   on :meth:`LinearLayout.index_map` through ``la.check_equivalent`` (the one
   query path); an UNKNOWN is settled by enumeration when the layout has at
@@ -48,8 +52,8 @@ def check_equivalent(layout: LinearLayout, other: object) -> CheckResult:
 
     >>> check_equivalent(LinearLayout({"i": [[1], [2]]}), CuteLayout(4, 1)).status
     <Status.PROVED: 'PROVED'>
-    >>> check_equivalent(LinearLayout({"i": [[3], [6]]}), CuteLayout(4, 3)).reason
-    'they differ at i=3 (i=3): the linear layout gives 5 (3 ^ 6), the CuTe layout 9 (3 + 6)'
+    >>> print(check_equivalent(LinearLayout({"i": [[3], [6]]}), CuteLayout(4, 3)).reason)
+    they differ at flat index 3 (i=3): the linear layout gives 5 (3 ^ 6), the CuTe layout 9 (3 + 6)
     """
     check_layout(layout, "check_equivalent: layout")
     if isinstance(other, LinearLayout):
@@ -72,6 +76,10 @@ def _with_linear(a: LinearLayout, b: LinearLayout) -> CheckResult:
         return _result(Status.REFUTED, subject, start,
                        reason=f"sizes differ: {dict(a.in_dims)} vs {dict(b.in_dims)}")
     b = reorder_outs(b, a.out_names, "check_equivalent")
+    if a.out_dims != b.out_dims:
+        return _result(Status.REFUTED, subject, start,
+                       reason=f"out dim sizes differ: {dict(a.out_dims)} vs {dict(b.out_dims)} "
+                       f"(Triton's == compares them)")
     for bit, (x, y) in enumerate(zip(a.columns, _flat_columns(b, a))):
         if x != y:
             point = a.unflat_in(1 << bit)
@@ -117,9 +125,10 @@ def _with_cute(layout: LinearLayout, cute: CuteLayout) -> CheckResult:
 
 def _differ(layout, subject, start, i, mine, theirs, how_mine, how_theirs) -> CheckResult:
     point = layout.unflat_in(i)
-    return _result(Status.REFUTED, subject, start, counterexample={**point, "i": i},
-                   reason=f"they differ at i={i} {point_text(point, point.values())}: the "
-                   f"linear layout gives {mine}{how_mine}, the CuTe layout {theirs}{how_theirs}")
+    return _result(Status.REFUTED, subject, start, counterexample=point,
+                   reason=f"they differ at flat index {i} {point_text(point, point.values())}: "
+                   f"the linear layout gives {mine}{how_mine}, the CuTe layout "
+                   f"{theirs}{how_theirs}")
 
 
 def _with_map(layout: LinearLayout, m: IndexMap) -> CheckResult:

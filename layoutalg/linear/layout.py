@@ -187,7 +187,15 @@ class LinearLayout:
 
     def basis(self, in_dim: str, i: int) -> tuple[int, ...]:
         """``L(in_dim = 2**i)``."""
-        return dict(self.bases)[in_dim][i]
+        bases = dict(self.bases)
+        if not isinstance(in_dim, str) or in_dim not in bases:
+            raise LinearLayoutError(f"LinearLayout.basis: in_dim must be one of the in dims "
+                                    f"{self.in_names}; got {describe(in_dim)}")
+        count = len(bases[in_dim])
+        if not is_int(i) or not 0 <= i < count:
+            raise LinearLayoutError(f"LinearLayout.basis: i must be an int in [0, {count}) "
+                                    f"(in dim {in_dim!r} has {count} bases); got {describe(i)}")
+        return bases[in_dim][i]
 
     # -- the GF(2) matrix ----------------------------------------------------------
 
@@ -291,9 +299,12 @@ class LinearLayout:
     # -- text ----------------------------------------------------------------------
 
     def __str__(self) -> str:
-        """Triton's ``LinearLayout::toString`` text, line for line."""
-        if not self.bases and not self.out_dims:
-            return "\n(empty layout)"
+        """Triton's ``LinearLayout::toString`` text, line for line (triton-lang/triton
+        ``lib/Tools/LinearLayout.cpp``: no in dims prints ``(empty layout)``, or
+        ``(empty layout with out-dims [...])`` when there are out dims)."""
+        outs = ", ".join(f"{n} (size {s})" for n, s in self.out_dims)
+        if not self.bases:
+            return f"\n(empty layout with out-dims [{outs}])" if outs else "\n(empty layout)"
         lines = [""]
         for name, vectors in self.bases:
             if not vectors:
@@ -301,7 +312,6 @@ class LinearLayout:
             for i, vector in enumerate(vectors):
                 lead = " - " if i == 0 else "   "
                 lines.append(f"{lead}{name}={1 << i} -> ({', '.join(map(str, vector))})")
-        outs = ", ".join(f"{n} (size {s})" for n, s in self.out_dims)
         lines.append(f"where out dims are: [{outs}]")
         return "\n".join(lines)
 
@@ -338,14 +348,31 @@ def distributed(reg=(), lane=(), warp=(), block=(), *, shape: Sequence[int] | No
                 out_dims=None) -> LinearLayout:
     """A register layout ``(register, lane, warp, block) → (dim0, …)``, gluon's argument order.
 
+    ``shape`` gives the out dims' sizes; with it, ``out_dims`` may name them (one
+    name per size; default ``dim0, dim1, …``).
+
     >>> distributed(lane=[[1], [2]], warp=[[4], [8]]).out_dims    # SimpleBlocked
     (('dim0', 16),)
+    >>> distributed(lane=[[1]], shape=[2], out_dims=["x"]).out_dims
+    (('x', 2),)
     """
+    for argument, in_dim, vectors in (("reg", "register", reg), ("lane", "lane", lane),
+                                      ("warp", "warp", warp), ("block", "block", block)):
+        if not isinstance(vectors, (list, tuple)):
+            raise LinearLayoutError(f"distributed: {argument} (the {in_dim} bases) must be a "
+                                    f"list of basis vectors such as [[0, 1], [1, 0]]; got "
+                                    f"{describe(vectors)}")
     if shape is not None:
         if not isinstance(shape, (list, tuple)):
             raise LinearLayoutError(f"distributed: shape must be a list of sizes; got "
                                     f"{describe(shape)}")
-        out_dims = [(f"dim{k}", s) for k, s in enumerate(shape)]
+        names = [f"dim{k}" for k in range(len(shape))] if out_dims is None else out_dims
+        if not (isinstance(names, (list, tuple)) and len(names) == len(shape)
+                and all(isinstance(n, str) for n in names)):
+            raise LinearLayoutError(f"distributed: with shape {list(shape)}, out_dims must be "
+                                    f"{len(shape)} out dim names (the sizes are the shape's); "
+                                    f"got {describe(out_dims)}")
+        out_dims = list(zip(names, shape))
     return LinearLayout([("register", list(reg)), ("lane", list(lane)), ("warp", list(warp)),
                          ("block", list(block))], out_dims)
 

@@ -16,11 +16,15 @@ Two forms are read (``str(layout)`` writes the first):
 
   which carries no out dim sizes: pass ``shape`` (the tensor's), or they are
   inferred as Triton's inferring constructor does.
+
+A layout without in dims prints as ``(empty layout)`` or ``(empty layout with
+out-dims [dim0 (size 4)])`` (``toString`` again); both are read back. Text that
+states its out dim sizes (``toString``) keeps them: a ``shape`` that says
+otherwise is refused, not applied.
 """
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Sequence
 
@@ -34,6 +38,9 @@ _OUTS = re.compile(r"^\s*where out dims are:\s*\[(.*)\]\s*$")
 _OUT = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(size\s*(\d+)\)\s*$")
 _ATTR = re.compile(r"^\s*(?:#ttg\.linear<)?\s*\{(.*)\}\s*>?\s*$", re.S)
 _ENTRY = re.compile(r"([A-Za-z_]\w*)\s*=\s*(\[[\[\]\d,\s-]*\])")
+_VECTOR = re.compile(r"\[([^\[\]]*)\]")
+_INT = re.compile(r"^-?\d+$")
+_EMPTY = re.compile(r"^\(empty layout(?: with out-dims \[(.*)\])?\)$")
 
 
 def parse_linear_layout(text: str, *, shape: Sequence[int] | None = None) -> LinearLayout:
@@ -46,26 +53,60 @@ def parse_linear_layout(text: str, *, shape: Sequence[int] | None = None) -> Lin
     if not isinstance(text, str):
         raise LinearLayoutError(f"parse_linear_layout: text must be a string; got "
                                 f"{describe(text)}")
-    if "->" in text or "where out dims are" in text:
+    stated = True       # toString text states its out dim sizes; the attribute does not
+    if _EMPTY.match(text.strip()):
+        layout = _from_empty(text.strip())
+    elif "->" in text or "where out dims are" in text:
         layout = _from_tostring(text)
     else:
-        layout = _from_attribute(text)
+        layout, stated = _from_attribute(text), False
     if shape is None:
         return layout
     if not isinstance(shape, (list, tuple)) or len(shape) != len(layout.out_dims):
         raise LinearLayoutError(f"parse_linear_layout: shape must give one size per out dim "
                                 f"{layout.out_names}; got {describe(shape)}")
+    if stated:
+        sizes = [s for _, s in layout.out_dims]
+        if list(shape) != sizes:
+            raise LinearLayoutError(f"parse_linear_layout: shape must agree with the sizes the "
+                                    f"text states, {sizes} for {layout.out_names}; got "
+                                    f"{describe(shape)}")
+        return layout
     return LinearLayout(layout.bases, list(zip(layout.out_names, shape)))
+
+
+def _out_dims(listing: str, where: str) -> list[tuple[str, int]]:
+    """``dim0 (size 16), dim1 (size 8)`` as pairs."""
+    out_dims = []
+    for part in filter(str.strip, listing.split(",")):
+        if not (o := _OUT.match(part)):
+            raise LinearLayoutError(f"parse_linear_layout: cannot read out dim {part.strip()!r} "
+                                    f"{where} (expected 'name (size n)')")
+        out_dims.append((o.group(1), int(o.group(2))))
+    return out_dims
+
+
+def _from_empty(text: str) -> LinearLayout:
+    """Triton's text for a layout without in dims (``LinearLayout::toString``)."""
+    listing = _EMPTY.match(text).group(1)
+    return LinearLayout([], _out_dims(listing or "", "in '(empty layout with out-dims [...])'"))
 
 
 def _from_tostring(text: str) -> LinearLayout:
     bases: dict[str, list[list[int]]] = {}
     out_dims = None
+    current = None      # the in dim whose lines these are; Triton prints each in dim once
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
+        if out_dims is not None:
+            raise LinearLayoutError(f"parse_linear_layout: line {number} follows the 'where out "
+                                    f"dims are' line, which Triton prints last: "
+                                    f"{line.strip()!r}")
         if m := _BASIS.match(line):
             name, power, values = m.group(1), int(m.group(2)), m.group(3)
+            _once(bases, name, current, number, line)
+            current = name
             vectors = bases.setdefault(name, [])
             if power != 1 << len(vectors):
                 raise LinearLayoutError(f"parse_linear_layout: line {number} gives {name}="
@@ -73,14 +114,11 @@ def _from_tostring(text: str) -> LinearLayout:
                                         f"{name}={1 << len(vectors)}: {line.strip()!r}")
             vectors.append([int(v) for v in values.split(",") if v.strip()])
         elif m := _SIZE_ONE.match(line):
-            bases.setdefault(m.group(1), [])
+            _once(bases, m.group(1), None, number, line)
+            current = None
+            bases[m.group(1)] = []
         elif m := _OUTS.match(line):
-            out_dims = []
-            for part in filter(str.strip, m.group(1).split(",")):
-                if not (o := _OUT.match(part)):
-                    raise LinearLayoutError(f"parse_linear_layout: cannot read out dim "
-                                            f"{part.strip()!r} on line {number}")
-                out_dims.append((o.group(1), int(o.group(2))))
+            out_dims = _out_dims(m.group(1), f"on line {number}")
         else:
             raise LinearLayoutError(
                 f"parse_linear_layout: cannot read line {number}: {line.strip()!r} (expected "
@@ -90,6 +128,32 @@ def _from_tostring(text: str) -> LinearLayout:
         raise LinearLayoutError("parse_linear_layout: the text has no 'where out dims are: "
                                 "[...]' line, so the out dims are unknown")
     return LinearLayout(list(bases.items()), out_dims)
+
+
+def _once(bases: dict, name: str, current: str | None, number: int, line: str) -> None:
+    """Refuse a second block of lines for an in dim (a contradiction, e.g. 'lane is a
+    size 1 dimension' and then a lane basis): Triton prints each in dim once."""
+    if name in bases and name != current:
+        said = ("a size 1 dimension" if not bases[name] else
+                f"{len(bases[name])} bases long")
+        raise LinearLayoutError(f"parse_linear_layout: line {number} gives in dim {name!r} "
+                                f"again after the text said it is {said}; each in dim must be "
+                                f"stated once: {line.strip()!r}")
+
+
+def _vectors(values: str, name: str, text: str) -> list[list[int]]:
+    """``[[0, 1], [8, 0]]`` as lists of ints, read strictly (no Python evaluation)."""
+    inner = values.strip()[1:-1]
+    vectors = [[int(v) if _INT.match(v.strip()) else v.strip() for v in body.split(",")]
+               if body.strip() else [] for body in _VECTOR.findall(inner)]
+    rest = _VECTOR.sub("", inner).replace(",", "").strip()
+    bad = [v for vector in vectors for v in vector if isinstance(v, str)]
+    if rest or bad or inner.count(",") != sum(max(len(v) - 1, 0) for v in vectors) + max(
+            len(vectors) - 1, 0):
+        raise LinearLayoutError(f"parse_linear_layout: {name} must be a list of lists of ints "
+                                f"such as [[0, 1], [8, 0]]; got {values.strip()!r} in "
+                                f"{describe(text)}")
+    return vectors
 
 
 def _from_attribute(text: str) -> LinearLayout:
@@ -102,7 +166,7 @@ def _from_attribute(text: str) -> LinearLayout:
     rest = _ENTRY.sub("", body).replace(",", "").strip()
     if rest or not entries:
         raise LinearLayoutError(f"parse_linear_layout: cannot read the bases in {describe(text)}")
-    return LinearLayout([(name, ast.literal_eval(values)) for name, values in entries])
+    return LinearLayout([(name, _vectors(values, name, text)) for name, values in entries])
 
 
 __all__ = ["parse_linear_layout"]
