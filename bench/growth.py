@@ -8,12 +8,16 @@ not enumerate). The axes, one changed at a time:
 - **size**: a 2-D tensor of 2^e elements (e = 10 … 40, concrete extents)
   tiled over 16×16 PEs (split both dims, permute the PE dims first,
   linearize the tile into an offset);
-- **dims**: d = 1 … 8 dims of extent 16, each split by 4, the outer parts
-  first, the inner parts linearized into an offset;
+- **dims**: d = 1 … 8 dims of extent 16, each split by the radix r, the
+  outer parts first, the inner parts linearized into an offset;
 - **depth**: 1 … 8 combinators chained on one dim of 2^24 elements
-  (split, cyclic deal, reverse permute, fuse, in turn);
-- **symbols**: six dims split by 2, the first s (0 … 6) of extent 2·n_k
-  for a symbol n_k ≥ 1, the others of extent 8.
+  (split the largest dim by r, deal the largest over r, reverse the dims,
+  fuse the first two, in turn);
+- **symbols**: six dims split by r, the first s (0 … 6) of extent r·n_k
+  for a symbol n_k ≥ 1, the others of extent 2r.
+
+The radix r (``--radix``, 2, 4 or 8; default 4) matters: Z3's work grows
+with the number of digits of radix above 2 that the inverse reads back.
 
 Every point is built anew and checked ``--repeat`` times (medians of wall
 and CPU time kept; the first run's wall time is shown too); the ratio of
@@ -24,7 +28,7 @@ machine), and the fitted exponent says how time scales with the variable
 profiles the slowest point of the run (cProfile, the top functions by
 cumulative time).
 
-    python bench/growth.py [--repeat 3] [--axis size --axis depth] [--profile 15]
+    python bench/growth.py [--repeat 3] [--axis size --axis depth] [--radix 4] [--profile 15]
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from rich.table import Table
 import layoutalg as la
 
 PES = 16
+RADIX = 4   # the factor dims, depth and symbols split (and deal) by: --radix
 
 
 def size_map(e: int) -> la.IndexMap:
@@ -58,24 +63,27 @@ def size_map(e: int) -> la.IndexMap:
 
 
 def dims_map(d: int) -> la.IndexMap:
-    """d dims of 16, each split by 4: [p_0 … p_{d-1}, offset of the x_k]."""
+    """d dims of 16, each split by RADIX: [p_0 … p_{d-1}, offset of the x_k]."""
     m: la.IndexMap | la.Space = la.Space(**{f"d{k}": 16 for k in range(d)})
     for k in range(d):
-        m = la.split(m, f"d{k}", 4, names=(f"p{k}", f"x{k}"))
+        m = la.split(m, f"d{k}", RADIX, names=(f"p{k}", f"x{k}"))
     m = la.permute(m, [f"p{k}" for k in range(d)] + [f"x{k}" for k in range(d)])
     return la.linearize(m, [f"x{k}" for k in range(d)]).renamed(f"{d} dims")
 
 
 def depth_map(levels: int) -> la.IndexMap:
-    """``levels`` combinators on [i: 2^24]: split, cyclic, reverse permute, fuse, in turn."""
+    """``levels`` combinators on [i: 2^24]: split or deal the largest dim by
+    RADIX, reverse the dims, fuse the first two, in turn."""
     m: la.IndexMap | la.Space = la.Space(i=1 << 24)
     for level in range(1, levels + 1):
-        names = m.names if isinstance(m, la.Space) else m.codomain.names
+        space = m if isinstance(m, la.Space) else m.codomain
+        names = space.names
+        widest = max(names, key=space.extent)   # split and deal the largest dim
         kind = level % 4
         if kind == 1:
-            m = la.split(m, names[-1], 2, names=(f"s{level}", f"t{level}"))
+            m = la.split(m, widest, RADIX, names=(f"s{level}", f"t{level}"))
         elif kind == 2:
-            m = la.cyclic(m, names[0], 2, names=(f"part{level}", f"local{level}"))
+            m = la.cyclic(m, widest, RADIX, names=(f"part{level}", f"local{level}"))
         elif kind == 3:
             m = la.permute(m, list(reversed(names)))
         else:
@@ -84,14 +92,15 @@ def depth_map(levels: int) -> la.IndexMap:
 
 
 def symbols_map(s: int) -> la.IndexMap:
-    """Six dims split by 2; the first s of extent 2·n_k (n_k a symbol ≥ 1), the rest 8."""
+    """Six dims split by RADIX; the first s of extent RADIX·n_k (n_k a symbol
+    ≥ 1), the rest 2·RADIX."""
     extents = {}
     for k in range(6):
         n = sympy.Symbol(f"n{k}", integer=True, positive=True)
-        extents[f"d{k}"] = 2 * n if k < s else 8
+        extents[f"d{k}"] = RADIX * n if k < s else 2 * RADIX
     m: la.IndexMap | la.Space = la.Space(**extents)
     for k in range(6):
-        m = la.split(m, f"d{k}", 2, names=(f"o{k}", f"x{k}"))
+        m = la.split(m, f"d{k}", RADIX, names=(f"o{k}", f"x{k}"))
     m = la.permute(m, [f"o{k}" for k in range(6)] + [f"x{k}" for k in range(6)])
     return la.linearize(m, [f"x{k}" for k in range(6)]).renamed(f"{s} symbols")
 
@@ -168,16 +177,20 @@ def profile(name: str, x: int, top: int, console: Console) -> None:
 
 
 def main() -> int:
+    global RADIX
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per point (median kept)")
     parser.add_argument("--axis", action="append", choices=sorted(AXES),
                         help="axes to run (repeatable; default all)")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="profile the slowest point, printing N functions")
+    parser.add_argument("--radix", type=int, default=RADIX, choices=(2, 4, 8),
+                        help="the split factor of dims, depth and symbols (default 4)")
     args = parser.parse_args()
+    RADIX = args.radix
     console = Console(width=120)
     console.print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} (1 min) at "
-                  f"start", markup=False)
+                  f"start; radix {RADIX}", markup=False)
     found = [curve(name, args.repeat, console) for name in args.axis or list(AXES)]
     console.print(f"load average {os.getloadavg()[0]:.2f} (1 min) at the end", markup=False)
     if args.profile:
