@@ -20,7 +20,7 @@ import time
 import sympy
 
 import layoutalg as la
-from layoutalg.channel import Banks, check_bank_conflict_free
+from layoutalg.channel import Banks, Interleave, check_bank_conflict_free
 from layoutalg.channel.bank_model import NVIDIA_32BIT, NVIDIA_64BIT, NVIDIA_128BIT
 from layoutalg.channel.banks import check_bank_conflicts
 from layoutalg.channel.smem_tiles import column_read, row_read, swizzled_tile
@@ -83,8 +83,13 @@ def channel_cases():
         logical = la.IndexMap(space, la.Space(offset=4096), [thread * 128 + col * 4])
         return la.compose(logical, swizzle.index_map(4096))
 
-    def banks(access, resource):
-        return lambda t: check_bank_conflict_free(access, resource, method="z3", timeout_ms=t)
+    def banks(access, resource, lane="thread"):
+        return lambda t: check_bank_conflict_free(access, resource, lane=lane, method="z3",
+                                                  timeout_ms=t)
+
+    space = la.Space(col=64, stream=4)
+    col, stream = space.symbols
+    streams = la.IndexMap(space, la.Space(addr=16384), [stream * 4096 + col * 64])
 
     return [
         ("channel::swizzle_128b_column_read", "Banks(8, 16)",
@@ -93,6 +98,8 @@ def channel_cases():
          banks(smem_read(SW128, "row"), Banks(8, 16))),
         ("channel::swizzle_fp32_column_read", "Banks(32, 4), z3",
          banks(fp32(Swizzle(5, 2, 5)), Banks(32, 4))),
+        ("channel::hashed_interleave_row_streams", "Swizzle<2,6,6> hash",
+         banks(streams, Interleave(4, 64, Swizzle(2, 6, 6)), "stream")),
     ]
 
 
