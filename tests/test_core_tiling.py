@@ -10,8 +10,10 @@ substituted), since SymPy rewrites ``floor``/``Mod`` wrongly sometimes.
 
 from __future__ import annotations
 
+import ast
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -287,3 +289,46 @@ def test_mesh_replicated_map_is_the_old_formula():
                 old = (*copy, (i * 5 + j) * 4)
                 assert m(*copy, i, j) == old and m.preimage(*old) == (*copy, i, j)
     assert la.check_bijective(m).proved
+
+
+# -- no family divides on its own --------------------------------------------------------
+
+INDEX_MAP_MODULES = ["tt/maps.py", "tt/placement.py", "tt/tiles.py", "spyre/mapping.py",
+                     "channel/interleave.py", "mesh/axes.py", "mesh/maps.py",
+                     "mesh/pattern_maps.py"]
+# Divisions of sizes (numbers of pages, elements per page), not of coordinates.
+SIZE_DIVISIONS = {("tt/maps.py", "split_address", "step // size"),
+                  ("tt/maps.py", "_page_rows", "spec.padded_height // spec.page_shape[0]"),
+                  ("tt/tiles.py", "faces_per_row", "self.width // self.face_shape[1]"),
+                  ("tt/tiles.py", "faces_per_column", "self.height // self.face_shape[0]"),
+                  ("tt/tiles.py", "tile_bytes", "self.hw * dtype.bits // 8")}
+
+
+def divisions(path):
+    """``(function, source)`` of every ``//`` and ``%`` in a module."""
+    found, stack = [], []
+
+    class Visitor(ast.NodeVisitor):
+        def visit_FunctionDef(self, node):
+            stack.append(node.name)
+            self.generic_visit(node)
+            stack.pop()
+
+        def visit_BinOp(self, node):
+            if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+                found.append((stack[-1] if stack else "<module>", ast.unparse(node)))
+            self.generic_visit(node)
+
+    Visitor().visit(ast.parse(path.read_text()))
+    return found
+
+
+@pytest.mark.parametrize("module", INDEX_MAP_MODULES)
+def test_family_index_maps_divide_only_through_the_core(module):
+    root = Path(la.__file__).parent
+    own = [(module, *d) for d in divisions(root / module)]
+    assert [d for d in own if d not in SIZE_DIVISIONS] == []
+
+
+def test_the_division_scan_sees_divisions():
+    assert ("deal", "x // parts") in divisions(Path(t.__file__))
