@@ -107,8 +107,9 @@ class BankConflicts:
 
 def _offset_index(shared: LinearLayout) -> int:
     if "offset" not in shared.in_names:
-        raise LinearLayoutError(f"shared must have an in dim 'offset' (a shared-memory layout "
-                                f"(offset, block) → tensor); got in dims {shared.in_names}")
+        raise LinearLayoutError(f"bank_conflicts: shared must have an in dim 'offset' (a "
+                                f"shared-memory layout (offset, block) → tensor); got in dims "
+                                f"{shared.in_names}")
     return shared.in_names.index("offset")
 
 
@@ -125,9 +126,10 @@ def bank_conflicts(registers: LinearLayout, shared: LinearLayout, *,
     check_layout(registers, "bank_conflicts: registers")
     check_layout(shared, "bank_conflicts: shared")
     model = BankModel(element_bytes)
+    element_bytes = model.element_bytes       # a plain int from here on
     if "lane" not in registers.in_names:
-        raise LinearLayoutError(f"registers must have an in dim 'lane'; got in dims "
-                                f"{registers.in_names}")
+        raise LinearLayoutError(f"bank_conflicts: registers must have an in dim 'lane'; got "
+                                f"in dims {registers.in_names}")
     where = _offset_index(shared)
     obstacle = conversion_obstacle(shared, registers, "bank_conflicts", "shared", "registers")
     if obstacle is not None:
