@@ -318,3 +318,33 @@ def test_basis_in_range_and_refusals():
                                (3, 0, "in_dim must be one of")]:
         with pytest.raises(LinearLayoutError, match=message):
             layout.basis(in_dim, i)
+
+
+class _Duck:
+    def __init__(self, **attributes):
+        self.__dict__.update(attributes)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: LinearLayout.from_triton(_Duck(bases=3, out_dims=[])), "layout.bases must be"),
+    (lambda: LinearLayout.from_gluon(_Duck(reg_bases=3, lane_bases=[], warp_bases=[],
+                                           block_bases=[], shape=[4])), "layout.reg_bases"),
+    (lambda: LinearLayout.from_gluon(_Duck(reg_bases=[], lane_bases=[[1]], warp_bases=[],
+                                           block_bases=[], shape=["a"])), "got 'a'"),
+    (lambda: parse_linear_layout("#ttg.linear<{lane = [[" + "9" * 5000 + "]]}>"),
+     "at most 4300 digits"),
+    (lambda: parse_linear_layout(" - lane=" + "9" * 5000 + " -> (1)\n"
+                                 "where out dims are: [dim0 (size 2)]"), "at most 4300 digits"),
+    (lambda: parse_linear_layout("#ttg.linear<{lane = [[1]]}>", shape=[4.0]),
+     "parse_linear_layout: shape must give one int size"),
+])
+def test_bridges_and_text_refuse_with_one_clear_error(call, message):
+    with pytest.raises(LinearLayoutError, match=message):
+        call()
+
+
+def test_bridges_read_ducks():
+    assert LinearLayout.from_triton(_Duck(bases=[("lane", [[1]])], out_dims=[("dim0", 2)])) \
+        == LinearLayout({"lane": [[1]]})
+    gluon = _Duck(reg_bases=[], lane_bases=[[1]], warp_bases=[], block_bases=[], shape=(2,))
+    assert LinearLayout.from_gluon(gluon) == distributed(lane=[[1]], shape=[2])

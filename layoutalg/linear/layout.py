@@ -328,7 +328,13 @@ class LinearLayout:
         if not (hasattr(layout, "bases") and hasattr(layout, "out_dims")):
             raise LinearLayoutError(f"LinearLayout.from_triton: layout must have .bases and "
                                     f".out_dims (a triton LinearLayout); got {describe(layout)}")
-        return cls(list(layout.bases), list(layout.out_dims))
+        bases, out_dims = layout.bases, layout.out_dims
+        for argument, value in (("bases", bases), ("out_dims", out_dims)):
+            if not isinstance(value, (list, tuple, Mapping)):
+                raise LinearLayoutError(f"LinearLayout.from_triton: layout.{argument} must be a "
+                                        f"list of (name, ...) pairs; got {describe(value)}")
+        return cls(bases if isinstance(bases, Mapping) else list(bases),
+                   out_dims if isinstance(out_dims, Mapping) else list(out_dims))
 
     @classmethod
     def from_gluon(cls, layout: object) -> LinearLayout:
@@ -338,10 +344,14 @@ class LinearLayout:
         if not all(hasattr(layout, n) for n in names):
             raise LinearLayoutError(f"LinearLayout.from_gluon: layout must have {names}; got "
                                     f"{describe(layout)}")
-        bases = [(d, [list(v) for v in getattr(layout, f"{p}_bases")])
+        for n in names:
+            if not isinstance(getattr(layout, n), (list, tuple)):
+                raise LinearLayoutError(f"LinearLayout.from_gluon: layout.{n} must be a list; "
+                                        f"got {describe(getattr(layout, n))}")
+        bases = [(d, list(getattr(layout, f"{p}_bases")))
                  for d, p in (("register", "reg"), ("lane", "lane"), ("warp", "warp"),
                               ("block", "block"))]
-        return cls(bases, [(f"dim{k}", int(s)) for k, s in enumerate(layout.shape)])
+        return cls(bases, [(f"dim{k}", s) for k, s in enumerate(layout.shape)])
 
 
 def distributed(reg=(), lane=(), warp=(), block=(), *, shape: Sequence[int] | None = None,

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from layoutalg.errors import describe
 from layoutalg.linear.errors import LinearLayoutError
 from layoutalg.linear.layout import LinearLayout
+from layoutalg.validate import is_int
 
 _BASIS = re.compile(r"^\s*(?:-\s*)?([A-Za-z_]\w*)=(\d+)\s*->\s*\(([\d,\s]*)\)\s*$")
 _SIZE_ONE = re.compile(r"^\s*-\s*([A-Za-z_]\w*) is a size 1 dimension\s*$")
@@ -62,9 +63,10 @@ def parse_linear_layout(text: str, *, shape: Sequence[int] | None = None) -> Lin
         layout, stated = _from_attribute(text), False
     if shape is None:
         return layout
-    if not isinstance(shape, (list, tuple)) or len(shape) != len(layout.out_dims):
-        raise LinearLayoutError(f"parse_linear_layout: shape must give one size per out dim "
-                                f"{layout.out_names}; got {describe(shape)}")
+    if not isinstance(shape, (list, tuple)) or len(shape) != len(layout.out_dims) or not all(
+            is_int(s) for s in shape):
+        raise LinearLayoutError(f"parse_linear_layout: shape must give one int size per out "
+                                f"dim {layout.out_names}; got {describe(shape)}")
     if stated:
         sizes = [s for _, s in layout.out_dims]
         if list(shape) != sizes:
@@ -75,6 +77,15 @@ def parse_linear_layout(text: str, *, shape: Sequence[int] | None = None) -> Lin
     return LinearLayout(layout.bases, list(zip(layout.out_names, shape)))
 
 
+def _number(digits: str) -> int:
+    """A decimal int of the text; one clear error past Python's int-from-text limit."""
+    try:
+        return int(digits.strip())
+    except ValueError:
+        raise LinearLayoutError(f"parse_linear_layout: a number must be a decimal int Python "
+                                f"can read (at most 4300 digits); got {describe(digits)}") from None
+
+
 def _out_dims(listing: str, where: str) -> list[tuple[str, int]]:
     """``dim0 (size 16), dim1 (size 8)`` as pairs."""
     out_dims = []
@@ -82,7 +93,7 @@ def _out_dims(listing: str, where: str) -> list[tuple[str, int]]:
         if not (o := _OUT.match(part)):
             raise LinearLayoutError(f"parse_linear_layout: cannot read out dim {part.strip()!r} "
                                     f"{where} (expected 'name (size n)')")
-        out_dims.append((o.group(1), int(o.group(2))))
+        out_dims.append((o.group(1), _number(o.group(2))))
     return out_dims
 
 
@@ -104,7 +115,7 @@ def _from_tostring(text: str) -> LinearLayout:
                                     f"dims are' line, which Triton prints last: "
                                     f"{line.strip()!r}")
         if m := _BASIS.match(line):
-            name, power, values = m.group(1), int(m.group(2)), m.group(3)
+            name, power, values = m.group(1), _number(m.group(2)), m.group(3)
             _once(bases, name, current, number, line)
             current = name
             vectors = bases.setdefault(name, [])
@@ -112,7 +123,7 @@ def _from_tostring(text: str) -> LinearLayout:
                 raise LinearLayoutError(f"parse_linear_layout: line {number} gives {name}="
                                         f"{power}, but the next basis of {name} is "
                                         f"{name}={1 << len(vectors)}: {line.strip()!r}")
-            vectors.append([int(v) for v in values.split(",") if v.strip()])
+            vectors.append([_number(v) for v in values.split(",") if v.strip()])
         elif m := _SIZE_ONE.match(line):
             _once(bases, m.group(1), None, number, line)
             current = None
@@ -144,7 +155,7 @@ def _once(bases: dict, name: str, current: str | None, number: int, line: str) -
 def _vectors(values: str, name: str, text: str) -> list[list[int]]:
     """``[[0, 1], [8, 0]]`` as lists of ints, read strictly (no Python evaluation)."""
     inner = values.strip()[1:-1]
-    vectors = [[int(v) if _INT.match(v.strip()) else v.strip() for v in body.split(",")]
+    vectors = [[_number(v) if _INT.match(v.strip()) else v.strip() for v in body.split(",")]
                if body.strip() else [] for body in _VECTOR.findall(inner)]
     rest = _VECTOR.sub("", inner).replace(",", "").strip()
     bad = [v for vector in vectors for v in vector if isinstance(v, str)]
