@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import TextIO
 
 from rich.console import Console
@@ -30,6 +30,12 @@ class InterruptedRun(KeyboardInterrupt):
 
 def run_prove(args, stream: TextIO) -> int:
     cache = open_cache(args)
+    # -j workers start now, so their imports overlap finding the specs here
+    with worker_pool(args.jobs) if args.jobs > 1 and not args.dask else nullcontext() as pool:
+        return _run_prove(args, stream, cache, pool)
+
+
+def _run_prove(args, stream: TextIO, cache, pool) -> int:
     try:
         found = prover.discover_some(args.paths)
     except KeyboardInterrupt:  # while importing the spec modules: nothing proved yet
@@ -44,9 +50,11 @@ def run_prove(args, stream: TextIO) -> int:
             advance(item, outcomes)
 
         try:
-            prove_all(args, found, on_done, cache)
+            prove_all(args, found, on_done, cache, pool)
         except KeyboardInterrupt:
             interrupted = True
+            if pool is not None:
+                pool.terminate()  # stop the workers now, not after the report
     outcomes = [o for index in sorted(done) for o in done[index]]
     if outcomes and not args.quiet:
         console.print(result_table(outcomes))
@@ -79,12 +87,15 @@ def open_cache(args) -> ProofCache | None:
     return ProofCache(args.cache_dir)
 
 
-def prove_all(args, found, on_done, cache) -> None:
-    """Prove in this process, in ``-j`` worker processes, or on a Dask cluster."""
+def prove_all(args, found, on_done, cache, pool: WorkerPool | None = None) -> None:
+    """Prove in this process, in ``-j`` worker processes (``pool`` when already
+    started), or on a Dask cluster."""
     options = {"on_done": on_done, "cache": cache, "claim_seconds": args.claim_timeout}
     if args.dask:
         with dask_client(args.dask) as client:
             prover.prove(found, executor=client.get_executor(), **options)
+    elif pool is not None:
+        prover.prove(found, executor=pool, **options)
     elif args.jobs > 1:
         with worker_pool(args.jobs) as pool:
             prover.prove(found, executor=pool, **options)
@@ -97,7 +108,7 @@ def worker_pool(jobs: int) -> Iterator[WorkerPool]:
     """Worker processes that leave Ctrl-C to this one, and are stopped at
     once (not waited for) when the run is interrupted or fails. A worker that
     dies fails only the spec it held (``layoutalg.worker_pool``)."""
-    pool = WorkerPool(jobs, initializer=_leave_sigint_to_parent)
+    pool = WorkerPool(jobs, initializer=_leave_sigint_to_parent, warm=True)
     try:
         yield pool
     except BaseException:

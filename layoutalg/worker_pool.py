@@ -25,8 +25,10 @@ from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 
-# imported once in the forkserver, so each worker starts with it
-PRELOAD = ["layoutalg.prover"]
+# imported once in the forkserver, so each worker starts with them (a family
+# that is not there is skipped by the forkserver)
+PRELOAD = ["layoutalg.prover", "layoutalg.mesh", "layoutalg.spyre", "layoutalg.tt",
+           "layoutalg.channel", "layoutalg.dataflow", "layoutalg.dtensor"]
 
 
 class WorkerDied(Exception):
@@ -58,11 +60,16 @@ class WorkerPool(Executor):
     """At most ``jobs`` worker processes; ``initializer`` runs first in each.
 
     ``submit`` and ``shutdown`` as for any ``Executor``; ``terminate`` stops
-    the workers at once (Ctrl-C), without waiting for their tasks.
+    the workers at once (Ctrl-C), without waiting for their tasks. With
+    ``warm`` the workers are started at once by the pool's thread (the
+    forkserver's imports overlap whatever this process does meanwhile, such
+    as finding the specs), not at the first ``submit``.
     """
 
-    def __init__(self, jobs: int, initializer: Callable[[], None] | None = None) -> None:
+    def __init__(self, jobs: int, initializer: Callable[[], None] | None = None, *,
+                 warm: bool = False) -> None:
         self._jobs = jobs
+        self._warm = warm
         self._initializer = initializer
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(PRELOAD)
@@ -110,6 +117,10 @@ class WorkerPool(Executor):
 
     def _manage(self) -> None:
         try:
+            if self._warm:
+                with self._lock:
+                    while not self._stopped and len(self._workers) < self._jobs:
+                        self._start_worker()
             while self._step():
                 pass
         except BaseException as exc:  # noqa: BLE001 - never leave a future waiting forever

@@ -7,7 +7,7 @@ point (and, with symbolic extents, every size meeting the assumptions).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import sympy
 
@@ -20,6 +20,18 @@ from layoutalg.verify.result import CheckResult, Status, point_text
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS, checked_timeout
 
 Assume = Sequence[sympy.Basic]
+
+# Other ways to prove a map bijective, tried in turn when the two queries of
+# verify.one_query do not prove it and before the four checks one by one: the
+# by-parts lemma on the parts compose recorded, registered by verify.parts
+# (which imports this module). Each returns PROVED or None; only PROVED counts.
+_OTHER_WAYS: list[Callable[[IndexMap, Assume, int], CheckResult | None]] = []
+
+
+def other_way_to_bijective(procedure: Callable[[IndexMap, Assume, int], CheckResult | None]):
+    """Register ``procedure(m, assume, timeout_ms)`` (see ``_OTHER_WAYS``)."""
+    _OTHER_WAYS.append(procedure)
+    return procedure
 
 
 def check_in_bounds(
@@ -264,6 +276,10 @@ def check_bijective(
     start = time.perf_counter()
     if one_query.bijection_by_inverse(m, assume, timeout_ms):
         return q.result(Status.PROVED, "bijective", m.label, start, reason=proved)
+    for procedure in _OTHER_WAYS:
+        other = procedure(m, assume, timeout_ms)
+        if other is not None and other.proved:
+            return q.result(Status.PROVED, "bijective", m.label, start, reason=other.reason)
     parts = []
     for check in (check_in_bounds, check_injective, check_images_valid, check_surjective):
         part = check(m, assume=assume, timeout_ms=timeout_ms)

@@ -99,6 +99,17 @@ def note_composition(composed: IndexMap, first: IndexMap, then: IndexMap) -> Non
         mark_exact(composed)
 
 
+def parts_of(m: IndexMap) -> list[IndexMap] | None:
+    """The parts ``compose`` made ``m`` of, first to last (a part that was a
+    composition itself opened up in turn); None when ``m`` was not composed
+    here (or was forgotten)."""
+    recorded = _parts.get(key(m))
+    if recorded is None:
+        return None
+    first, then = recorded
+    return (parts_of(first) or [first]) + [then]
+
+
 def in_own_codomain(
     m: IndexMap, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS
 ) -> CheckResult:

@@ -27,6 +27,7 @@ the lemma, but leaves the composition defined: the composition decides.)
 
 from __future__ import annotations
 
+import contextvars
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -41,7 +42,7 @@ from layoutalg.verify import composition as facts
 from layoutalg.verify import one_query
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import (check_bijective, check_images_valid, check_in_bounds,
-                                     check_injective, inverse_misses)
+                                     check_injective, inverse_misses, other_way_to_bijective)
 from layoutalg.verify.result import CheckResult, Status
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS, checked_timeout
 
@@ -62,6 +63,25 @@ def check_bijective_by_parts(
         raise MapError(f"check_bijective_by_parts: chain must be a Chain; got {describe(chain)}")
     timeout_ms = checked_timeout(timeout_ms)
     start = time.perf_counter()
+    chain, whole, shown = _by_lemma(chain, assume, timeout_ms)
+    if isinstance(whole, CheckResult):
+        return q.result(whole.status, "bijective_by_parts", chain.label, start,
+                        counterexample=whole.counterexample, reason=whole.reason)
+    if shown[-1].proved and len(shown) == len(chain.parts):
+        return q.result(Status.PROVED, "bijective_by_parts", chain.label, start,
+                        reason=_proved(chain, whole, shown))
+    failed = chain.parts[len(shown) - 1]
+    direct = check_bijective(whole, assume=assume, timeout_ms=timeout_ms)
+    return q.result(direct.status, "bijective_by_parts", chain.label, start,
+                    counterexample=direct.counterexample,
+                    reason=f"{direct.reason} (checked whole: part {failed.label} is "
+                    f"{shown[-1].status}: {shown[-1].reason})")
+
+
+def _by_lemma(chain: Chain, assume: Assume, timeout_ms: int):
+    """``(chain, whole, shown)``: the chain under the assumptions, its
+    composition (or the CheckResult saying why there is none), and the
+    verdicts of its parts in order up to the first not proved."""
     if assume:
         # The composition is judged under the assumptions too (an escape at
         # sizes they rule out is none): the parts carry them into compose.
@@ -70,25 +90,54 @@ def check_bijective_by_parts(
         chain = Chain(tuple(part.assuming(*assumed) for part in chain.parts), name=chain.label)
     whole = _composition(chain, timeout_ms)
     if isinstance(whole, CheckResult):
-        return q.result(whole.status, "bijective_by_parts", chain.label, start,
-                        counterexample=whole.counterexample, reason=whole.reason)
+        return chain, whole, []
     first, *later = chain.parts
     shown = [check_bijective(first, assume=assume, timeout_ms=timeout_ms)]
     for part in later:
         if not shown[-1].proved:
             break
         shown.append(_bijection_with_right_inverse(part, assume, timeout_ms))
-    if shown[-1].proved and len(shown) == len(chain.parts):
-        steps = "; ".join(f"{part.label}: {r.reason}" for part, r in zip(chain.parts, shown))
-        return q.result(Status.PROVED, "bijective_by_parts", chain.label, start,
-                        reason=f"a bijection onto the valid slots of {whole.codomain}, by parts "
-                        f"({steps})")
-    failed = chain.parts[len(shown) - 1]
-    direct = check_bijective(whole, assume=assume, timeout_ms=timeout_ms)
-    return q.result(direct.status, "bijective_by_parts", chain.label, start,
-                    counterexample=direct.counterexample,
-                    reason=f"{direct.reason} (checked whole: part {failed.label} is "
-                    f"{shown[-1].status}: {shown[-1].reason})")
+    return chain, whole, shown
+
+
+def _proved(chain: Chain, whole: IndexMap, shown: list[CheckResult]) -> str:
+    steps = "; ".join(f"{part.label}: {r.reason}" for part, r in zip(chain.parts, shown))
+    return f"a bijection onto the valid slots of {whole.codomain}, by parts ({steps})"
+
+
+_OPENING = contextvars.ContextVar("opening_parts", default=False)
+
+
+@other_way_to_bijective
+def by_recorded_parts(m: IndexMap, assume: Assume, timeout_ms: int) -> CheckResult | None:
+    """When ``compose`` made ``m`` of parts, the lemma on those parts:
+    PROVED, or None (it says nothing; ``check_bijective`` goes on directly).
+
+    A quasi-affine map that one query leaves beyond Z3 — a three-level
+    cyclic deal of a symbolic N — is then decided by its parts' small
+    queries. The lemma's whole must be ``m`` itself (its domain, codomain,
+    formulas and valid slots). Not reentered: the parts' own checks do not
+    open their parts again.
+    """
+    parts = facts.parts_of(m)
+    if _OPENING.get() or parts is None or len(parts) < 2:
+        return None
+    start = time.perf_counter()
+    try:
+        chain = Chain(tuple(parts), name=m.label)
+    except CompositionError:  # compose allows a codomain wider than the next domain
+        return None
+    token = _OPENING.set(True)
+    try:
+        chain, whole, shown = _by_lemma(chain, assume, timeout_ms)
+    finally:
+        _OPENING.reset(token)
+    if isinstance(whole, CheckResult) or not (shown[-1].proved and len(shown) == len(parts)):
+        return None
+    if (whole.domain, whole.codomain, whole.exprs, whole.valid) != (
+            m.domain, m.codomain, m.exprs, m.valid):
+        return None
+    return q.result(Status.PROVED, "bijective", m.label, start, reason=_proved(chain, whole, shown))
 
 
 def _composition(chain: Chain, timeout_ms: int) -> IndexMap | CheckResult:
