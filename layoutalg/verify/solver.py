@@ -95,8 +95,8 @@ def choose_encoding(unknowns, constraints, parameters, forall) -> tuple[str, int
     concrete sizes (no parameters, no quantifier, constant ranges) and
     interval bounds fit every value in at most 64 bits; Int theory with the
     mixed bit-blasting otherwise. bench/bitvector.py: bit-vectors were
-    faster on 24 of 33 concrete swizzle claims (0.13–0.95×), Int theory on
-    queries without bit operations (1.3–2×), and only Int theory handles
+    faster on 27 of 34 concrete swizzle claims (0.32–0.97×), Int theory on
+    queries without bit operations (1.5–2.9×), and only Int theory handles
     symbolic sizes. Without bit operations, Int theory as before.
     """
     wanted = _ENCODING.get()
