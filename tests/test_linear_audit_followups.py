@@ -348,3 +348,19 @@ def test_bridges_read_ducks():
         == LinearLayout({"lane": [[1]]})
     gluon = _Duck(reg_bases=[], lane_bases=[[1]], warp_bases=[], block_bases=[], shape=(2,))
     assert LinearLayout.from_gluon(gluon) == distributed(lane=[[1]], shape=[2])
+
+
+def test_conversion_bank_conflicts_names_src_and_dst():
+    lanes = LinearLayout({"lane": [[1]]}, {"dim0": 64})
+    no_lane = LinearLayout({"register": [[1]]}, {"dim0": 64})
+    far = LinearLayout({"lane": [[1]]}, {"dim0": 64})
+    with pytest.raises(LinearLayoutError, match="^conversion_bank_conflicts: dst must have an "
+                                                "in dim 'lane'"):
+        la.linear.conversion_bank_conflicts(lanes, no_lane, IN_ORDER)
+    short = LinearLayout({"offset": [[1]]}, {"dim0": 64})              # elements 0 and 1 only
+    wide = LinearLayout({"lane": [[2]]}, {"dim0": 64})
+    with pytest.raises(LinearLayoutError, match=r"src's element \(dim0=2\) at \(lane=1\) is "
+                                                r"nowhere in shared"):
+        la.linear.conversion_bank_conflicts(wide, far, short)
+    with pytest.raises(LinearLayoutError, match="^check_bank_conflict_free: element_bytes"):
+        la.linear.check_bank_conflict_free(lanes, IN_ORDER, element_bytes=2.0)

@@ -105,9 +105,9 @@ class BankConflicts:
     method: str = "gf2-rank"
 
 
-def _offset_index(shared: LinearLayout) -> int:
+def _offset_index(shared: LinearLayout, who: str) -> int:
     if "offset" not in shared.in_names:
-        raise LinearLayoutError(f"bank_conflicts: shared must have an in dim 'offset' (a "
+        raise LinearLayoutError(f"{who}: shared must have an in dim 'offset' (a "
                                 f"shared-memory layout (offset, block) → tensor); got in dims "
                                 f"{shared.in_names}")
     return shared.in_names.index("offset")
@@ -123,18 +123,27 @@ def bank_conflicts(registers: LinearLayout, shared: LinearLayout, *,
     >>> bank_conflicts(regs, col).degree            # a row's 32 lanes: one bank, 32 words
     32
     """
-    check_layout(registers, "bank_conflicts: registers")
-    check_layout(shared, "bank_conflicts: shared")
-    model = BankModel(element_bytes)
+    return _conflicts(registers, shared, element_bytes, "bank_conflicts", "registers")
+
+
+def _conflicts(registers: LinearLayout, shared: LinearLayout, element_bytes: object, who: str,
+               name: str) -> BankConflicts:
+    """:func:`bank_conflicts`, its errors naming the caller ``who`` and its argument ``name``."""
+    check_layout(registers, f"{who}: {name}")
+    check_layout(shared, f"{who}: shared")
+    try:
+        model = BankModel(element_bytes)
+    except LinearLayoutError as error:
+        raise LinearLayoutError(f"{who}: {error}") from None
     element_bytes = model.element_bytes       # a plain int from here on
     if "lane" not in registers.in_names:
-        raise LinearLayoutError(f"bank_conflicts: registers must have an in dim 'lane'; got "
-                                f"in dims {registers.in_names}")
-    where = _offset_index(shared)
-    obstacle = conversion_obstacle(shared, registers, "bank_conflicts", "shared", "registers")
+        raise LinearLayoutError(f"{who}: {name} must have an in dim 'lane'; got in dims "
+                                f"{registers.in_names}")
+    where = _offset_index(shared, who)
+    obstacle = conversion_obstacle(shared, registers, who, "shared", name)
     if obstacle is not None:
-        raise LinearLayoutError(f"bank_conflicts: shared must hold every element of registers "
-                                f"exactly once: {obstacle.text}")
+        raise LinearLayoutError(f"{who}: shared must hold every element of {name} exactly "
+                                f"once: {obstacle.text}")
     conversion = convert(shared, registers)
     offset_size = shared.in_dims[where][1]
     lane_bits = dict(registers.in_dims)["lane"].bit_length() - 1
@@ -166,7 +175,7 @@ def check_bank_conflict_free(registers: LinearLayout, shared: LinearLayout, *,
                              element_bytes: int = 4) -> CheckResult:
     """Storing ``registers`` into ``shared`` (or loading back) hits no bank twice per phase."""
     start = time.perf_counter()
-    found = bank_conflicts(registers, shared, element_bytes=element_bytes)
+    found = _conflicts(registers, shared, element_bytes, "check_bank_conflict_free", "registers")
     status = Status.PROVED if found.degree == 1 else Status.REFUTED
     return CheckResult(status, "bank_conflict_free", f"{label(registers)} ↔ {label(shared)}",
                        found.witness, found.reason, time.perf_counter() - start,
@@ -176,8 +185,9 @@ def check_bank_conflict_free(registers: LinearLayout, shared: LinearLayout, *,
 def conversion_bank_conflicts(src: LinearLayout, dst: LinearLayout, shared: LinearLayout, *,
                               element_bytes: int = 4) -> tuple[BankConflicts, BankConflicts]:
     """``(store, load)``: the conflicts of storing ``src`` into ``shared`` and loading ``dst``."""
-    return (bank_conflicts(src, shared, element_bytes=element_bytes),
-            bank_conflicts(dst, shared, element_bytes=element_bytes))
+    who = "conversion_bank_conflicts"
+    return (_conflicts(src, shared, element_bytes, who, "src"),
+            _conflicts(dst, shared, element_bytes, who, "dst"))
 
 
 __all__ = ["BankConflicts", "BankModel", "bank_conflicts", "check_bank_conflict_free",
