@@ -27,7 +27,7 @@ from layoutalg.channel.errors import ChannelError
 from layoutalg.channel.swizzle import Swizzle
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent, Space
-from layoutalg.core.tiling import ceil_div, deal, digits, flatten, undeal
+from layoutalg.core.tiling import ceil_div, deal_local, deal_part, digits, flatten, undeal
 from layoutalg.errors import describe
 
 
@@ -60,16 +60,13 @@ class Interleave:
         return addr if self.swizzle is None else self.swizzle(addr)
 
     def channel(self, addr):
-        """The channel of a byte address (int, int array or SymPy expression)."""
-        return self._dealt(addr)[0]
+        """The channel of a byte address (int, int array or SymPy expression):
+        granule-byte blocks dealt round-robin over the channels."""
+        return deal_part(self._hashed(addr), self.num_channels, self.granule, lazy=True)
 
     def offset(self, addr):
         """The byte offset of an address inside its channel."""
-        return self._dealt(addr)[1]
-
-    def _dealt(self, addr):
-        """``(channel, offset)``: granule-byte blocks dealt round-robin over the channels."""
-        return deal(self._hashed(addr), self.num_channels, self.granule, lazy=True)
+        return deal_local(self._hashed(addr), self.num_channels, self.granule, lazy=True)
 
     def index_map(self, address_bytes: Extent, *, name: str | None = None) -> IndexMap:
         """``[addr:address_bytes] → [channel, offset]`` (with its inverse when unswizzled)."""
@@ -81,7 +78,7 @@ class Interleave:
         if self.swizzle is None:
             c, o = codomain.symbols
             inverse = [undeal(c, o, self.num_channels, self.granule, lazy=True)]
-        return IndexMap(domain, codomain, list(self._dealt(a)), inverse=inverse,
+        return IndexMap(domain, codomain, [self.channel(a), self.offset(a)], inverse=inverse,
                         name=name or str(self))
 
     def channel_map(self, address_bytes: Extent) -> IndexMap:

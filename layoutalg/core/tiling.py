@@ -140,10 +140,20 @@ def deal(x, parts, block=1, *, lazy: bool = False):
     >>> [deal(x, 3, 2) for x in (0, 1, 2, 5, 6, 7)]
     [(0, 0), (0, 1), (1, 0), (2, 1), (0, 2), (0, 3)]
     """
+    return deal_part(x, parts, block, lazy=lazy), deal_local(x, parts, block, lazy=lazy)
+
+
+def deal_part(x, parts, block=1, *, lazy: bool = False):
+    """The part of :func:`deal` alone (building one SymPy term, not two)."""
     mod = remainder if lazy else _mod
+    return mod(x, parts) if _is_one(block) else mod(x // block, parts)
+
+
+def deal_local(x, parts, block=1, *, lazy: bool = False):
+    """The local index of :func:`deal` alone."""
     if _is_one(block):
-        return mod(x, parts), x // parts
-    return mod(x // block, parts), (x // (block * parts)) * block + mod(x, block)
+        return x // parts
+    return (x // (block * parts)) * block + (remainder if lazy else _mod)(x, block)
 
 
 def undeal(part, local, parts, block=1, *, lazy: bool = False):
@@ -233,7 +243,7 @@ def _symbolic(*values) -> bool:
 
 
 __all__ = [
-    "ceil_div", "colex_strides", "deal", "digits", "dot", "face_offset", "face_position",
+    "ceil_div", "colex_strides", "deal", "deal_local", "deal_part", "digits", "dot", "face_offset", "face_position",
     "flatten", "flatten_colex", "remainder", "row_major_strides", "undeal", "unflatten",
     "unflatten_colex",
 ]

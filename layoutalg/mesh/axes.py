@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from layoutalg.core.tiling import ceil_div, deal
+from layoutalg.core.tiling import ceil_div, deal_local, deal_part
 
 
 @dataclass(frozen=True)
@@ -53,10 +53,10 @@ class Axis:
         return ceil_div(self.blocks, self.parts) * self.block
 
     def part(self, x: np.ndarray) -> np.ndarray:
-        return deal(x, self.parts, self.block)[0]
+        return deal_part(x, self.parts, self.block)
 
     def local(self, x: np.ndarray) -> np.ndarray:
-        return deal(x, self.parts, self.block)[1]
+        return deal_local(x, self.parts, self.block)
 
     def counts(self) -> np.ndarray:
         """Indices held by each part (trailing parts may hold fewer, or none)."""

@@ -31,7 +31,7 @@ import sympy
 
 from layoutalg.core.space import Space
 from layoutalg.core.index_map import IndexMap
-from layoutalg.core.tiling import deal, digits, flatten
+from layoutalg.core.tiling import deal_local, deal_part, digits, flatten
 from layoutalg.mesh.axes import Axis
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.shapes import view
@@ -146,13 +146,13 @@ class DimMessages:
 
     def part(self, side: str):
         axis, block, _ = self._side(side)
-        return deal(block, axis.parts)[0]
+        return deal_part(block, axis.parts)
 
     def local(self, side: str):
         """The local index: blocks dealt over the parts (``core.tiling.deal``), then
         the position inside the block."""
         axis, block, position = self._side(side)
-        return flatten((deal(block, axis.parts)[1], position), (None, axis.block))
+        return flatten((deal_local(block, axis.parts), position), (None, axis.block))
 
 
 @dataclass(frozen=True)
