@@ -364,3 +364,28 @@ def test_conversion_bank_conflicts_names_src_and_dst():
         la.linear.conversion_bank_conflicts(wide, far, short)
     with pytest.raises(LinearLayoutError, match="^check_bank_conflict_free: element_bytes"):
         la.linear.check_bank_conflict_free(lanes, IN_ORDER, element_bytes=2.0)
+
+
+# lane has size 4, warp size 2: an index past lane's size would silently spill into warp's bits
+TWO_DIMS = LinearLayout({"lane": [[1], [2]], "warp": [[4]]})
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: TWO_DIMS.flat_in({"lane": 4}), r"lane must be an int in \[0, 4\); got 4"),
+    (lambda: TWO_DIMS.flat_in({"thread": 1}), "unknown in dim 'thread'"),
+    (lambda: TWO_DIMS.flat_in([("lane", 1)]), "point must be a dict"),
+    (lambda: TWO_DIMS.unflat_in(8), r"LinearLayout.unflat_in: .* \[0, 8\); got 8"),
+    (lambda: TWO_DIMS.apply_flat(-1), r"LinearLayout.apply_flat: .* got -1"),
+    (lambda: TWO_DIMS.flat_out([8]), r"LinearLayout.flat_out: .* got \[8\]"),
+    (lambda: TWO_DIMS.flat_out([1, 0]), "one int per out dim"),
+    (lambda: TWO_DIMS.unflat_out(8), r"LinearLayout.unflat_out: .* got 8"),
+])
+def test_points_and_flat_indices_are_checked(call, message):
+    with pytest.raises(LinearLayoutError, match=message):
+        call()
+
+
+def test_flat_indices_by_hand():
+    assert TWO_DIMS.flat_in({"lane": 3, "warp": 1}) == 3 + 4 * 1
+    assert TWO_DIMS.unflat_in(7) == {"lane": 3, "warp": 1}
+    assert TWO_DIMS.apply_flat(7) == 1 ^ 2 ^ 4

@@ -20,7 +20,6 @@ GF(2) matrix in that numbering, one int per input bit.
 
 from __future__ import annotations
 
-import keyword
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -28,83 +27,10 @@ from functools import cached_property
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.linear import gf2
+from layoutalg.linear.args import Bases, OutDims, bases_of, out_dims_of
 from layoutalg.linear.errors import LinearLayoutError
 from layoutalg.linear.maps import xor_index_map
 from layoutalg.validate import is_int
-
-Bases = tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]
-OutDims = tuple[tuple[str, int], ...]
-
-
-def _name(value: object, what: str) -> str:
-    if not isinstance(value, str) or not value.isidentifier() or keyword.iskeyword(value):
-        raise LinearLayoutError(f"LinearLayout: {what} must be a Python identifier such as "
-                                f"'lane' or 'dim0'; got {describe(value)}")
-    return value
-
-
-def _pairs(value: object, what: str) -> list[tuple[object, object]]:
-    if isinstance(value, Mapping):
-        return list(value.items())
-    if isinstance(value, (list, tuple)) and all(
-            isinstance(p, (list, tuple)) and len(p) == 2 for p in value):
-        return [tuple(p) for p in value]
-    raise LinearLayoutError(f"LinearLayout: {what} must be a dict {{name: ...}} or a list of "
-                            f"(name, ...) pairs; got {describe(value)}")
-
-
-def _bases(value: object) -> Bases:
-    """The bases as nested tuples of ints, checked (values ≥ 0, equal lengths)."""
-    result = []
-    for name, vectors in _pairs(value, "bases"):
-        name = _name(name, "an in dim name")
-        if not isinstance(vectors, (list, tuple)):
-            raise LinearLayoutError(f"LinearLayout: bases[{name!r}] must be a list of basis "
-                                    f"vectors such as [[0, 1], [1, 0]]; got {describe(vectors)}")
-        rows = []
-        for i, vector in enumerate(vectors):
-            if not isinstance(vector, (list, tuple)):
-                raise LinearLayoutError(f"LinearLayout: bases[{name!r}][{i}] must be a list of "
-                                        f"ints (one per out dim); got {describe(vector)}")
-            for v in vector:
-                if not is_int(v) or v < 0:
-                    raise LinearLayoutError(
-                        f"LinearLayout: bases[{name!r}][{i}] must hold nonnegative ints; "
-                        f"got {describe(list(vector))}")
-            rows.append(tuple(int(v) for v in vector))
-        result.append((name, tuple(rows)))
-    names = [n for n, _ in result]
-    if len(set(names)) != len(names):
-        raise LinearLayoutError(f"LinearLayout: in dim names must differ; got {names}")
-    return tuple(result)
-
-
-def _out_dims(value: object, bases: Bases) -> OutDims:
-    """Out dims from names (sizes inferred as Triton does) or from name → size."""
-    width = {len(v) for _, vs in bases for v in vs}
-    if value is None:
-        if len(width) > 1:
-            raise LinearLayoutError(f"LinearLayout: every basis must have the same length; "
-                                    f"got lengths {sorted(width)}")
-        value = [f"dim{k}" for k in range(width.pop() if width else 0)]
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        names = [_name(v, "an out dim name") for v in value]
-        # Triton's inferring constructor: the largest value, rounded up to a power of two.
-        top = [max((vs[k] for _, b in bases for vs in b if len(vs) == len(names)), default=0)
-               for k in range(len(names))]
-        pairs = [(n, 1 << t.bit_length()) for n, t in zip(names, top)]
-    else:
-        pairs = []
-        for name, size in _pairs(value, "out_dims"):
-            name = _name(name, "an out dim name")
-            if not is_int(size) or size < 1 or size & (size - 1):
-                raise LinearLayoutError(f"LinearLayout: out dim {name!r} must have a "
-                                        f"power-of-two size; got {describe(size)}")
-            pairs.append((name, int(size)))
-    names = [n for n, _ in pairs]
-    if len(set(names)) != len(names):
-        raise LinearLayoutError(f"LinearLayout: out dim names must differ; got {names}")
-    return tuple(pairs)
 
 
 @dataclass(frozen=True)
@@ -131,8 +57,8 @@ class LinearLayout:
     out_dims: OutDims = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
-        bases = _bases(self.bases)
-        out_dims = _out_dims(self.out_dims, bases)
+        bases = bases_of(self.bases)
+        out_dims = out_dims_of(self.out_dims, bases)
         for name, vectors in bases:
             for i, vector in enumerate(vectors):
                 if len(vector) != len(out_dims):
@@ -201,6 +127,11 @@ class LinearLayout:
 
     def flat_out(self, values: Sequence[int]) -> int:
         """An output tuple as one int, ``dim0`` in the lowest bits."""
+        if not isinstance(values, (list, tuple)) or len(values) != len(self.out_dims) or any(
+                not is_int(v) or not 0 <= v < size for v, (_, size) in zip(values, self.out_dims)):
+            raise LinearLayoutError(f"LinearLayout.flat_out: values must be one int per out dim "
+                                    f"in [0, size) of {dict(self.out_dims)}; got "
+                                    f"{describe(values)}")
         flat, shift = 0, 0
         for v, (_, size) in zip(values, self.out_dims):
             flat |= int(v) << shift
@@ -208,6 +139,7 @@ class LinearLayout:
         return flat
 
     def unflat_out(self, flat: int) -> tuple[int, ...]:
+        _check_flat(flat, self.out_size, "LinearLayout.unflat_out")
         values = []
         for _, size in self.out_dims:
             values.append(flat & (size - 1))
@@ -216,6 +148,7 @@ class LinearLayout:
 
     def flat_in(self, point: Mapping[str, int]) -> int:
         """An input ``{in_dim: value}`` as one int (the first in dim lowest)."""
+        self._check_point(point, "LinearLayout.flat_in")
         flat, shift = 0, 0
         for name, size in self.in_dims:
             flat |= int(point.get(name, 0)) << shift
@@ -223,6 +156,7 @@ class LinearLayout:
         return flat
 
     def unflat_in(self, flat: int) -> dict[str, int]:
+        _check_flat(flat, self.in_size, "LinearLayout.unflat_in")
         point = {}
         for name, size in self.in_dims:
             point[name] = flat & (size - 1)
@@ -243,6 +177,12 @@ class LinearLayout:
 
     def __call__(self, /, **point: int) -> tuple[int, ...]:
         """``L(point)``: the XOR of the bases of the set bits (missing in dims are 0)."""
+        return self.unflat_out(gf2.apply(self.columns, self.flat_in(point)))
+
+    def _check_point(self, point: Mapping[str, int], who: str) -> None:
+        if not isinstance(point, Mapping):
+            raise LinearLayoutError(f"{who}: point must be a dict {{in_dim: value}}; got "
+                                    f"{describe(point)}")
         sizes = dict(self.in_dims)
         for name, value in point.items():
             if name not in sizes:
@@ -251,10 +191,10 @@ class LinearLayout:
             if not is_int(value) or not 0 <= value < sizes[name]:
                 raise LinearLayoutError(f"LinearLayout: {name} must be an int in "
                                         f"[0, {sizes[name]}); got {describe(value)}")
-        return self.unflat_out(gf2.apply(self.columns, self.flat_in(point)))
 
     def apply_flat(self, x: int) -> int:
         """The flattened output of the flattened input ``x``."""
+        _check_flat(x, self.in_size, "LinearLayout.apply_flat")
         return gf2.apply(self.columns, x)
 
     def inverse(self) -> LinearLayout:
@@ -352,6 +292,12 @@ class LinearLayout:
                  for d, p in (("register", "reg"), ("lane", "lane"), ("warp", "warp"),
                               ("block", "block"))]
         return cls(bases, [(f"dim{k}", s) for k, s in enumerate(layout.shape)])
+
+
+def _check_flat(flat: object, size: int, who: str) -> None:
+    if not is_int(flat) or not 0 <= flat < size:
+        raise LinearLayoutError(f"{who}: the flat index must be an int in [0, {size}); got "
+                                f"{describe(flat)}")
 
 
 def distributed(reg=(), lane=(), warp=(), block=(), *, shape: Sequence[int] | None = None,
