@@ -122,3 +122,22 @@ def test_evaluation_differential(op, a, b, k, xs):
     got = evaluate(build(i), {i: np.array(xs, dtype=object)})  # a constant (i & 0) is a scalar
     assert [int(v) for v in np.broadcast_to(got, (len(xs),))] == [python(x) for x in xs]
     assert int(build(a)) == python(a)  # numbers fold at once
+
+
+def test_bit_facts_bound_every_value():
+    from layoutalg.core.bit_facts import log2_exact, trailing_zeros, upper_bound
+
+    x = coordinate("x")
+    exprs = [swizzle(x), bit_and(x - 5, 7), shift_right(x, 3) + 4 * (x % 8), shift_left(x, 2),
+             sympy.floor(bit_xor(x, 3) / 4), 3 * bit_and(x, 1)]
+    for expr in exprs:
+        top = upper_bound(expr, {x: 1023})
+        values = [int(expr.subs(x, v)) for v in range(5, 1024)]  # x - 5 & 7 needs x >= 5
+        assert top is not None and 0 <= min(values) and max(values) <= top, expr
+    assert upper_bound(x - 5, {x: 1023}) is None          # may be negative
+    assert upper_bound(x + 1, {}) is None                 # x unbounded (a size)
+    assert [trailing_zeros(e) for e in (128 * x + 64, 96 * x, shift_left(x, 3), x + 1)] == \
+        [6, 5, 3, 0]
+    assert all((128 * v + 64) % 64 == 0 for v in range(50))
+    assert [log2_exact(sympy.Integer(n)) for n in (1, 2, 1024, 96, 0, -4)] == \
+        [0, 1, 10, None, None, None]

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import math
 import queue
 import random
 import threading
@@ -37,6 +36,7 @@ import numpy as np
 import sympy
 import z3
 
+from layoutalg.core.bit_facts import MAX_SHIFT, log2_exact, trailing_zeros, upper_bound
 from layoutalg.core.bits import BitAnd, BitOp, BitXor, ShiftLeft, ShiftRight, bounds_kernel
 from layoutalg.core.bounds import Escapes
 from layoutalg.core.expr import Unsupported, integer_terms, quotient
@@ -50,7 +50,6 @@ VACUITY_MAX_BITS = 20
 VACUITY_TIMEOUT_MS = 10_000
 ENCODINGS = ("auto", "int", "bitvector")
 BV_WIDTHS = (16, 24, 32, 48, 64, 96, 128)
-MAX_SHIFT = 64  # a symbolic shift amount is decided up to this many bits
 _ENCODING: contextvars.ContextVar[str] = contextvars.ContextVar("encoding", default="auto")
 
 
@@ -470,28 +469,6 @@ _RELATIONS = {
 }
 
 
-def _log2(value: sympy.Basic) -> int | None:
-    """``k`` when ``value`` is the integer ``2**k``, else None."""
-    if not (isinstance(value, sympy.Integer) and value >= 1):
-        return None
-    number = int(value)
-    return number.bit_length() - 1 if number & (number - 1) == 0 else None
-
-
-def _trailing_zeros(expr: sympy.Basic) -> int:
-    """Low bits known to be 0 in every value of ``expr`` (0 when unknown)."""
-    if isinstance(expr, sympy.Integer):
-        number = abs(int(expr))
-        return (number & -number).bit_length() - 1 if number else 1 << 20
-    if isinstance(expr, sympy.Mul):
-        return sum(_trailing_zeros(a) for a in expr.args)
-    if isinstance(expr, ShiftLeft) and expr.args[1].is_Integer:
-        return _trailing_zeros(expr.args[0]) + int(expr.args[1])
-    if isinstance(expr, sympy.Add):
-        return min(_trailing_zeros(a) for a in expr.args)
-    return 0
-
-
 class _Translator:
     """SymPy → Z3 in one context, memoized per node."""
 
@@ -673,40 +650,8 @@ class _Translator:
     # -- bit operations: Int theory, blasting only the bits they touch ----------------
 
     def _upper(self, expr: sympy.Basic) -> int | None:
-        """``u`` with ``0 <= expr <= u`` for every value, when the structure shows one."""
-        if isinstance(expr, sympy.Integer):
-            return int(expr) if expr >= 0 else None
-        if isinstance(expr, sympy.Symbol):
-            return self.ranges.get(expr)
-        args = expr.args
-        if isinstance(expr, BitAnd):
-            known = [u for u in map(self._upper, args) if u is not None]
-            return min(known) if known else None
-        if isinstance(expr, (ShiftRight, ShiftLeft, BitXor)):
-            a, b = map(self._upper, args)
-            if a is None or b is None:
-                return a if a is not None and isinstance(expr, ShiftRight) else None
-            if isinstance(expr, BitXor):
-                return (1 << max(a, b).bit_length()) - 1
-            if isinstance(expr, ShiftRight):
-                return a >> int(args[1]) if args[1].is_Integer else a
-            return a << b if b <= MAX_SHIFT else None
-        if isinstance(expr, sympy.Mod):
-            n = args[1]
-            return int(n) - 1 if n.is_Integer and n > 0 else None
-        if isinstance(expr, sympy.floor):
-            try:
-                num, den = quotient(args[0])
-            except Unsupported:
-                return None
-            top = self._upper(num)
-            return top // int(den) if top is not None and den.is_Integer else None
-        if isinstance(expr, (sympy.Add, sympy.Mul)):
-            parts = [self._upper(a) for a in args]
-            if any(p is None for p in parts):
-                return None
-            return sum(parts) if isinstance(expr, sympy.Add) else math.prod(parts)
-        return None
+        """``u`` with ``0 <= expr <= u`` (see :func:`layoutalg.core.bit_facts.upper_bound`)."""
+        return upper_bound(expr, self.ranges)
 
     def _from_bits(self, bits: list) -> z3.ArithRef:
         if not bits:
@@ -763,17 +708,17 @@ class _Translator:
             return self._xor_split(a, b, width)
         if isinstance(expr, sympy.floor):
             num, den = quotient(expr.args[0])
-            k = _log2(den)
+            k = log2_exact(den)
             if k is not None:
                 high, bits = self._split(num, width + k)
                 return high, bits[k:]
-        if isinstance(expr, sympy.Mod) and _log2(expr.args[1]) is not None:
-            k = _log2(expr.args[1])
+        if isinstance(expr, sympy.Mod) and log2_exact(expr.args[1]) is not None:
+            k = log2_exact(expr.args[1])
             _, bits = self._split(expr.args[0], max(k, width))
             kept = bits[:k] + self._false(width - k)
             return self._from_bits(kept[width:]), kept[:width]
         if isinstance(expr, sympy.Mul) and len(expr.args) == 2 and expr.args[0].is_Integer:
-            k = _log2(expr.args[0])
+            k = log2_exact(expr.args[0])
             if k is not None:
                 return self._shifted(expr.args[1], k, width)
             if expr.args[0] > 0 and self._upper(expr.args[1]) == 1:
@@ -810,13 +755,13 @@ class _Translator:
             (free if top is None else bounded).append((term, top))
         if len(free) > 1 or any(term.is_Integer and term < 0 for term, _ in bounded):
             return None
-        fields = sorted((_trailing_zeros(t), top.bit_length()) for t, top in bounded)
+        fields = sorted((trailing_zeros(t), top.bit_length()) for t, top in bounded)
         if any(low >= high for low, high in fields):
             fields = [(low, high) for low, high in fields if low < high]  # zero terms
         for (_, high), (low, _) in zip(fields, fields[1:]):
             if low < high:
                 return None
-        if free and fields and _trailing_zeros(free[0][0]) < fields[-1][1]:
+        if free and fields and trailing_zeros(free[0][0]) < fields[-1][1]:
             return None
         highs, columns = [], []
         for term, _ in bounded + free:
