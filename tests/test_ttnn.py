@@ -41,7 +41,9 @@ from layoutalg.tt import (
     tensor_spec,
 )
 from layoutalg.prover import Found, prove_spec
+from layoutalg.tt.l1_budget import guard_map
 from layoutalg.tt.padding import padded_spec
+from layoutalg.tt.ttnn_text import parse_memory_config
 
 BLOCK_53110 = {"memory_layout": "BLOCK_SHARDED", "buffer_type": "L1",
                "shard_spec": {"grid": ((0, 0), (1, 1)), "shape": (64, 128),
@@ -312,20 +314,35 @@ def test_28835_breakdown_of_the_clash():
     assert "115,200 B over" in verdict.reason  # 1,089,536 − 974,336
 
 
-def _guard_sound_by_enumeration(budget, guard):
-    return all(budget.cb_region_end + s <= budget.lowest_buffer_address
-               for s in range(max(budget.limit(guard), 0) + 1))
+def _guard_sound_by_enumeration(size, reserved, cbs, buffers, guard):
+    """By hand: the CB region ends at reserved + cbs; buffers start at size - buffers; the
+    free guard admits s <= (size - buffers) - (reserved + cbs), the max guard s <= size -
+    reserved; every admitted s (none if the limit is < 0) must end at or below the buffers."""
+    limit = (size - buffers) - (reserved + cbs) if guard == "free" else size - reserved
+    return all(reserved + cbs + s <= size - buffers for s in range(0, limit + 1))
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(64, 512), st.integers(0, 63), st.integers(0, 64), st.integers(0, 64),
+@given(st.integers(128, 512), st.integers(0, 63), st.integers(0, 64), st.integers(0, 64),
        st.sampled_from(["free", "max"]))
 def test_l1_guard_z3_agrees_with_enumeration(size, reserved, cbs, buffers, guard):
     budget = L1Budget(size, reserved=reserved, circular_buffers=[("cb", cbs)],
                       buffers=[("t", buffers)])
     verdict = check_l1_guard(budget, guard)
     assert verdict.status is not la.Status.UNKNOWN
-    assert verdict.proved == _guard_sound_by_enumeration(budget, guard)
+    assert verdict.proved == _guard_sound_by_enumeration(size, reserved, cbs, buffers, guard)
+
+
+def test_free_guard_with_no_free_l1_admits_nothing_and_is_proved():
+    """128 B of L1: CBs end at 10 + 60 = 70, buffers start at 128 - 64 = 64: free = -6, so the
+    free guard admits no size (proved, no map of sizes); the max guard admits 0..118, and
+    0 already ends at 70 > 64 (refuted)."""
+    budget = L1Budget(128, reserved=10, circular_buffers=[("cb", 60)], buffers=[("t", 64)])
+    assert budget.free == -6
+    assert check_l1_guard(budget, "free").proved
+    assert check_l1_guard(budget, "max").refuted
+    with pytest.raises(TTError, match="admits no size"):
+        guard_map(budget, "free")
 
 
 @settings(max_examples=30, deadline=None)
@@ -469,3 +486,43 @@ def test_a_spec_returning_a_ttnn_tensor_is_proved_through_the_bridge(monkeypatch
     assert built == TensorSpec((64, 64), "bfloat16")
     outcomes = prove_spec(Found(Path(__file__), declared))
     assert [o.status for o in outcomes] == ["PROVED", "PROVED"]
+
+
+# -- bad input to the TTNN bridge: one clear error, nothing dropped ---------------------------
+
+
+@pytest.mark.parametrize("grid", [(0, 0), (True, 2), (-1, 2), SimpleNamespace(x=0, y=3)])
+def test_core_grid_sizes_must_be_positive_ints(grid):
+    with pytest.raises(ShardSpecError, match="grid"):
+        MemoryConfig("HEIGHT_SHARDED", "L1", shard_spec={"grid": grid, "shape": (32, 32)})
+
+
+def test_created_with_nd_shard_spec_without_one_is_refused():
+    with pytest.raises(ShardSpecError, match="created_with_nd_shard_spec"):
+        MemoryConfig.of({"memory_layout": "INTERLEAVED", "buffer_type": "L1",
+                         "created_with_nd_shard_spec": True})
+    with pytest.raises(TTError, match="created_with_nd_shard_spec"):
+        MemoryConfig.of({"memory_layout": "INTERLEAVED", "buffer_type": "L1",
+                         "created_with_nd_shard_spec": "yes"})
+    # TT-Metal's print of a config built from a 2-D shard spec: the flag 0 is fine
+    assert MemoryConfig.of({"memory_layout": "INTERLEAVED", "buffer_type": "L1",
+                            "created_with_nd_shard_spec": 0}).memory == "INTERLEAVED"
+
+
+def test_enum_prefixes_must_name_the_arguments_enum():
+    assert MemoryConfig("TensorMemoryLayout::INTERLEAVED", "BufferType::L1").buffer_type == "L1"
+    assert MemoryConfig("ttnn.TensorMemoryLayout.INTERLEAVED", "ttnn.BufferType.L1").storage == "L1"
+    with pytest.raises(TTError, match="memory_layout must be a TensorMemoryLayout"):
+        MemoryConfig("BufferType::INTERLEAVED", "L1")
+    with pytest.raises(TTError, match="buffer_type"):
+        parse_memory_config("MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,"
+                            "buffer_type=TensorMemoryLayout::L1)")
+
+
+def test_l1_fit_of_a_placed_tensor_compares_bytes_with_free_bytes():
+    """One 32 x 32 bf16 tile per core (2,048 B) at base address 4,096; free L1 2,047 B:
+    2,048 > 2,047 refuted; free 2,048: fits exactly."""
+    spec = TensorSpec((64, 32), "bfloat16", memory=ShardSpec("HEIGHT", (2, 1), (32, 32)),
+                      storage="L1", base_address=4_096)
+    assert check_l1_fit(spec, L1Budget(10_000, buffers=[("t", 10_000 - 2_047)])).refuted
+    assert check_l1_fit(spec, L1Budget(10_000, buffers=[("t", 10_000 - 2_048)])).proved

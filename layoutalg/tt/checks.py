@@ -205,11 +205,16 @@ def _positive_size(value: object) -> bool:
 
 
 def check_fits_memory(
-    subject: object, capacity: int | None = None, *, assume=(),
+    subject: object, capacity: int | None = None, *, size_only: bool = False, assume=(),
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> CheckResult:
     """Each bank or core holds its pages within ``capacity`` bytes (default:
     the device's L1 per core, or its DRAM bank size).
+
+    ``capacity`` is where each memory ends, so pages are judged by their
+    addresses (``base_address`` included). With ``size_only=True`` it is a
+    size instead (the free L1 a tensor may take, wherever the allocator puts
+    it): pages are judged by their bytes from the tensor's base address.
 
     Z3 looks for a page whose aligned slot ends past the capacity and names
     the fullest core. The allocator reserves whole shards on every core, so
@@ -217,23 +222,27 @@ def check_fits_memory(
     """
     if not hasattr(subject, "page_map"):
         raise TTError(f"subject must be a TensorSpec; got {describe(subject)}")
+    if not isinstance(size_only, bool):
+        raise TTError(f"size_only must be True or False; got {describe(size_only)}")
     cap = subject.capacity if capacity is None else capacity
     if not is_int(cap) or cap < 1:
         raise TTError(f"capacity must be a positive int of bytes; got {describe(cap)}")
     cap = int(cap)
+    start = subject.base_address if size_only else 0  # addresses compared with start + cap
     m = subject.page_map()
     per = m.codomain.names[:-1]
     memory_name = "bank" if len(per) == 1 else "core"
-    verdict = check_fits(m, cap, per=per, element_bytes=subject.aligned_page_bytes,
+    verdict = check_fits(m, start + cap, per=per, element_bytes=subject.aligned_page_bytes,
                          offsets_in_bytes=True, memory_name=memory_name, assume=assume,
                          timeout_ms=timeout_ms)
-    reserved = subject.base_address + subject.bytes_per_location
+    reserved = subject.base_address - start + subject.bytes_per_location
     if not verdict.proved or reserved <= cap:
         return verdict
     owner = "bank 0" if memory_name == "bank" else "core (0, 0)"
+    what = "bytes" if size_only else "bytes (base address + reservation)"
     return CheckResult(
         Status.REFUTED, "fits", m.label, {"bytes": reserved},
-        f"{owner} exceeds memory: {reserved} > {cap} bytes (the allocator reserves "
+        f"{owner} exceeds memory: {reserved} > {cap} {what} (the allocator reserves "
         f"{subject.slots_per_location} page slots of {subject.aligned_page_bytes} B on every "
         f"{memory_name}, padding included)", verdict.seconds, method="arithmetic",
     )

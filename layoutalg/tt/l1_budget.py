@@ -11,8 +11,12 @@ static circular buffer region ends at B", tt_metal/impl/program/program.cpp).
 The room a new CB or tensor really has is the *free* L1, lowest buffer
 address minus CB region end (``get_max_l1_space``). TTNN's
 ``to_memory_config`` compared a shard against the *max* L1 (L1 size minus the
-base address) instead and ran into the clash (tt-metal#54621, fixed by
-tt-metal#54991), and the clash message gave no breakdown (tt-metal#28835).
+base address) instead and ran into the clash (tt-metal#54621; tt-metal#54991,
+an open PR, proposes the fix), and the clash message gave no breakdown
+(tt-metal#28835). Here ``max_l1`` is ``l1_bytes - reserved``: it is TTNN's
+guard exactly when ``reserved`` is the base address alone; a ``reserved`` that
+also holds other CBs gives a smaller limit than TTNN's (a guard that admits
+less), so a refutation of it holds for TTNN's guard too.
 ``check_l1_fit`` answers with the breakdown of the core that overflows;
 ``check_l1_guard`` proves or refutes, for every size at once, that a guard
 admits only what fits.
@@ -74,6 +78,13 @@ class L1Budget:
         object.__setattr__(self, "buffers", _entries("buffers", buffers))
         if self.reserved >= self.l1_bytes:
             raise TTError(f"reserved must be below l1_bytes={self.l1_bytes}; got {self.reserved}")
+        taken = sum(b for _, b in self.buffers)
+        if taken > self.l1_bytes - self.reserved:
+            raise TTError(
+                f"buffers must fit in L1 above the reserved region (L1 buffers are allocated "
+                f"top down from l1_bytes={self.l1_bytes:,} and never below reserved="
+                f"{self.reserved:,}, so at most {self.l1_bytes - self.reserved:,} B); got "
+                f"{taken:,} B of buffers {describe(list(self.buffers))}")
 
     @property
     def cb_region_end(self) -> int:
@@ -101,8 +112,10 @@ class L1Budget:
 
     def index_map(self) -> IndexMap:
         """The sizes a new circular buffer may take under the free-L1 guard ↦ where the
-        CB region then ends (``guard_map``); in bounds exactly when the budget holds."""
-        return guard_map(self, "free")
+        CB region then ends; in bounds exactly when the budget holds (with no free L1,
+        the one size 0 already lands past the lowest buffer)."""
+        limit = max(self.free, 0)
+        return _cb_map(self, limit, f"CB sizes that fit the free L1 (≤ {limit:,} B)")
 
     def breakdown(self, name: str, size: int, *, where: str = "each core") -> str:
         """One line: every part of L1 with ``size`` bytes of ``name`` added."""
@@ -139,12 +152,17 @@ of 1,572,864 B L1 (52,608 B over; free L1 1,258,112 B, max L1 1,452,928 B)
         if budget.free < 1:
             return _arith(False, str(subject.shape), budget.breakdown(name, size, where=where),
                           start, {"bytes": size})
-        verdict = check_fits_memory(subject, budget.free, assume=assume, timeout_ms=timeout_ms)
+        # the free L1 is a size, not an address: the tensor is judged by its bytes from its
+        # own base address (the allocator places it), never by base_address + bytes
+        verdict = check_fits_memory(subject, budget.free, size_only=True, assume=assume,
+                                    timeout_ms=timeout_ms)
         where = where if core is not None else _core_text(verdict.counterexample)
         text = budget.breakdown(name, size, where=where)
+        if verdict.proved:
+            text = (f"{name} takes {size:,} B per core of the {budget.free:,} B free L1; "
+                    f"{text}")
         return CheckResult(verdict.status, "fits_free_l1", verdict.subject,
-                           verdict.counterexample, text if not verdict.proved else
-                           f"{verdict.reason}; {text}", verdict.seconds, method=verdict.method)
+                           verdict.counterexample, text, verdict.seconds, method=verdict.method)
     size = _bytes("subject", subject)
     fits = size <= budget.free
     return _arith(fits, f"{name} of {size:,} B", budget.breakdown(name, size, where=where), start,
@@ -159,6 +177,10 @@ def _tightest(subject, budget) -> tuple[tuple[int, int] | None, L1Budget]:
         raise TTError(f"budget must be an L1Budget or a dict {{(x, y): L1Budget}}; got "
                       f"{describe(budget)}")
     for core, each in budget.items():
+        if not (isinstance(core, tuple) and len(core) == 2
+                and all(is_int(c) and c >= 0 for c in core)):
+            raise TTError(f"budget keys must be cores (x, y) of two ints >= 0; got key "
+                          f"{describe(core)}")
         if not isinstance(each, L1Budget):
             raise TTError(f"budget[{core!r}] must be an L1Budget; got {describe(each)}")
     if isinstance(subject, TensorSpec) and subject.is_sharded:
@@ -175,22 +197,43 @@ def _tightest(subject, budget) -> tuple[tuple[int, int] | None, L1Budget]:
 
 
 def guard_map(budget: L1Budget, guard: str = "free") -> IndexMap:
-    """Every circular buffer size ``cb_bytes`` the guard admits (0 at least) ↦ the
-    end of the CB region with it: inside ``[0, lowest buffer address]`` when it fits."""
-    limit = max(budget.limit(guard), 0)
+    """Every circular buffer size ``cb_bytes`` the guard admits (0 to its limit) ↦ the
+    end of the CB region with it: inside ``[0, lowest buffer address]`` when it fits.
+
+    A guard whose limit is below 0 admits no size: it has no map (``TTError``);
+    ``check_l1_guard`` proves it sound outright."""
+    _budget(budget, "guard_map")
+    limit = budget.limit(guard)
+    if limit < 0:
+        raise TTError(f"guard_map: the {guard}-L1 guard of this budget admits no size (its "
+                      f"limit is {limit:,} B), so there is no map of admitted sizes; got "
+                      f"{budget.breakdown('nothing', 0)}")
+    return _cb_map(budget, limit, f"CB sizes admitted by the {guard}-L1 guard (≤ {limit:,} B)")
+
+
+def _cb_map(budget: L1Budget, limit: int, name: str) -> IndexMap:
     domain = Space(cb_bytes=limit + 1)
     (s,) = domain.symbols
     return IndexMap(domain, Space(cb_region_end=budget.lowest_buffer_address + 1),
-                    [budget.cb_region_end + s],
-                    name=f"CB sizes admitted by the {guard}-L1 guard (≤ {limit:,} B)")
+                    [budget.cb_region_end + s], name=name)
 
 
 def check_l1_guard(budget: L1Budget, guard: str = "free", *, assume=(),
                    timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """Every size the guard admits fits (Z3 over all sizes): the "free" guard
     is sound, the "max" guard (tt-metal#54621) is REFUTED with a size it
-    admits that clashes, and that size's breakdown.
+    admits that clashes, and that size's breakdown. A guard that admits no
+    size at all (its limit below 0: no free L1) is PROVED without asking Z3.
     """
+    _budget(budget, "check_l1_guard")
+    limit = budget.limit(guard)
+    if limit < 0:
+        start = time.perf_counter()
+        return _arith(True, f"CB sizes admitted by the {guard}-L1 guard (none)",
+                      f"the {guard}-L1 guard admits no circular buffer at all (limit "
+                      f"{limit:,} B < 0), so every size it admits fits: "
+                      f"{budget.breakdown('nothing', 0)}", start, None,
+                      check="l1_guard_sound")
     m = guard_map(budget, guard)
     verdict = check_in_bounds(m, assume=assume, timeout_ms=timeout_ms)
     reason = verdict.reason
@@ -203,9 +246,16 @@ def check_l1_guard(budget: L1Budget, guard: str = "free", *, assume=(),
                        reason, verdict.seconds, method=verdict.method)
 
 
-def _arith(fits: bool, label: str, text: str, start: float, counterexample) -> CheckResult:
-    return CheckResult(Status.PROVED if fits else Status.REFUTED, "fits_free_l1", label,
+def _arith(fits: bool, label: str, text: str, start: float, counterexample, *,
+           check: str = "fits_free_l1") -> CheckResult:
+    return CheckResult(Status.PROVED if fits else Status.REFUTED, check, label,
                        counterexample, text, time.perf_counter() - start, method="arithmetic")
+
+
+def _budget(value: object, where: str) -> L1Budget:
+    if not isinstance(value, L1Budget):
+        raise TTError(f"{where}: budget must be an L1Budget; got {describe(value)}")
+    return value
 
 
 def _core_text(counterexample) -> str:

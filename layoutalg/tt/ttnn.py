@@ -83,10 +83,13 @@ class MemoryConfig:
             if unknown:
                 raise TTError(f"memory_config: unknown field {unknown[0]!r}; TTNN's fields are "
                               f"{', '.join(FIELDS)}")
-            fields.pop("created_with_nd_shard_spec", None)
+            _created_with_nd(fields.pop("created_with_nd_shard_spec", False),
+                             fields.get("nd_shard_spec"))
             return cls(**fields)
         if hasattr(value, "memory_layout") and hasattr(value, "buffer_type"):
-            return cls(*(_field(value, name) for name in FIELDS[:4]))
+            fields = [_field(value, name) for name in FIELDS[:4]]
+            _created_with_nd(_field(value, FIELDS[4]) or False, fields[3])
+            return cls(*fields)
         raise TTError(f"memory_config must be a ttnn.MemoryConfig, its printed form or a dict of "
                       f"its fields "
                       f"({', '.join(FIELDS[:4])}); got {describe(value)}")
@@ -162,7 +165,11 @@ def read_nd_shard_spec(value: object) -> NdShardSpec:
     strategy = _field(value, "shard_distribution_strategy") or "ROUND_ROBIN_1D"
     enum_name(strategy, "nd_shard_spec.shard_distribution_strategy", DISTRIBUTIONS)
     orientation = _field(value, "orientation") or "ROW_MAJOR"
-    return NdShardSpec(tuple(_field(value, "shard_shape")), core_grid(_field(value, "grid")),
+    shard_shape = _field(value, "shard_shape")
+    if isinstance(shard_shape, (str, bytes)) or not isinstance(shard_shape, Sequence):
+        raise ShardSpecError(f"nd_shard_spec.shard_shape must list the shard's extent on every "
+                             f"dim; got {describe(shard_shape)} in {describe(value)}")
+    return NdShardSpec(tuple(shard_shape), core_grid(_field(value, "grid")),
                        enum_name(orientation, "nd_shard_spec.orientation",
                                  ("ROW_MAJOR", "COL_MAJOR")))
 
@@ -174,9 +181,9 @@ def core_grid(value: object) -> tuple[int, int]:
     ranges = value.ranges() if callable(getattr(value, "ranges", None)) else value
     if (isinstance(ranges, Sequence) and len(ranges) == 2
             and all(isinstance(v, int) for v in ranges)):
-        return (ranges[0], ranges[1])
+        return _grid_size(ranges[0], ranges[1], value)
     if hasattr(value, "x") and hasattr(value, "y") and not hasattr(value, "start"):
-        return (value.x, value.y)  # ttnn.CoreGrid
+        return _grid_size(value.x, value.y, value)  # ttnn.CoreGrid
     if isinstance(ranges, (Sequence, set, frozenset)) and not _is_range(ranges):
         ranges = list(ranges)
         if len(ranges) != 1:
@@ -193,15 +200,49 @@ def core_grid(value: object) -> tuple[int, int]:
     return (end[0] + 1, end[1] + 1)
 
 
+# the TTNN enum each argument holds (ttnn/cpp/ttnn/tensor/types.hpp, tt-metalium buffer_types.hpp)
+ENUM_TYPES = {"memory_layout": "TensorMemoryLayout", "buffer_type": "BufferType",
+              "orientation": "ShardOrientation", "layout": "Layout",
+              "shard_distribution_strategy": "ShardDistributionStrategy"}
+
+
 def enum_name(value: object, name: str, choices: tuple[str, ...]) -> str:
     """A TTNN enum given as a member (``.name``), ``"Enum.NAME"``, ``"Enum::NAME"`` or
-    ``"NAME"`` (case-insensitive)."""
+    ``"NAME"`` (case-insensitive). A prefix must name the argument's enum type:
+    ``"TensorMemoryLayout::L1"`` is no ``buffer_type``.
+
+    >>> enum_name("BufferType::L1", "buffer_type", ("DRAM", "L1"))
+    'L1'
+    """
+    expected = ENUM_TYPES.get(name.rsplit(".", 1)[-1])
     text = getattr(value, "name", value)
     if isinstance(text, str):
-        key = text.replace("::", ".").rsplit(".", 1)[-1].upper()
-        if key in choices:
-            return key
+        prefix, _, key = text.replace("::", ".").rpartition(".")
+        # a string names its enum in its prefix; a ttnn member by its type
+        kind = (prefix.rsplit(".", 1)[-1] if isinstance(value, str) else
+                type(value).__name__ if type(value).__name__ in ENUM_TYPES.values() else "")
+        if expected and kind and kind.lower() not in (expected.lower(), "ttnn"):
+            raise TTError(f"{name} must be a {expected} ({', '.join(choices)}); got "
+                          f"{describe(value)}, a {kind}")
+        if key.upper() in choices:
+            return key.upper()
     raise TTError(f"{name} must be one of {choices}; got {describe(value)}")
+
+
+def _grid_size(x, y, value) -> tuple[int, int]:
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in (x, y)):
+        raise ShardSpecError(f"grid: a grid size (x, y) must be two ints >= 1 (cores across, "
+                             f"cores down); got {describe(value)}")
+    return (int(x), int(y))
+
+
+def _created_with_nd(flag, nd_shard_spec) -> None:
+    if flag not in (True, False, 0, 1):
+        raise TTError(f"created_with_nd_shard_spec must be True or False (0 or 1); got "
+                      f"{describe(flag)}")
+    if flag and nd_shard_spec is None:
+        raise ShardSpecError("created_with_nd_shard_spec: the memory config says it was created "
+                             "with an nd_shard_spec but gives none (nd_shard_spec is None)")
 
 
 def _is_range(value) -> bool:

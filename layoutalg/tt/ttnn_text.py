@@ -22,6 +22,10 @@ import re
 from layoutalg.errors import describe
 from layoutalg.tt.errors import TTError
 
+# the enum type TT-Metal prints for each field (ttnn/cpp/ttnn/tensor/types.hpp operator<<)
+ENUM_TYPES = {"memory_layout": "TensorMemoryLayout", "buffer_type": "BufferType",
+              "orientation": "ShardOrientation", "mode": "ShardMode",
+              "shard_distribution_strategy": "ShardDistributionStrategy"}
 _RANGE = re.compile(r"\(x=(\d+),\s*y=(\d+)\)\s*-\s*\(x=(\d+),\s*y=(\d+)\)")
 _CALL = re.compile(r"^(?:[\w:]+::)?(\w+)\((.*)\)$", re.S)
 
@@ -88,10 +92,18 @@ def _value(token: str, text: str):
         fields = {"__type__": name}
         for part in _split(inner, text):
             key, sep, rest = part.partition("=")
-            if not sep or not re.fullmatch(r"\w+", key.strip()):
+            key = key.strip()
+            if not sep or not re.fullmatch(r"\w+", key):
                 raise TTError(f"text: cannot read the field {part.strip()!r} of {name}(...) in "
                               f"{describe(text)}")
-            fields[key.strip()] = _value(rest, text)
+            if key in fields:
+                raise TTError(f"text: field {key} is given twice in {name}(...), which has one "
+                              f"of each; got {describe(text)}")
+            enum = re.fullmatch(r"\s*(\w+)::(\w+)\s*", rest)
+            if enum and key in ENUM_TYPES and enum.group(1) != ENUM_TYPES[key]:
+                raise TTError(f"text: {key} must be a {ENUM_TYPES[key]}; got "
+                              f"{rest.strip()!r} in {describe(text)}")
+            fields[key] = _value(rest, text)
         return fields
     if re.fullmatch(r"[\w:]+", token):
         return token.rsplit("::", 1)[-1]
