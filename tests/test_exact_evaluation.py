@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 import pytest
 import sympy
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import layoutalg as la
@@ -248,15 +248,18 @@ def test_intervals_hold_every_value(case):
 
 
 def test_the_random_maps_do_leave_int64():
-    """The strategy is not vacuous: most drawn maps have intermediates past int64."""
+    """The strategy is not vacuous: most drawn maps have intermediates past int64.
+    A statistical claim, so the draw is fixed (derandomized, no example database):
+    the same 100 maps on every machine and every run."""
     seen = []
 
+    @settings(derandomize=True, database=None, max_examples=100)
     @given(wide_maps())
     def draw(case):
         seen.append(case[3])
 
     draw()
-    assert sum(seen) >= len(seen) // 2
+    assert sum(seen) >= len(seen) // 2, f"{sum(seen)} of {len(seen)} maps leave int64"
 
 
 # -- the int64 fast path stays the common case ----------------------------------------

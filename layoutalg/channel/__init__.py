@@ -18,7 +18,13 @@ Importing this package registers its spec claims (see
 from __future__ import annotations
 
 from layoutalg.channel import claims as _claims  # noqa: F401 - registers the spec claims
-from layoutalg.channel.banks import Banks, check_bank_conflict_free
+from layoutalg.channel.bank_model import NVIDIA_32BIT, NVIDIA_64BIT, NVIDIA_128BIT, BankModel
+from layoutalg.channel.banks import (
+    Banks,
+    check_bank_conflict_free,
+    check_bank_conflicts,
+    worst_bank_conflict,
+)
 from layoutalg.channel.capacity import check_disjoint, check_fits
 from layoutalg.channel.conflicts import check_conflict_free, check_single_channel
 from layoutalg.channel.errors import ChannelError, SwizzleError
@@ -31,13 +37,18 @@ from layoutalg.channel.load import (
     check_channel_totals,
     check_load_balance,
 )
+from layoutalg.channel.smem_tiles import column_read, row_read, swizzled_tile
 from layoutalg.channel.swizzle import Swizzle
 
 __all__ = [
     "DATAFLOWS",
     "GRAINS",
     "LOOP_ORDERS",
+    "NVIDIA_128BIT",
+    "NVIDIA_32BIT",
+    "NVIDIA_64BIT",
     "OPTIONS",
+    "BankModel",
     "Banks",
     "ByRange",
     "ChannelError",
@@ -48,11 +59,16 @@ __all__ = [
     "SwizzleError",
     "channel_load",
     "check_bank_conflict_free",
+    "check_bank_conflicts",
     "check_channel_totals",
     "check_conflict_free",
     "check_disjoint",
     "check_fits",
     "check_load_balance",
     "check_single_channel",
+    "column_read",
     "concurrent",
+    "row_read",
+    "swizzled_tile",
+    "worst_bank_conflict",
 ]

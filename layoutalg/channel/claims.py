@@ -15,6 +15,7 @@
 | ``channel_totals`` | totals, matrices = ("A", "B", "C") | :func:`check_channel_totals` |
 | ``load_balance`` | max_ratio, matrices = ("A", "B", "C") | :func:`check_load_balance` |
 | ``bank_conflict_free`` | resource = Banks(), lane = "thread", method = "auto" | :func:`check_bank_conflict_free` on an access map |
+| ``bank_conflicts`` | model = BankModel() (32 banks of 4 bytes, 4-byte accesses), lane = "thread", op = "read" or "write", max_degree = 1 | :func:`check_bank_conflicts` on an access map (defined in ``channel/banks.py``) |
 """
 
 from __future__ import annotations
