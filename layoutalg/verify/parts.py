@@ -170,7 +170,7 @@ def _bijection_with_right_inverse(g: IndexMap, assume: Assume, timeout_ms: int) 
         return q.result(Status.UNKNOWN, "bijection with a right inverse", g.label, start,
                         reason="the lemma needs an inverse for every part after the first")
     proved = "a bijection of its domain onto its valid slots, with a right inverse"
-    if one_query.bijection_by_inverse(g, assume, timeout_ms):
+    if one_query.bijection_by_inverse(g, assume, timeout_ms, together=True):
         return q.result(Status.PROVED, "bijection with a right inverse", g.label, start,
                         reason=proved)
     for check in (check_in_bounds, check_injective, check_images_valid):
