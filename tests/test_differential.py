@@ -53,8 +53,8 @@ def encoding(order: str):
         return
     build = solver_module._build
 
-    def swapped(*query, quotients):
-        return build(*query, quotients=not quotients)
+    def swapped(*query, quotients, **options):
+        return build(*query, quotients=not quotients, **options)
 
     with mock.patch.object(solver_module, "_build", swapped):
         yield

@@ -48,6 +48,24 @@ def test_only_the_query_module_calls_the_solver():
     assert callers["verify/query.py"]  # the door itself is found by the scan
 
 
+Z3_MODULES = {"verify/solver.py", "verify/z3_terms.py", "verify/z3_bits.py",
+              "verify/z3_bitvector.py"}
+
+
+def _imports_z3(path: pathlib.Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "z3" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "z3":
+            return True
+    return False
+
+
+def test_only_the_solver_and_its_translators_import_z3():
+    importers = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if _imports_z3(p)}
+    assert importers == Z3_MODULES
+
+
 def test_the_scan_finds_a_direct_call(tmp_path):
     sneaky = tmp_path / "sneaky.py"
     sneaky.write_text("from layoutalg.verify import solver\nsolver.solve([], [])\n"

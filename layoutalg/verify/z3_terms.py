@@ -1,0 +1,270 @@
+"""SymPy integer expressions and booleans → Z3 Int terms, memoized per node.
+
+The translator of :mod:`layoutalg.verify.solver`: one per query and Z3
+context. Bit operations are delegated to :class:`~layoutalg.verify.z3_bits.BitSplitting`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy
+import z3
+
+from layoutalg.core.bits import BitOp
+from layoutalg.core.expr import Unsupported, integer_terms, quotient
+
+from layoutalg.verify.z3_bits import BitSplitting
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """An integer unknown of a query with ``low <= symbol < high``."""
+
+    symbol: sympy.Symbol
+    low: object
+    high: object
+
+
+def _derived_extent(expr: sympy.Basic) -> bool:
+    """A floor/ceiling/Mod over extent parameters only (no coordinates)."""
+    if not isinstance(expr, (sympy.floor, sympy.ceiling, sympy.Mod)):
+        return False
+    symbols = expr.free_symbols
+    return bool(symbols) and all(s.is_positive for s in symbols)
+
+
+_RELATIONS = {
+    sympy.Eq: lambda a, b: a == b,
+    sympy.Ne: lambda a, b: a != b,
+    sympy.Lt: lambda a, b: a < b,
+    sympy.Le: lambda a, b: a <= b,
+    sympy.Gt: lambda a, b: a > b,
+    sympy.Ge: lambda a, b: a >= b,
+}
+
+
+class Translator(BitSplitting):
+    """SymPy → Z3 in one context, memoized per node."""
+
+    encoding = "int"
+
+    def __init__(self, ctx: z3.Context, *, quotients: bool = False, plain: bool = False) -> None:
+        self.ctx = ctx
+        self.quotients = quotients
+        self.plain = plain  # no named terms: Z3's own div/mod and nothing else
+        self.constant_divisions = 0
+        self.made = 0
+        self.memo: dict[sympy.Basic, z3.ExprRef] = {}
+        self.names: dict[sympy.Symbol, z3.ArithRef] = {}
+        self.definitions: list[z3.BoolRef] = []
+        self.divisions: dict[tuple[sympy.Expr, sympy.Expr], tuple[z3.ArithRef, z3.ArithRef]] = {}
+        self.bound: frozenset[sympy.Symbol] = frozenset()
+        self.ranges: dict[sympy.Symbol, int] = {}  # symbol -> upper bound (lower bound 0)
+        self.splits: dict[sympy.Expr, tuple[int, z3.ArithRef, list]] = {}
+        self.split_memo: dict[tuple[sympy.Basic, int], tuple[z3.ArithRef, list]] = {}
+        self.total_definitions: list[z3.BoolRef] = []  # bit splits: satisfiable for any value
+
+    def note_ranges(self, bounded: Sequence[Bounded]) -> None:
+        """Remember constant ranges ``0 <= symbol < high``: bit operations use them."""
+        for unknown in bounded:
+            low, high = sympy.sympify(unknown.low), sympy.sympify(unknown.high)
+            if low.is_Integer and high.is_Integer and low >= 0:
+                self.ranges[unknown.symbol] = max(int(high) - 1, 0)
+
+    def value(self, model, symbol: sympy.Symbol) -> int:
+        return model.eval(self.term(symbol), model_completion=True).as_long()
+
+    def term(self, expr: sympy.Basic) -> z3.ArithRef:
+        if expr not in self.memo:
+            named = _derived_extent(expr) and not self.plain
+            self.memo[expr] = self._named(expr) if named else self._term(expr)
+        return self.memo[expr]
+
+    def fresh(self, prefix: str) -> z3.ArithRef:
+        """A new Z3 integer no other term of this query shares. The counter is
+        taken when the variable is made, after its definition's subterms are
+        translated (they may make variables of their own). "#" never occurs
+        in a dimension name, so these cannot alias a coordinate."""
+        self.made += 1
+        return z3.Int(f"{prefix}#{self.made}", self.ctx)
+
+    def _named(self, expr: sympy.Basic) -> z3.ArithRef:
+        # A quotient of extents (a tile size such as ceil(M/PR)) becomes a
+        # variable of its own with a defining equation: Z3's nonlinear
+        # reasoning handles TR*q far better than ((M+PR-1)/PR)*q. The value is
+        # translated before the name is taken: ceil(ceil(M/8)/3) names its
+        # inner ceiling first, and the two must not share a name.
+        value = self._term(expr)
+        var = self.fresh("extent")
+        self.definitions.append(var == value)
+        return var
+
+    def boolean(self, expr: sympy.Basic) -> z3.BoolRef:
+        if expr not in self.memo:
+            self.memo[expr] = self._boolean(expr)
+        return self.memo[expr]
+
+    def universal(self, bounded: Sequence[Bounded], body: sympy.Basic) -> z3.BoolRef:
+        variables = [self.term(b.symbol) for b in bounded]
+        self.note_ranges(bounded)
+        ranges = [
+            z3.And(v >= self.term(sympy.sympify(b.low)), v < self.term(sympy.sympify(b.high)))
+            for v, b in zip(variables, bounded)
+        ]
+        # Divisions over bound variables stay inside the quantifier (no
+        # top-level quotient variables for them).
+        self.bound = frozenset(b.symbol for b in bounded)
+        try:
+            inner = self.boolean(body)
+        finally:
+            self.bound = frozenset()
+        return z3.ForAll(variables, z3.Implies(z3.And(ranges), inner))
+
+    def _divided(self, num: sympy.Expr, den: sympy.Expr) -> tuple[z3.ArithRef, z3.ArithRef] | None:
+        """Quotient and remainder variables of ``num`` by a constant ``den``
+        when translating ``quotients=True``; else None (Z3's own div/mod).
+        Symbolic ``den`` and ``num`` over quantified variables stay Z3's.
+
+        With ``num = den·q + r, 0 <= r < den`` the query stays linear and a
+        floor and a mod of one numerator share ``q`` and ``r``: Z3's own
+        div/mod needs 70x the work (rlimit) of this to prove
+        ``(8,4,1,5):(12,1,192,192)`` split by 209 injective; but an XOR
+        swizzle composed with itself goes the other way (3x), so ``solve``
+        races both.
+        """
+        if not den.is_Integer or num.free_symbols & self.bound:
+            return None
+        self.constant_divisions += 1
+        if not self.quotients:
+            return None
+        key = (num, den)
+        if key not in self.divisions:
+            # Translate first: nested divisions register theirs before these.
+            top, bottom = self.term(num), self.term(den)
+            q, r = self.fresh("quot"), self.fresh("rem")
+            self.definitions += [top == bottom * q + r, r >= 0, r < bottom]
+            self.divisions[key] = (q, r)
+        return self.divisions[key]
+
+    def _var(self, symbol: sympy.Symbol) -> z3.ArithRef:
+        if symbol not in self.names:
+            self.names[symbol] = z3.Int(f"{symbol.name}!{len(self.names)}", self.ctx)
+        return self.names[symbol]
+
+    def _term(self, expr: sympy.Basic) -> z3.ArithRef:  # noqa: C901 - one branch per operator
+        if isinstance(expr, sympy.Symbol):
+            if not expr.is_integer:
+                raise Unsupported(f"symbol {expr} is not declared integer")
+            return self._var(expr)
+        if isinstance(expr, sympy.Integer):
+            return z3.IntVal(int(expr), self.ctx)
+        if isinstance(expr, sympy.Add):
+            return z3.Sum([self.term(a) for a in expr.args])
+        if isinstance(expr, sympy.Mul):
+            return z3.Product([self.term(a) for a in integer_terms(expr)])
+        if isinstance(expr, sympy.Pow):
+            base, exponent = expr.args
+            if not (exponent.is_Integer and exponent >= 0):
+                raise Unsupported(f"power {expr} with a non-natural exponent")
+            if int(exponent) == 0:
+                return z3.IntVal(1, self.ctx)
+            return z3.Product([self.term(base)] * int(exponent))
+        if isinstance(expr, (sympy.floor, sympy.Mod)) and expr.has(BitOp):
+            # ``// 2**k`` and ``mod 2**k`` of bit operations read their bits.
+            split = self._structural_split(expr, 0)
+            if split is not None:
+                return split[0]
+        if isinstance(expr, sympy.floor):
+            num, den = quotient(expr.args[0])
+            divided = self._divided(num, den)
+            if divided is not None:
+                return divided[0]
+            # Z3's integer division is Euclidean: floor division for den > 0.
+            return self.term(num) / self.term(den)
+        if isinstance(expr, sympy.ceiling):
+            num, den = quotient(expr.args[0])
+            # (num + den - 1) / den, not -(-num / den): Z3 proves far more with it.
+            divided = self._divided(num + den - 1, den)
+            if divided is not None:
+                return divided[0]
+            bottom = self.term(den)
+            return (self.term(num) + bottom - 1) / bottom
+        if isinstance(expr, sympy.Mod):
+            left, right = expr.args
+            if not (right.is_integer and right.is_positive):
+                raise Unsupported(f"modulo by {right}, which is not known to be positive")
+            divided = self._divided(left, right)
+            if divided is not None:
+                return divided[1]
+            return self.term(left) % self.term(right)
+        if isinstance(expr, BitOp):
+            return self._bit_term(expr)
+        if isinstance(expr, (sympy.Min, sympy.Max)):
+            args = [self.term(a) for a in expr.args]
+            result = args[0]
+            for other in args[1:]:
+                if isinstance(expr, sympy.Min):
+                    result = z3.If(other < result, other, result)
+                else:
+                    result = z3.If(other > result, other, result)
+            return result
+        if isinstance(expr, sympy.Piecewise):
+            result = None
+            for value, cond in reversed(expr.args):
+                if result is None:
+                    if cond is not sympy.true:
+                        # Outside every branch the value is undefined: refuse.
+                        raise Unsupported(f"Piecewise without a final True branch: {expr}")
+                    result = self.term(value)
+                else:
+                    result = z3.If(self.boolean(cond), self.term(value), result)
+            return result
+        raise Unsupported(f"operator {type(expr).__name__} in {expr} is outside the index vocabulary")
+
+    # -- bit operations: Int theory, blasting only the bits they touch ----------------
+
+    def _relation(self, expr: sympy.Rel) -> z3.BoolRef:
+        """``lhs op rhs``. SymPy may have divided an integer relation through
+        (``9*d > 2`` held as ``d > 2/9``): when ``lhs − rhs`` is an integer
+        term plus a fraction ``p/q``, it is decided as ``q·term + p op 0``,
+        the same relation over the integers. Any other fraction (a
+        non-integer image such as ``i/2``) stays outside the vocabulary."""
+        compare = _RELATIONS[type(expr)]
+        try:
+            return compare(self.term(expr.lhs), self.term(expr.rhs))
+        except Unsupported:
+            fraction, rest = (expr.lhs - expr.rhs).as_coeff_Add()
+            if not (fraction.is_Rational and not fraction.is_Integer):
+                raise
+            p, q = fraction.p, fraction.q
+            return compare(q * self.term(rest) + p, z3.IntVal(0, self.ctx))
+
+    def _boolean(self, expr: sympy.Basic) -> z3.BoolRef:
+        if expr is sympy.true:
+            return z3.BoolVal(True, self.ctx)
+        if expr is sympy.false:
+            return z3.BoolVal(False, self.ctx)
+        if type(expr) in _RELATIONS:
+            return self._relation(expr)
+        if isinstance(expr, sympy.And):
+            return z3.And([self.boolean(a) for a in expr.args])
+        if isinstance(expr, sympy.Or):
+            return z3.Or([self.boolean(a) for a in expr.args])
+        if isinstance(expr, sympy.Not):
+            return z3.Not(self.boolean(expr.args[0]))
+        if isinstance(expr, sympy.Implies):
+            return z3.Implies(self.boolean(expr.args[0]), self.boolean(expr.args[1]))
+        if isinstance(expr, sympy.ITE):
+            condition, then, otherwise = (self.boolean(a) for a in expr.args)
+            return z3.If(condition, then, otherwise)
+        if isinstance(expr, sympy.Xor):
+            result, *rest = (self.boolean(a) for a in expr.args)
+            for other in rest:
+                result = z3.Xor(result, other)
+            return result
+        if isinstance(expr, sympy.Equivalent):
+            first, *rest = (self.boolean(a) for a in expr.args)
+            return z3.And([first == other for other in rest])
+        raise Unsupported(f"condition {type(expr).__name__} in {expr} is outside the vocabulary")
