@@ -1,6 +1,6 @@
 """SymPy → Z3 bit-vectors: the whole query in two's complement at a proved width.
 
-Used for concrete queries with bit operations (:func:`layoutalg.verify.solver.choose_encoding`);
+Used for concrete queries with bit operations (:func:`layoutalg.verify.encodings.choose_encoding`);
 signed operations match Python's floor division and shifts.
 """
 
