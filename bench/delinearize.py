@@ -2,7 +2,9 @@
 
 The claim: ``[x : A·B·C·D] → [a:A, b:B, c:C, d:D]``, the row-major unflatten
 of one index into four symbolic extents, is a bijection (in bounds,
-injective, onto). Three maps of it are proved, interleaved over the rounds:
+injective, onto); then the same for proofs/dataflow.py's step number, three
+ceiling-quotient trip counts. Three maps of each are proved, interleaved
+over the rounds:
 
     tt unlinear      digits peeled from the innermost, each quotient feeding the
                      next (the form layoutalg.tt used for its page maps)
@@ -23,6 +25,8 @@ import argparse
 import statistics
 import time
 
+import sympy
+
 import layoutalg as la
 from layoutalg.core.tiling import row_major_strides
 
@@ -39,10 +43,11 @@ def tt_unlinear(index, sizes):
     return coords[::-1]
 
 
-def maps():
-    sizes = la.extents("A B C D")
-    domain = la.Space(x=sizes[0] * sizes[1] * sizes[2] * sizes[3])
-    codomain = la.Space(*zip(NAMES, sizes))
+def maps(sizes):
+    """The three maps of the row-major unflatten of one index into ``sizes``."""
+    names = NAMES[:len(sizes)]
+    domain = la.Space(x=sympy.Mul(*sizes))
+    codomain = la.Space(*zip(names, sizes))
     (x,) = domain.symbols
     strides = row_major_strides(sizes)
     flat = sum(c * s for c, s in zip(codomain.symbols, strides))
@@ -52,8 +57,17 @@ def maps():
         domain, codomain,
         [x // s if k == 0 else (x // s) % e for k, (s, e) in enumerate(zip(strides, sizes))],
         inverse=[flat], name="independent")
-    core = la.delinearize(domain, "x", **dict(zip(NAMES, sizes)))
+    core = la.delinearize(domain, "x", **dict(zip(names, sizes)))
     return {"tt unlinear": peeled, "la.delinearize": core, "independent": independent}
+
+
+def questions():
+    """Four symbolic extents (the issue's), and proofs/dataflow.py's step number:
+    three ceiling-quotient trip counts."""
+    M, N, K, TI, TJ, TK = la.extents("M N K Ti Tj Tk")
+    trips = [sympy.ceiling(M / TI), sympy.ceiling(N / TJ), sympy.ceiling(K / TK)]
+    return {"4-way A·B·C·D": maps(la.extents("A B C D")),
+            "3-way ⌈M/Ti⌉·⌈N/Tj⌉·⌈K/Tk⌉": maps(trips)}
 
 
 def main() -> None:
@@ -61,23 +75,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds per check")
     args = parser.parse_args()
-    built = maps()
-    times: dict[str, list[float]] = {name: [] for name in built}
-    verdicts: dict[str, set[str]] = {name: set() for name in built}
-    order = list(built)
-    for r in range(args.rounds):
-        for name in order[r % len(order):] + order[:r % len(order)]:
-            start = time.perf_counter()
-            result = la.check_bijective(built[name], timeout_ms=int(args.timeout * 1000))
-            times[name].append(time.perf_counter() - start)
-            verdicts[name].add(result.status.name)
-    base = statistics.median(times["tt unlinear"])
-    print(f"symbolic 4-way unflatten bijective, {args.rounds} rounds, "
-          f"timeout {args.timeout:g} s per check")
-    for name in built:
-        median = statistics.median(times[name])
-        print(f"  {name:15s} {'/'.join(sorted(verdicts[name])):8s} median {median:7.3f} s  "
-              f"ratio to tt unlinear {median / base:6.2f}")
+    for question, built in questions().items():
+        times: dict[str, list[float]] = {name: [] for name in built}
+        verdicts: dict[str, set[str]] = {name: set() for name in built}
+        order = list(built)
+        for r in range(args.rounds):
+            for name in order[r % len(order):] + order[:r % len(order)]:
+                start = time.perf_counter()
+                result = la.check_bijective(built[name], timeout_ms=int(args.timeout * 1000))
+                times[name].append(time.perf_counter() - start)
+                verdicts[name].add(result.status.name)
+        base = statistics.median(times["tt unlinear"])
+        print(f"symbolic {question} unflatten bijective, {args.rounds} rounds, "
+              f"timeout {args.timeout:g} s per check")
+        for name in built:
+            median = statistics.median(times[name])
+            print(f"  {name:15s} {'/'.join(sorted(verdicts[name])):8s} median {median:7.3f} s  "
+                  f"ratio to tt unlinear {median / base:6.2f}")
 
 
 if __name__ == "__main__":
