@@ -30,8 +30,11 @@ class InterruptedRun(KeyboardInterrupt):
 
 def run_prove(args, stream: TextIO) -> int:
     cache = open_cache(args)
-    # -j workers start now, so their imports overlap finding the specs here
-    with worker_pool(args.jobs) if args.jobs > 1 and not args.dask else nullcontext() as pool:
+    # With --no-cache every spec will need a worker: -j workers start now, so
+    # their imports overlap finding the specs here. With a cache, maybe none
+    # will: they start at the first spec the cache does not hold.
+    parallel = args.jobs > 1 and not args.dask
+    with worker_pool(args.jobs, warm=cache is None) if parallel else nullcontext() as pool:
         return _run_prove(args, stream, cache, pool)
 
 
@@ -104,11 +107,12 @@ def prove_all(args, found, on_done, cache, pool: WorkerPool | None = None) -> No
 
 
 @contextmanager
-def worker_pool(jobs: int) -> Iterator[WorkerPool]:
+def worker_pool(jobs: int, *, warm: bool = False) -> Iterator[WorkerPool]:
     """Worker processes that leave Ctrl-C to this one, and are stopped at
     once (not waited for) when the run is interrupted or fails. A worker that
-    dies fails only the spec it held (``layoutalg.worker_pool``)."""
-    pool = WorkerPool(jobs, initializer=_leave_sigint_to_parent, warm=True)
+    dies fails only the spec it held (``layoutalg.worker_pool``). ``warm``:
+    start them now rather than at the first task."""
+    pool = WorkerPool(jobs, initializer=_leave_sigint_to_parent, warm=warm)
     try:
         yield pool
     except BaseException:
