@@ -87,6 +87,17 @@ def test_an_unsupported_operator_stays_unknown():
         assert checks.check_in_bounds(m).status is Status.UNKNOWN
 
 
+def test_an_unsupported_operator_written_alike_in_both_maps_stays_unknown():
+    """check_equivalent skips coordinates written alike, but still translates
+    them: an operator outside the vocabulary is UNKNOWN, never PROVED."""
+    d = la.Space(i=M)
+    (i,) = d.symbols
+    f = sympy.Function("f")
+    one = la.IndexMap(d, la.Space(o=M, p=M), [f(i), i], name="one")
+    other = la.IndexMap(d, la.Space(o=M, p=M), [f(i), i], name="other")
+    assert checks.check_equivalent(one, other).status is Status.UNKNOWN
+
+
 def test_answers_are_remembered_in_a_run_only_and_never_unknown():
     memo = query.answers_memo()
     memo.clear()
