@@ -2,8 +2,12 @@
 
 Each bug is a pair: a spec that REFUTES the buggy behaviour with a concrete
 counterexample (declared ``expect="REFUTED"``), and a spec that PROVES the fixed
-one. Figures come from the reports themselves; docs/real-bugs.md links each
-report to its specs. pytorch#194457 (DTensor) lives in specs/dtensor.py.
+one. Figures come from the reports where they give them (messages, sizes,
+addresses); where a report gives no example (tt-metal#24425) or no mechanism
+(tt-metal#53110's fill addressing) the case or the model is ours, and each
+spec says so. Fixes named here are proposed fixes in open PRs (tt-metal#54991,
+cutlass#3622), not merged ones. docs/real-bugs.md links each report to its
+specs. pytorch#194457 (DTensor) lives in specs/dtensor.py.
 """
 
 import layoutalg as la
@@ -22,16 +26,18 @@ WIDTH_24425 = {"memory_layout": "WIDTH_SHARDED", "buffer_type": "L1",
 @la.spec(claims=["padded_to_shards"], expect="REFUTED")
 def tt_metal_24425_padded_to_tiles():
     """tt-metal#24425: TTNN pads a width-sharded tensor's width to tiles (alignment +
-    logical shape): [32, 70] in shards of 64 on 2 cores becomes 96 wide, but its 2 shards
-    span 2 × 64 = 128 columns. REFUTED: shard column 1's columns 32–63 lie past the
+    logical shape), not to cores × shard width. The report gives no example: the case here,
+    [32, 70] in shards of 64 on 2 cores, is ours. Padded to tiles it is 96 wide, but its 2
+    shards span 2 × 64 = 128 columns. REFUTED: shard column 1's columns 32–63 lie past the
     padded width."""
     return tensor_spec((32, 70), "bfloat16", WIDTH_24425)
 
 
 @la.spec(claims=[("padded_to_shards", (32, 128))])
 def tt_metal_24425_padded_to_shards():
-    """The fix (padded width = shards × shard width, alignment to the shard shape): the
-    padded [32, 128] splits into the 2 shards of 64 exactly, each column once."""
+    """The fix the report asks for (padded width = shards × shard width, alignment to the
+    shard shape), on our [32, 70] case: the padded [32, 128] splits into the 2 shards of 64
+    exactly, each column once."""
     return tensor_spec((32, 70), "bfloat16", WIDTH_24425)
 
 
@@ -49,16 +55,19 @@ FILL_53110 = ShardSpec("HEIGHT", (2, 2), (32, 256), "COL_MAJOR")
 @la.spec(claims=[("padding_disjoint", FILL_53110)], expect="REFUTED")
 def tt_metal_53110_fill_pad_block_sharded():
     """tt-metal#53110: fill_implicit_tile_padding on a BLOCK_SHARDED [1, 1, 100, 256]
-    bf16 tensor (grid 2 × 2 COL_MAJOR, shards of 64 × 128) overwrites data. REFUTED with a
-    padding element the fill writes where a data element lives, e.g. (0, 0, 100, 0) on
-    core (1, 1) over data element (0, 0, 68, 128)."""
+    bf16 tensor (grid 2 × 2 COL_MAJOR, shards of 64 × 128) overwrites data. The report
+    gives the tensor and the symptoms; how the fill addresses pages (FILL_53110, runs of a
+    shard's pages dealt as HEIGHT sharding would) is our reading, chosen because it
+    reproduces both symptoms, not taken from TT-Metal's code. REFUTED with a padding
+    element that fill writes where a data element lives, e.g. (0, 0, 100, 0) on core
+    (1, 1) over data element (0, 0, 68, 128)."""
     return tensor_spec((1, 1, 100, 256), "bfloat16", BLOCK_53110)
 
 
 @la.spec(claims=["padding_disjoint"])
 def tt_metal_53110_fill_by_the_tensors_placement():
-    """The fix: the fill addresses padding through the tensor's own block-sharded
-    placement; no padding write lands on data, on any core."""
+    """The fix, as we model it: the fill addresses padding through the tensor's own
+    block-sharded placement; no padding write lands on data, on any core."""
     return tensor_spec((1, 1, 100, 256), "bfloat16", BLOCK_53110)
 
 
@@ -73,9 +82,13 @@ P100_CORE = L1Budget(device="blackhole", reserved=119_936, buffers=[("L1 buffers
 
 @la.spec(claims=[("l1_guard_sound", "max")], expect="REFUTED")
 def tt_metal_54621_max_l1_guard():
-    """tt-metal#54621: to_memory_config admits a CB when it fits max L1 (L1 size minus the
-    base address, 1,452,928 B here). REFUTED for every such guard with a CB size it admits
-    whose region ends above the lowest L1 buffer, with the core's breakdown."""
+    """tt-metal#54621: to_memory_config admits a CB when it fits max L1, which TTNN computes
+    as L1 size minus the base address only (as the diff of tt-metal#54991 shows). Here the
+    limit is L1 size minus ``reserved`` = 1,572,864 − 119,936 = 1,452,928 B, where 119,936
+    holds the base address *and* the other CBs (the report does not separate them), so
+    TTNN's limit is at least as large: every size this guard admits, TTNN's admits too.
+    REFUTED with a CB size it admits whose region ends above the lowest L1 buffer, with the
+    core's breakdown."""
     return P100_CORE
 
 
@@ -88,8 +101,9 @@ def tt_metal_54621_wo_shard_cb():
 
 @la.spec(claims=[("l1_guard_sound", "free")])
 def tt_metal_54621_free_l1_guard():
-    """The fix (tt-metal#54991, get_max_l1_space): admit a CB only if it fits the free L1
-    between the CB region and the lowest L1 buffer; proved for every size."""
+    """The proposed fix (tt-metal#54991, an open PR; get_max_l1_space): admit a CB only if
+    it fits the free L1 between the CB region and the lowest L1 buffer; proved for every
+    size."""
     return P100_CORE
 
 
@@ -109,8 +123,9 @@ def tt_metal_28835_clash_breakdown():
 def torch_spyre_3401_layout_the_dma_misreads():
     """torch-spyre#3401: SpyreTensorLayout(device_size=[1, 4, 128, 64, 64], stride_map=
     [2097152, 524288, 1, 8192, 128]) for a (1, 4, 4096, 128) fp16 tensor is a fine
-    bijection (sticks down the rows), but torch-spyre's DMA reads device dim 2 as the
-    stick's tiles: REFUTED at host element (0, 0, 0, 1), and 1 // 128 = 0 divides (SIGFPE).
+    bijection (sticks down the rows), but torch-spyre's copy (spyre_mem.cpp) groups device
+    dim 2 under torch dim 2 (host stride 128) and divides by stride_map[2] / 128 = 1 / 128
+    = 0: SIGFPE. REFUTED with that divisor (the copy never runs, so no element is moved).
     The bridge (TorchSpyreLayout.bind) refuses it at construction with that rule."""
     return SpyreLayout.from_stride_map([1, 4, 4096, 128], "float16", [1, 4, 128, 64, 64],
                                        [2097152, 524288, 1, 8192, 128])
@@ -119,7 +134,8 @@ def torch_spyre_3401_layout_the_dma_misreads():
 @la.spec(claims=["bijective", "spyre_dma_reading"])
 def torch_spyre_3401_sticks_down_the_rows():
     """The same arrangement as torch-spyre's constructor builds it (dim_order [0, 1, 3, 2]):
-    the stick dim's tiles sit where the DMA reads them; proved read as written."""
+    the stick dim's tiles sit where get_dim_map looks for them, no divisor is 0, and the
+    copy moves every element once to its slot (proved)."""
     return default_layout([1, 4, 4096, 128], "float16", [0, 1, 3, 2])
 
 
@@ -145,6 +161,7 @@ def cutlass_3513_dynamic_tiler_result():
 
 @la.spec(claims=[("cute_equivalent", LAYOUT_3513)])
 def cutlass_3513_compatible_tiler():
-    """The fix (cutlass#3622) checks divisibility at run time; a compatible dynamic tiler,
-    12, returns the layout itself: every one of the 384 indices to the same offset."""
+    """The proposed fix (cutlass#3622, an open PR) checks divisibility at run time; a
+    compatible dynamic tiler, 12, returns the layout itself: every one of the 384 indices
+    to the same offset."""
     return zipped_divide(LAYOUT_3513, 12)

@@ -1,10 +1,11 @@
 """The shipped real-bug specs (specs/real_bugs.py): every buggy behaviour REFUTED, every
 fix PROVED, and each counterexample replayed with plain integers against the report.
 
-Truths come from the reports: tt-metal#24425 (a shard column past the tile-padded
-width), #53110 (a fill write on data), #54621 / #28835 (the addresses in their error
-messages), torch-spyre#3401 (the layout and host tensor of its reproducer), cutlass#3513
-(its printed result, size 288 of 384). Speed is not asserted here (bench/ measures it).
+Truths come from the reports where they give them: #54621 / #28835 (the addresses in
+their error messages), torch-spyre#3401 (the layout and host tensor of its reproducer, and
+the divisor worked by hand from spyre_mem.cpp), cutlass#3513 (its printed result, size 288
+of 384). tt-metal#24425's [32, 70] case is ours (the report has no example) and #53110's
+fill addressing is our reading of the report, worked by hand here. Speed is not asserted here (bench/ measures it).
 """
 
 from __future__ import annotations
@@ -81,14 +82,12 @@ def test_54621_and_28835_figures_are_the_reports(outcomes):
     assert "115,200 B over" in clash.reason  # 1,089,536 − 974,336
 
 
-def test_3401_counterexample_is_misplaced_by_torch_spyres_reading(outcomes):
+def test_3401_counterexample_is_the_zero_divisor(outcomes):
+    """By hand from spyre_mem.cpp: get_dim_map groups device dim 2 (stride_map 1) under torch
+    dim 2 (host stride 128); the copy divides by 1 / 128 = 0 (C++ integer division)."""
     o = outcomes[("torch_spyre_3401_layout_the_dma_misreads", "spyre_dma_reading")]
-    h = tuple(o.counterexample[f"h{k}"] for k in range(4))
-    # the layout: device (h1 // 4, h1 % 4, h3, h2 // 64, h2 % 64); the DMA reads device dim 2
-    # as h2's tiles: (0, h1, h2 // 4096, (h2 // 64) % 64, h2 % 64)
-    layout = (h[1] // 4, h[1] % 4, h[3], h[2] // 64, h[2] % 64)
-    read = (0, h[1], h[2] // 4096, (h[2] // 64) % 64, h[2] % 64)
-    assert layout != read
+    assert o.counterexample == {"device_dim": 2, "torch_dim": 2, "divisor": 1 // 128}
+    assert "SIGFPE" in o.reason
 
 
 def test_3513_reported_result_sizes(outcomes):

@@ -1,39 +1,50 @@
-"""How torch-spyre's DMA reads a Spyre layout, and the rule that keeps it from dividing by zero.
+"""How torch-spyre's copy moves a Spyre layout, and the rule that keeps it from dividing by zero.
 
-torch-spyre copies a tensor between host and device with a loop nest built
-from the layout (torch-spyre/torch-spyre ``torch_spyre/csrc/spyre_mem.cpp``:
-``get_dim_map``, ``get_tile_map``, ``get_device_stride_infos``). The copy
-does not read the dim_map a layout was built with: ``get_dim_map`` recovers
-one from the ``stride_map``, giving each device dim (of size > 1) the host
-dim with the largest host stride not above the device dim's stride, and then
-reads device dim ``device_rank - 3`` as the stick dim's tile dim whatever its
-stride says. ``get_device_stride_infos`` divides each device dim's stride by
-the host stride of the dim it was read as; a device dim read as the wrong
-host dim can give a zero quotient, and the next division by it killed the
-process with SIGFPE (torch-spyre#3401; guarded with a RuntimeError since
-torch-spyre#3809).
+torch-spyre copies a tensor between host and device with loop nests built
+from the layout (torch-spyre/torch-spyre ``torch_spyre/csrc/spyre_mem.cpp`` at
+commit 0583ae3aa6e63306941490db7232f08231abcd00: ``get_dim_map``,
+``get_tile_map``, ``get_device_stride_infos``). The copy's host strides are the
+``stride_map`` itself (1 where it is -1) and its device strides are the
+contiguous strides of ``device_size``: an iteration ``idx`` moves host element
+``dot(idx, stride_map)`` to device slot ``idx``, which is where the layout
+puts it. The dim_map the copy recovers from the stride_map (``get_dim_map``:
+each device dim of size > 1 gets the host dim with the largest host stride
+not above its stride, and device dim ``device_rank - 3`` is re-read as the
+stick dim's tiles) only groups device dims under host dims to size the loops.
 
-A layout the DMA reads as written is one where every device dim of size > 1
-is read as the torch dim its ``dim_map`` names. ``check_dma_rule`` refuses
-the others (the torch-spyre bridge runs it at construction);
-``check_dma_reading`` proves or refutes, with the host element the copy
-misplaces, that the DMA's reading is the layout.
+So a reading that differs from the layout's dim_map never moves an element to
+another slot. What it can do is make a divisor zero: for each device dim ``k``
+it groups under host dim ``d`` the copy divides by ``stride_map[k] / stride[d]``
+(C++ integer division), and a zero quotient killed the process with SIGFPE
+(torch-spyre#3401); or trip the copy's own ``TORCH_CHECK`` ("Invalid device
+sizes and stride map for host sizes and strides", a RuntimeError).
+
+``copy_plan`` replays those divisions and loop sizes in plain Python ints;
+``check_dma_rule`` refuses a layout whose copy would crash or stop (the
+torch-spyre bridge runs it at construction); ``check_dma_reading`` proves, by
+running every iteration of the copy's loop nests, that the copy moves every
+host element exactly once to the slot the layout gives it and reads nothing
+outside the tensor, or refutes it naming the divisor, the check, or the
+element.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass
+
+import numpy as np
 
 from layoutalg.errors import describe
 from layoutalg.spyre.args import listed
 from layoutalg.spyre.errors import SpyreError, TorchSpyreError
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.mapping import SYNTHETIC
-from layoutalg.verify.checks import check_equivalent
 from layoutalg.verify.claims import register_claim
-from layoutalg.verify.result import CheckResult
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult, Status
+
+#: Most copy iterations ``check_dma_reading`` runs before it answers UNKNOWN.
+MAX_ITERATIONS = 1 << 24
 
 
 def dma_dim_map(size, stride, device_size, stride_map) -> tuple[int, ...]:
@@ -64,81 +75,252 @@ def dma_dim_map(size, stride, device_size, stride_map) -> tuple[int, ...]:
     return tuple(read)
 
 
-def dma_mismatch(layout: SpyreLayout) -> tuple[int, int] | None:
-    """The first device dim of a dense layout that the DMA reads as another
-    torch dim than its ``dim_map`` names: ``(device dim, torch dim read)``."""
-    stride_map = layout.stride_map
-    if stride_map[-1] == -1:  # sparse: the DMA reads the synthetic stick differently
-        return None
-    read = dma_dim_map(layout.size, layout.stride, layout.device_size, stride_map)
-    for k, (extent, want, got) in enumerate(zip(layout.device_size, layout.dim_map, read)):
-        if extent > 1 and stride_map[k] != -1 and want != got:
-            return k, got
-    return None
+@dataclass(frozen=True)
+class CopyPlan:
+    """What ``get_device_stride_infos`` computes for one layout.
+
+    ``divisors``: ``(device dim, host dim, stride_map[k] / stride[d])`` for every
+    quotient the copy divides by, in the order it does. ``boxes``: the loop nests
+    it runs, each ``(sizes, host offset, device offset)`` over device dims.
+    ``failure``: why the copy would not run (SIGFPE or its TORCH_CHECK), else None.
+    """
+
+    dim_map: tuple[int, ...]
+    divisors: tuple[tuple[int, int, int], ...]
+    boxes: tuple[tuple[tuple[int, ...], int, int], ...]
+    failure: str | None
+
+
+def copy_plan(size, stride, device_size, stride_map) -> CopyPlan:
+    """Replay torch-spyre's ``get_device_stride_infos`` (spyre_mem.cpp, commit 0583ae3) in
+    Python ints: its divisions, its checks and the loop nests it builds.
+
+    >>> plan = copy_plan((10, 22), (22, 1), (10, 1, 64), (22, 22, 1))
+    >>> plan.divisors, plan.boxes, plan.failure
+    (((0, 1, 22), (2, 1, 1)), (((10, 1, 22), 0, 0),), None)
+    """
+    rank = len(stride_map)
+    read = dma_dim_map(size, stride, device_size, stride_map)
+    tiles = _tile_map(read, stride_map, len(size))
+    host_strides = [1 if s == -1 else s for s in stride_map]
+    device_strides, step = [1] * rank, 1
+    for k in range(rank - 1, -1, -1):
+        device_strides[k], step = step, step * device_size[k]
+    loops = [device_size[k] if stride_map[k] == 0 else 1 for k in range(rank)]
+    divisors, rests = [], []
+
+    def plan(failure=None) -> CopyPlan:
+        boxes = [(tuple(loops), 0, 0)]
+        for rest, host_off, dev_off in rests:  # each remainder doubles the nests so far
+            boxes += [(tuple(r or n for r, n in zip(rest, sizes)), h + host_off, d + dev_off)
+                      for sizes, h, d in boxes]
+        return CopyPlan(read, tuple(divisors), tuple(boxes) if failure is None else (), failure)
+
+    for i in range(len(size) - 1, -1, -1):
+        if not tiles[i]:
+            continue
+        host_stride, host_size = stride[i], size[i]
+        for j in range(i - 1, -1, -1):  # fold the leading host dims with no tiles
+            if tiles[j]:
+                break
+            if stride[j] != 0:
+                host_size *= size[j]
+        before = 1
+        j = len(tiles[i]) - 1
+        while j >= 0:
+            k = tiles[i][j]
+            tile_stride = _cdiv(host_strides[k], host_stride)
+            if device_size[k] == 1:
+                j -= 1
+                continue
+            if before == 0:
+                return plan(f"SIGFPE: host_size % elements_before with elements_before = 0 at "
+                            f"device dim {k} (the loops sized so far hold no element)")
+            if host_size % before:
+                return plan(f"RuntimeError (TORCH_CHECK): host_size {host_size} of torch dim {i} "
+                            f"is not a multiple of the {before} elements of its outer tiles")
+            current = host_size // before
+            divisors.append((k, i, tile_stride))
+            if tile_stride == 0:
+                return plan(_zero(k, i, stride_map[k], host_stride))
+            remaining = current // tile_stride
+            if remaining <= 0:
+                return plan(f"RuntimeError (TORCH_CHECK): device dim {k} steps "
+                            f"{tile_stride} elements of torch dim {i}, more than its "
+                            f"{current} (remaining elements 0)")
+            if current % tile_stride == 0:
+                loops[k] = min(remaining, device_size[k])
+                before *= loops[k]
+            else:
+                if j == 0:
+                    return plan(f"RuntimeError (TORCH_CHECK): 'Invalid tiling for dimension' "
+                                f"{i}: device dim {k} leaves a remainder and no tile follows")
+                j -= 1
+                nxt = tiles[i][j]
+                next_stride = _cdiv(host_strides[nxt], host_stride)
+                divisors.append((nxt, i, next_stride))
+                if next_stride == 0:
+                    return plan(_zero(nxt, i, stride_map[nxt], host_stride))
+                tiled = current // next_stride
+                loops[k], loops[nxt] = remaining, device_size[nxt]
+                before *= tiled
+                rest = [0] * rank
+                rest[k], rest[nxt] = 1, tiled % device_size[nxt]
+                rests.append((rest, remaining * host_strides[k], remaining * device_strides[k]))
+            j -= 1
+    return plan()
+
+
+def _tile_map(read, stride_map, host_rank) -> list[list[int]]:
+    """``get_tile_map``: per host dim, its device dims by increasing stride (stick first)."""
+    pairs = [dict() for _ in range(host_rank)]
+    rank = len(stride_map)
+    if read[rank - 1] != SYNTHETIC:
+        pairs[read[rank - 1]][-1] = rank - 1
+    for k in range(rank - 2, -1, -1):
+        if read[k] != SYNTHETIC:
+            pairs[read[k]].setdefault(stride_map[k], k)  # std::map::insert keeps the first
+    return [[pairs[d][s] for s in sorted(pairs[d])] for d in range(host_rank)]
+
+
+def _cdiv(a: int, b: int) -> int:
+    """C++ int64 division (truncates toward zero); b == 0 is left to the caller."""
+    if b == 0:
+        return 0
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def _zero(k: int, i: int, stride_k: int, host_stride: int) -> str:
+    return (f"SIGFPE: the copy divides by stride_map[{k}] / {host_stride} = "
+            f"{_cdiv(stride_k, host_stride)} (device dim {k} grouped under torch dim {i}, host "
+            f"stride {host_stride}, by get_dim_map; torch-spyre#3401)")
 
 
 def check_dma_rule(layout: SpyreLayout) -> None:
-    """Raise ``TorchSpyreError`` if torch-spyre's DMA would misread ``layout``.
+    """Raise ``TorchSpyreError`` if torch-spyre's copy of ``layout`` would divide by zero
+    (SIGFPE) or stop at its own check.
 
     >>> from layoutalg.spyre import default_layout
-    >>> check_dma_rule(default_layout([5, 100, 150]))  # the docs' example: read as written
+    >>> check_dma_rule(default_layout([5, 100, 150]))  # the docs' example
     """
     _layout(layout, "check_dma_rule")
-    found = dma_mismatch(layout)
-    if found is None:
+    plan = copy_plan(layout.size, layout.stride, layout.device_size, layout.stride_map)
+    if plan.failure is None:
         return
-    k, read = found
     stride_map = layout.stride_map
-    if read == SYNTHETIC:
-        how = "no torch dim (its stride is below every host stride)"
-        quotient = ""
-    else:
-        host = layout.stride[read]
-        how = f"torch dim {read} (host stride {host})"
-        quotient = (f"; the copy divides by stride_map[{k}] // {host} = "
-                    f"{stride_map[k] // host}")
-    tile = layout.device_rank - 3
-    why = (f" (torch-spyre reads device dim {tile}, device_rank - 3, as the tiles of the "
-           f"stick dim)" if k == tile else "")
+    where = ""
+    if plan.divisors and plan.divisors[-1][2] == 0:
+        k, d, _ = plan.divisors[-1]
+        put = layout.dim_map[k]
+        where = (f"stride_map[{k}] = {stride_map[k]}: torch-spyre's DMA (spyre_mem.cpp "
+                 f"get_dim_map) reads device dim {k} as torch dim {d} (host stride "
+                 f"{layout.stride[d]})" + (f", but the layout puts torch dim {put} there"
+                                           if put != d else "") + "; ")
     raise TorchSpyreError(
-        f"stride_map[{k}] = {stride_map[k]}: torch-spyre's DMA (spyre_mem.cpp get_dim_map) reads "
-        f"device dim {k} as {how}, but the layout puts torch dim {layout.dim_map[k]} there"
-        f"{why}{quotient}; a copy with this layout divides by zero (SIGFPE, "
-        f"torch-spyre#3401); got device_size={listed(layout.device_size)}, "
-        f"stride_map={listed(stride_map)} for size={listed(layout.size)}, "
-        f"stride={listed(layout.stride)}")
+        f"{where}torch-spyre's copy cannot run this layout: {plan.failure}; got "
+        f"device_size={listed(layout.device_size)}, stride_map={listed(stride_map)} for "
+        f"size={listed(layout.size)}, stride={listed(layout.stride)}")
 
 
 def dma_reading(layout: SpyreLayout) -> SpyreLayout:
-    """The layout as torch-spyre's DMA reads it (the dim_map of ``dma_dim_map``),
-    unchecked: its map shows where the copy puts each host element."""
+    """The layout with the dim_map ``get_dim_map`` reads, unchecked. The copy sizes its
+    loops by this grouping; it does not place elements by it (it places them by the
+    stride_map, as the layout does)."""
     _layout(layout, "dma_reading")
     read = dma_dim_map(layout.size, layout.stride, layout.device_size, layout.stride_map)
     return SpyreLayout.unchecked(layout.size, layout.dtype, layout.device_size, read,
                                  stride=layout.stride)
 
 
-def check_dma_reading(layout: SpyreLayout, *, assume=(),
-                      timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
-    """torch-spyre's DMA puts every host element where the layout says (Z3).
+def check_dma_reading(layout: SpyreLayout, *, assume=(), timeout_ms: int | None = None
+                      ) -> CheckResult:
+    """torch-spyre's copy moves every host element exactly once to the slot the layout
+    gives it, and reads no host offset outside the tensor.
 
-    REFUTED names the host element whose device slot the DMA's reading gets
-    wrong.
+    Decided by running every iteration of the copy's loop nests (``copy_plan``) against
+    the layout's map of every host element (plain ints: the layouts are concrete);
+    REFUTED names the zero divisor, the check the copy stops at, or the host element;
+    UNKNOWN past ``MAX_ITERATIONS``. ``assume``/``timeout_ms`` are accepted for the claim
+    interface and unused.
 
     >>> from layoutalg.spyre import default_layout
     >>> check_dma_reading(default_layout([5, 100, 150])).status
     <Status.PROVED: 'PROVED'>
     """
     start = time.perf_counter()
-    read = dma_reading(layout)
-    verdict = check_equivalent(read.index_map(), layout.index_map(), assume=assume,
-                               timeout_ms=timeout_ms)
-    verdict = replace(verdict, check="spyre_dma_reading",
-                      subject=f"{layout.label} as torch-spyre's DMA reads it "
-                              f"(dim_map {listed(read.dim_map)})")
-    if verdict.seconds is None:
-        verdict = replace(verdict, seconds=time.perf_counter() - start)
-    return verdict
+    _layout(layout, "check_dma_reading")
+    plan = copy_plan(layout.size, layout.stride, layout.device_size, layout.stride_map)
+    subject = (f"{layout.label} as torch-spyre's copy moves it (loops grouped by dim_map "
+               f"{listed(plan.dim_map)})")
+
+    def verdict(status, counterexample, reason) -> CheckResult:
+        return CheckResult(status, "spyre_dma_reading", subject, counterexample, reason,
+                           time.perf_counter() - start, method="enumeration")
+
+    if plan.failure is not None:
+        k, d, q = plan.divisors[-1] if plan.divisors else (-1, -1, -1)
+        example = {"device_dim": k, "torch_dim": d, "divisor": q}  # the last division run
+        return verdict(Status.REFUTED, example, f"the copy cannot run: {plan.failure}")
+    iterations = sum(int(np.prod(sizes)) for sizes, _, _ in plan.boxes)
+    if max(iterations, layout.numel) > MAX_ITERATIONS:
+        return verdict(Status.UNKNOWN, None, f"{iterations:,} copy iterations, past the "
+                                             f"{MAX_ITERATIONS:,} this check runs")
+    found = _compare(layout, plan)
+    if found is None:
+        return verdict(Status.PROVED, None,
+                       f"the copy's {len(plan.boxes)} loop nest(s) move all {layout.numel:,} "
+                       f"host elements, each once, to the layout's slots")
+    return verdict(Status.REFUTED, *found)
+
+
+def _compare(layout: SpyreLayout, plan: CopyPlan):
+    """None if the copy's moves are exactly the layout's, else (counterexample, reason)."""
+    host_strides = np.array([1 if s == -1 else s for s in layout.stride_map], dtype=np.int64)
+    rank = layout.device_rank
+    dev_strides = np.array([int(np.prod(layout.device_size[k + 1:])) for k in range(rank)],
+                           dtype=np.int64)
+    src, dst = [], []
+    for sizes, host_off, dev_off in plan.boxes:
+        idx = np.indices(sizes, dtype=np.int64).reshape(rank, -1)
+        src.append(host_off + host_strides @ idx)
+        dst.append(dev_off + dev_strides @ idx)
+    src, dst = np.concatenate(src), np.concatenate(dst)
+    host = np.indices(layout.size, dtype=np.int64).reshape(layout.rank, -1)
+    (want_dst,) = layout.device_offset_map().apply(*host)
+    want_dst = np.asarray(want_dst, dtype=np.int64) // layout.itemsize
+    want_src = np.asarray(layout.stride, dtype=np.int64) @ host
+    extent = layout.torch_layout.extent()
+    outside = np.flatnonzero((src < 0) | (src >= extent))
+    if outside.size:
+        n = outside[0]
+        return ({"host_offset": int(src[n]), "device_offset": int(dst[n])},
+                f"the copy reads host offset {int(src[n])} (outside the tensor's {extent} "
+                f"elements) into device slot {int(dst[n])}")
+    order = np.argsort(dst, kind="stable")
+    dst, src = dst[order], src[order]
+    twice = np.flatnonzero(dst[1:] == dst[:-1])
+    if twice.size:
+        slot = int(dst[twice[0]])
+        return ({"device_offset": slot}, f"the copy writes device slot {slot} more than once")
+    stray = np.flatnonzero(~np.isin(dst, want_dst))
+    if stray.size:  # the device-to-host copy runs the same moves back: padding onto data
+        n = stray[0]
+        return ({"host_offset": int(src[n]), "device_offset": int(dst[n])},
+                f"the copy moves host offset {int(src[n])} to device slot {int(dst[n])}, "
+                f"which holds no element of the layout (so the copy back writes it over "
+                f"host offset {int(src[n])})")
+    at = np.minimum(np.searchsorted(dst, want_dst), dst.size - 1)
+    written = dst[at] == want_dst
+    wrong = np.flatnonzero(~written | (src[at] != want_src))
+    if wrong.size:
+        n = wrong[0]
+        coords = {f"h{k}": int(host[k, n]) for k in range(layout.rank)}
+        what = (f"writes host offset {int(src[at[n]])} there instead" if written[n]
+                else "never writes it")
+        return (coords, f"host element {tuple(coords.values())} belongs at device slot "
+                        f"{int(want_dst[n])}; the copy {what}")
+    return None
 
 
 def _layout(layout: object, where: str) -> SpyreLayout:
@@ -149,4 +331,5 @@ def _layout(layout: object, where: str) -> SpyreLayout:
 
 register_claim("spyre_dma_reading", check_dma_reading, index_map=False)
 
-__all__ = ["check_dma_reading", "check_dma_rule", "dma_dim_map", "dma_mismatch", "dma_reading"]
+__all__ = ["MAX_ITERATIONS", "CopyPlan", "check_dma_reading", "check_dma_rule", "copy_plan",
+           "dma_dim_map", "dma_reading"]

@@ -13,8 +13,9 @@ stride)`` pairs it with the host tensor and returns a validated
 ``SpyreLayout``. Every rule is checked up front and named: a zero device
 size (SIGFPE in torch-spyre's copy, torch-spyre#3604), a device dtype with no
 elements per stick (torch-spyre#4487), a stride_map with no dim_map, and a
-layout torch-spyre's DMA reads differently from what it says (SIGFPE,
-torch-spyre#3401; ``layoutalg.spyre.dma``). torch-spyre is never imported:
+layout whose copy divides by zero (a divisor ``stride_map[k] / host stride``
+of 0, SIGFPE, torch-spyre#3401) or stops at the copy's own check
+(``layoutalg.spyre.dma``). torch-spyre is never imported:
 its objects are read by their fields (it installs only on Spyre hosts).
 """
 
@@ -121,7 +122,7 @@ device_dtype=DataFormats.SEN169_FP16)
 
     def bind(self, size, stride=None) -> SpyreLayout:
         """The layout of a host tensor of ``size`` (and ``stride``, row-major by
-        default), every rule checked; torch-spyre's DMA reads it as written."""
+        default), every rule checked; torch-spyre's copy runs it without dividing by zero."""
         host = TorchLayout(size, stride)
         for k, (extent, step) in enumerate(zip(host.size, host.stride)):
             if step == 0 and extent > 1:
