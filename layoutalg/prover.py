@@ -269,7 +269,10 @@ def prove(
             results[index] = prove_spec(item, claim_seconds)
             _finish(item, results[index], cache, on_done)
         else:
-            future = executor.submit(prove_by_name, str(item.path), item.spec.name, claim_seconds)
+            # a WorkerPool keeps the specs of one module on one worker when it can
+            submit = getattr(executor, "submit_near", None)
+            args = (prove_by_name, str(item.path), item.spec.name, claim_seconds)
+            future = submit(str(item.path), *args) if submit else executor.submit(*args)
             pending[future] = index
     for future in as_completed(pending):
         index = pending[future]

@@ -47,6 +47,7 @@ class _Task:
     fn: Callable
     args: tuple
     kwargs: dict
+    group: object = None  # tasks of one group go to one worker when they can
 
 
 @dataclass(eq=False)
@@ -54,6 +55,7 @@ class _Worker:
     process: multiprocessing.process.BaseProcess
     pipe: Connection  # this end: tasks go out, answers come back
     task: _Task | None = None
+    group: object = None  # of the last task it ran
 
 
 class WorkerPool(Executor):
@@ -85,12 +87,19 @@ class WorkerPool(Executor):
         self._thread.start()
 
     def submit(self, fn, /, *args, **kwargs) -> Future:
+        return self.submit_near(None, fn, *args, **kwargs)
+
+    def submit_near(self, group, fn, /, *args, **kwargs) -> Future:
+        """``submit``, preferring the worker that ran a task of ``group`` last
+        (specs of one module: it is imported there, and what the worker
+        proved and cached for its maps is reused), and else a group no
+        other worker is on; any idle worker takes any task rather than wait."""
         future: Future = Future()
         with self._lock:
             if self._closing:
                 raise RuntimeError("WorkerPool.submit: the pool is shut down; submit before "
                                    "shutdown()")
-            self._queued.append(_Task(future, fn, args, kwargs))
+            self._queued.append(_Task(future, fn, args, kwargs, group))
             self._wake()
         return future
 
@@ -165,7 +174,7 @@ class WorkerPool(Executor):
             if worker is None and len(self._workers) >= self._jobs:
                 return
             worker = worker or self._start_worker()
-            task = self._queued.popleft()
+            task = self._take_for(worker)
             if task.future.cancelled():
                 continue
             try:
@@ -178,7 +187,17 @@ class WorkerPool(Executor):
                 _settle(task.future, False, exc)
                 continue
             task.future.set_running_or_notify_cancel()
-            worker.task = task
+            worker.task, worker.group = task, task.group
+
+    def _take_for(self, worker: _Worker) -> _Task:
+        """The queued task for ``worker`` (see ``submit_near``), taken off the queue."""
+        others = {w.group for w in self._workers if w is not worker}
+        chosen = next((t for t in self._queued if t.group is not None
+                       and t.group == worker.group), None)
+        if chosen is None:
+            chosen = next((t for t in self._queued if t.group not in others), self._queued[0])
+        self._queued.remove(chosen)
+        return chosen
 
     def _collect(self, worker: _Worker) -> None:
         """Take the worker's answer, or learn it died and fail its task."""

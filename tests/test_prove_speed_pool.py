@@ -1,0 +1,63 @@
+"""``WorkerPool.submit_near``: specs of one module stay on one worker when they can.
+
+``prove -j`` submits each spec with its module's path as its group; a worker
+then takes the next spec of the module it is on (imported there, its maps'
+facts remembered), else a module no other worker is on, else any task: an
+idle worker never waits for its own group. Groupless tasks stay first in,
+first out. Pinned on the pool's choice itself (no timing involved).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+
+from layoutalg.worker_pool import WorkerPool, _Task, _Worker
+
+
+def choose(pool: WorkerPool, worker_group, other_groups, queued_groups) -> list:
+    """The groups in the order ``pool`` hands queued tasks to a worker on
+    ``worker_group`` while other workers sit on ``other_groups``."""
+    me = _Worker(process=None, pipe=None, group=worker_group)
+    others = [_Worker(process=None, pipe=None, group=g) for g in other_groups]
+    tasks = [_Task(Future(), print, (k,), {}, g) for k, g in enumerate(queued_groups)]
+    with pool._lock:
+        saved = pool._workers, pool._queued
+        pool._workers, pool._queued = [me, *others], type(saved[1])(tasks)
+        try:
+            order = []
+            while pool._queued:
+                task = pool._take_for(me)
+                order.append((task.group, task.args[0]))
+                me.group = task.group
+        finally:
+            pool._workers, pool._queued = saved
+    return order
+
+
+def test_a_worker_keeps_to_its_module_then_takes_one_nobody_is_on():
+    pool = WorkerPool(2)
+    try:
+        order = choose(pool, "b.py", ["a.py"], ["a.py", "a.py", "b.py", "c.py", "b.py", "a.py"])
+    finally:
+        pool.shutdown()
+    # its own module first (b: tasks 2 and 4), then c (nobody on it), then a
+    assert order == [("b.py", 2), ("b.py", 4), ("c.py", 3), ("a.py", 0), ("a.py", 1),
+                     ("a.py", 5)]
+
+
+def test_groupless_tasks_stay_first_in_first_out():
+    pool = WorkerPool(2)
+    try:
+        order = choose(pool, None, [None], [None, None, None])
+    finally:
+        pool.shutdown()
+    assert [k for _, k in order] == [0, 1, 2]
+
+
+def test_a_pool_runs_grouped_tasks_to_the_right_answers():
+    pool = WorkerPool(2)
+    try:
+        futures = [pool.submit_near(f"m{k % 3}", pow, k, 2) for k in range(9)]
+        assert [f.result(timeout=60) for f in futures] == [k * k for k in range(9)]
+    finally:
+        pool.shutdown()
