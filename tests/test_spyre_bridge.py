@@ -37,7 +37,7 @@ from layoutalg.spyre import (
     parse_repr,
     to_torch_spyre,
 )
-from layoutalg.spyre.dma import copy_plan
+from layoutalg.spyre.dma import CopyPlan, _compare, copy_plan
 
 DOCS_REPR = ("SpyreTensorLayout(device_size=[100, 3, 5, 64], stride_map =[150, 64, 15000, 1], "
              "device_dtype=DataFormats.SEN169_FP16)")
@@ -409,3 +409,22 @@ def test_docs_dma_loop_nest_for_1024_by_256():
     assert np.array_equal(np.asarray(device_bytes), 2 * (i * 65536 + j * 64 + k))
     (host,) = layout.host_offset_map().apply(j, i * 64 + k)
     assert np.array_equal(np.asarray(host), j * 256 + i * 64 + k)
+
+
+def test_copy_comparison_names_what_a_wrong_loop_nest_would_do():
+    """The three ways a runnable copy could go wrong, on (3, 70) fp16 (device [2, 3, 64],
+    copy by hand: nest (1, 3, 64) at 0, then (1, 3, 6) at host 64 / device 192): drop the
+    second nest and host element (0, 64) is never written; run the first twice and slot 0 is
+    written twice; start the second at host 200 and it reads past the 210 elements."""
+    layout = default_layout([3, 70])
+    first, second = ((1, 3, 64), 0, 0), ((1, 3, 6), 64, 192)
+    plan = copy_plan(layout.size, layout.stride, layout.device_size, layout.stride_map)
+    assert plan.boxes == (first, second)
+    missing = _compare(layout, CopyPlan(plan.dim_map, plan.divisors, (first,), None))
+    assert missing[0] == {"h0": 0, "h1": 64} and "never writes it" in missing[1]
+    twice = _compare(layout, CopyPlan(plan.dim_map, plan.divisors, (first, first), None))
+    assert twice[0] == {"device_offset": 0}
+    outside = _compare(layout, CopyPlan(plan.dim_map, plan.divisors,
+                                        (first, ((1, 3, 6), 200, 192)), None))
+    assert outside[0]["host_offset"] >= 210 and "outside" in outside[1]
+    assert _compare(layout, plan) is None

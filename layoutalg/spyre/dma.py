@@ -282,14 +282,13 @@ def _compare(layout: SpyreLayout, plan: CopyPlan):
                            dtype=np.int64)
     src, dst = [], []
     for sizes, host_off, dev_off in plan.boxes:
-        idx = np.indices(sizes, dtype=np.int64).reshape(rank, -1)
-        src.append(host_off + host_strides @ idx)
-        dst.append(dev_off + dev_strides @ idx)
+        src.append((host_off + _grid_sum(sizes, host_strides)).ravel())
+        dst.append((dev_off + _grid_sum(sizes, dev_strides)).ravel())
     src, dst = np.concatenate(src), np.concatenate(dst)
-    host = np.indices(layout.size, dtype=np.int64).reshape(layout.rank, -1)
+    host = np.ogrid[tuple(slice(0, n) for n in layout.size)]
     (want_dst,) = layout.device_offset_map().apply(*host)
-    want_dst = np.asarray(want_dst, dtype=np.int64) // layout.itemsize
-    want_src = np.asarray(layout.stride, dtype=np.int64) @ host
+    want_dst = np.asarray(want_dst, dtype=np.int64).ravel() // layout.itemsize
+    want_src = _grid_sum(layout.size, layout.stride).ravel()
     extent = layout.torch_layout.extent()
     outside = np.flatnonzero((src < 0) | (src >= extent))
     if outside.size:
@@ -315,12 +314,23 @@ def _compare(layout: SpyreLayout, plan: CopyPlan):
     wrong = np.flatnonzero(~written | (src[at] != want_src))
     if wrong.size:
         n = wrong[0]
-        coords = {f"h{k}": int(host[k, n]) for k in range(layout.rank)}
+        point = np.unravel_index(n, layout.size)
+        coords = {f"h{k}": int(point[k]) for k in range(layout.rank)}
         what = (f"writes host offset {int(src[at[n]])} there instead" if written[n]
                 else "never writes it")
         return (coords, f"host element {tuple(coords.values())} belongs at device slot "
                         f"{int(want_dst[n])}; the copy {what}")
     return None
+
+
+def _grid_sum(sizes, strides) -> np.ndarray:
+    """``sum(i_k * strides[k])`` over the grid ``sizes``, as a broadcast int64 array."""
+    total = np.zeros((1,) * len(sizes), dtype=np.int64)
+    for k, (n, step) in enumerate(zip(sizes, strides)):
+        shape = [1] * len(sizes)
+        shape[k] = n
+        total = total + (np.arange(n, dtype=np.int64) * int(step)).reshape(shape)
+    return total
 
 
 def _layout(layout: object, where: str) -> SpyreLayout:
