@@ -49,21 +49,6 @@ def is_symbolic(*values: object) -> bool:
     return any(isinstance(v, sympy.Basic) and not isinstance(v, sympy.Integer) for v in values)
 
 
-def mod(value, modulus):
-    """``value mod modulus`` for ints, int arrays or SymPy expressions.
-
-    SymPy's own ``Mod`` spends tens of milliseconds per node in assumption
-    queries while it tries to simplify; an unevaluated ``Mod`` means the same
-    to both translators (NumPy and Z3) and costs nothing to build.
-    """
-    if isinstance(value, sympy.Basic) or isinstance(modulus, sympy.Basic):
-        value, modulus = sympy.sympify(value), sympy.sympify(modulus)
-        if value.is_Integer and modulus.is_Integer:
-            return int(value) % int(modulus)
-        return sympy.Mod(value, modulus, evaluate=False)
-    return value % modulus
-
-
 def as_int_if_number(value):
     """A SymPy integer becomes an int; anything else is returned unchanged."""
     if isinstance(value, sympy.Integer):

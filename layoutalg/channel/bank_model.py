@@ -32,7 +32,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from layoutalg.channel.args import mod, positive_int
+from layoutalg.channel.args import positive_int
+from layoutalg.core.tiling import remainder as mod
 from layoutalg.channel.errors import SwizzleError
 from layoutalg.errors import describe
 

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 import sympy
 
-from layoutalg.channel.args import mod, positive_int
+from layoutalg.channel.args import positive_int
+from layoutalg.core.tiling import remainder as mod
 from layoutalg.channel.bank_brute import phase_degree
 from layoutalg.channel.bank_model import BankModel, check_op
 from layoutalg.channel.errors import SwizzleError
@@ -279,7 +280,7 @@ def worst_bank_conflict(
     2
     """
     start = time.perf_counter()
-    degree, witness = 1, None
+    degree, witness, witness_text = 1, None, ""
     while True:
         result = check_bank_conflicts(access, model, lane=lane, op=op, max_degree=degree,
                                       assume=assume, timeout_ms=timeout_ms)

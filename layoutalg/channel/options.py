@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import sympy
 
-from layoutalg.channel.args import mod
+from layoutalg.core.tiling import remainder as mod
 
 MATRICES = ("A", "B", "C")
 TILE_DIMS = {"A": ("ti", "tk"), "B": ("tk", "tj"), "C": ("ti", "tj")}

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
-from layoutalg.channel.args import mod, nonnegative_int
+from layoutalg.channel.args import nonnegative_int
+from layoutalg.core.tiling import remainder as mod
 from layoutalg.channel.errors import SwizzleError
 from layoutalg.core.bits import bit_and, bit_xor, shift_left, shift_right
 from layoutalg.core.compose import compose

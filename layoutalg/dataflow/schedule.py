@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 import sympy
 
+from layoutalg.core.tiling import ceil_div
 from layoutalg.core.combinators import permute
 from layoutalg.core.space import Space
 from layoutalg.dataflow.errors import DataflowError, check_choice, check_count, check_triple
@@ -182,11 +182,3 @@ class Schedule:
 
     def __str__(self) -> str:
         return self.label
-
-
-def ceil_div(a, b):
-    """``⌈a/b⌉`` for ints, NumPy arrays or SymPy sizes (as ``ceiling``)."""
-    numeric = (int, np.integer, np.ndarray)
-    if isinstance(a, numeric) and isinstance(b, numeric):
-        return -(-a // b)
-    return sympy.ceiling(sympy.sympify(a) / sympy.sympify(b))

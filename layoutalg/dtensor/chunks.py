@@ -15,13 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import sympy
-
-
-def ceil_div(a, b):
-    """``⌈a/b⌉``: an int for ints, else a SymPy ``ceiling``."""
-    if isinstance(a, int) and isinstance(b, int):
-        return -(-a // b)
-    return sympy.ceiling(sympy.sympify(a) / b)
+from layoutalg.core.tiling import ceil_div
 
 
 def chunk(size: int, parts: int, rank: int) -> tuple[int, int]:

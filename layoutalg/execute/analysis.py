@@ -31,6 +31,7 @@ from layoutalg.execute.errors import CapacityError, MachineError, PlacementError
 from layoutalg.execute.machine import Machine
 from layoutalg.validate import is_bool
 from layoutalg.verify.result import point_text
+from layoutalg.core.tiling import row_major_strides
 
 BLOCK_ELEMENTS = 1 << 20
 # In-memory offsets must stay NumPy int64 through ``offset * scale + itemsize``
@@ -198,19 +199,11 @@ def _separable(layout: IndexMap, shape, extents):
             _outside(layout, k, value, point)
         per_coordinate.append(terms)
     rank = len(shape)
-    memory = _weighted(per_coordinate[:rank], _row_major(codomain[:rank]))
-    inner = _weighted(per_coordinate[rank:], _row_major(codomain[rank:]))
+    memory = _weighted(per_coordinate[:rank], row_major_strides(codomain[:rank]))
+    inner = _weighted(per_coordinate[rank:], row_major_strides(codomain[rank:]))
     if memory is None or inner is None:
         return None
     return memory, inner
-
-
-def _row_major(extents) -> list[int]:
-    strides, running = [], 1
-    for extent in reversed(extents):
-        strides.append(running)
-        running *= extent
-    return strides[::-1]
 
 
 def _weighted(terms_list, weights) -> Terms | None:
@@ -312,7 +305,7 @@ def _offsets(layout: IndexMap, grid: np.ndarray, image, extents) -> np.ndarray:
     """Row-major in-memory offsets of in-range coordinates, as int64 — or
     CapacityError naming the element when one is past any memory."""
     n = grid.shape[1]
-    strides = _row_major(extents)
+    strides = row_major_strides(extents)
     reach = sum(int(v.max()) * w for v, w in zip(image, strides)) if n else 0
     if reach <= MAX_OFFSET:
         offset = np.zeros(n, dtype=np.int64)

@@ -26,7 +26,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from layoutalg.core.bounds import INT64_LIMIT
-from layoutalg.execute.analysis import Analysis, _row_blocks, _row_major
+from layoutalg.core.tiling import row_major_strides
+from layoutalg.execute.analysis import Analysis, _row_blocks
 from layoutalg.execute.errors import MachineError
 
 MAX_SEGMENTS = 64   # progressions per axis before a table counts as irregular
@@ -121,7 +122,7 @@ class StridedPlan(Plan):
     def __init__(self, extents, base: int, segments: list[list[Segment]]) -> None:
         self.extents = extents
         self.copies = []
-        element_strides = _row_major(extents)
+        element_strides = row_major_strides(extents)
         for combo in itertools.product(*segments):
             start = sum(s.start * e for s, e in zip(combo, element_strides))
             shape, cell_strides, array_strides = [], [], []

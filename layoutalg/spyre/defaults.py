@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
@@ -29,6 +28,7 @@ from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.mapping import SYNTHETIC, host_to_device_map
 from layoutalg.spyre.sticks import elems_per_stick
 from layoutalg.spyre.torch_layout import TorchLayout
+from layoutalg.core.tiling import ceil_div
 
 MAX_RANK = 6
 
@@ -68,7 +68,7 @@ def default_device_size(size, order: Sequence[int], elems, *, sparse: bool = Fal
     # Before the last entry the default dim_map lists each host dim once (a
     # rotation of the order), so the stick dim met there is its first occurrence.
     device = [
-        _ceil(size[d], elems) if d == stick and not sparse else size[d]
+        ceil_div(size[d], elems) if d == stick and not sparse else size[d]
         for d in default_dim_map(order, sparse=sparse)[:-1]
     ]
     return tuple(device) + (elems,)
@@ -129,12 +129,6 @@ def _order(dim_order, rank: int) -> tuple[list[int], bool]:
             f"dim_order must be a permutation of range({rank}) (the dims of the rank-{rank} "
             f"tensor), optionally followed by -1 for a sparse layout; got {describe(dim_order)}")
     return order, sparse
-
-
-def _ceil(a, b):
-    if isinstance(a, int) and isinstance(b, int):
-        return -(-a // b)
-    return sympy.ceiling(sympy.sympify(a) / b)
 
 
 __all__ = ["MAX_RANK", "default_device_size", "default_dim_map", "default_layout",

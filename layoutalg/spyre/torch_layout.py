@@ -18,6 +18,7 @@ from layoutalg.core.space import Space
 from layoutalg.errors import describe
 from layoutalg.spyre.args import coordinate, int_tuple, is_int, listed, positive_ints
 from layoutalg.spyre.errors import SpyreError
+from layoutalg.core.tiling import row_major_strides
 
 
 def contiguous_strides(size) -> tuple:
@@ -26,11 +27,7 @@ def contiguous_strides(size) -> tuple:
     >>> contiguous_strides((2, 3, 4))
     (12, 4, 1)
     """
-    strides, running = [], 1
-    for extent in reversed(tuple(size)):
-        strides.append(running)
-        running = running * extent
-    return tuple(reversed(strides))
+    return tuple(row_major_strides(tuple(size)))
 
 
 @dataclass(frozen=True, init=False)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from layoutalg.errors import describe
 from layoutalg.tt.errors import ShardSpecError
-from layoutalg.tt.placement import Interleaved, Sharded2D, ShardedNd, ceil_div
+from layoutalg.core.tiling import ceil_div
+from layoutalg.tt.placement import Interleaved, Sharded2D, ShardedNd
 from layoutalg.tt.sharded import NdShardSpec, ShardSpec
 
 
