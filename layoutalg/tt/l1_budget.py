@@ -11,7 +11,9 @@ static circular buffer region ends at B", tt_metal/impl/program/program.cpp).
 The room a new CB or tensor really has is the *free* L1, lowest buffer
 address minus CB region end (``get_max_l1_space``). TTNN's
 ``to_memory_config`` compared a shard against the *max* L1 (L1 size minus the
-base address) instead and ran into the clash (tt-metal#54621; tt-metal#54991,
+base address: ``l1_size_per_core() - get_base_allocator_addr(L1)`` in
+``ttnn/cpp/ttnn/operations/core/to_memory_config/to_memory_config_op.cpp``, the
+lines tt-metal#54991's diff replaces) instead and ran into the clash (tt-metal#54621; tt-metal#54991,
 an open PR, proposes the fix), and the clash message gave no breakdown
 (tt-metal#28835). Here ``max_l1`` is ``l1_bytes - reserved``: it is TTNN's
 guard exactly when ``reserved`` is the base address alone; a ``reserved`` that
