@@ -13,11 +13,17 @@ query path), and ``la.linear.brute.check_invertible`` (every input, up to 2**22)
 from __future__ import annotations
 
 import argparse
+import pathlib
 import statistics
+import sys
 import time
 
 import layoutalg as la
-from layoutalg.linear import brute, check_invertible, distributed
+from layoutalg.linear import check_invertible, distributed
+
+# the enumeration oracle lives with the tests (tests/oracles/linear.py)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+from oracles import linear as brute  # noqa: E402
 
 
 def mma_v3(n: int):

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from test_dataflow_reuse import reference_counts, small_schedules
 
 import layoutalg as la
-from layoutalg.dataflow import brute
+from oracles import dataflow as brute
 from layoutalg.verify.result import CheckResult, Status
 from agreement import agree
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from test_dataflow_reuse import small_schedules
 
 import layoutalg as la
-from layoutalg.dataflow import brute
+from oracles import dataflow as brute
 from layoutalg.dataflow.tiling import canonical_tiles
 from layoutalg.verify.result import Status
 

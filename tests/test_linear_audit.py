@@ -19,13 +19,13 @@ from layoutalg.linear import (
     LinearLayoutError,
     bank_conflicts,
     blocked,
-    brute,
     check_conversion,
     check_equivalent,
     distributed,
     parse_linear_layout,
     swizzled_shared,
 )
+from oracles import linear as brute
 
 # each lane a row, registers the columns (a 32 × 32 tile); row-major fp32 shared memory
 COLUMN_READER = distributed(reg=[[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]],

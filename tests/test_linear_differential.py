@@ -1,7 +1,7 @@
 """GF(2) rank against enumeration, on random small linear layouts.
 
 Every check of :mod:`layoutalg.linear` runs beside its twin in
-:mod:`layoutalg.linear.brute` (which tabulates the layout from its bases and
+``tests/oracles/linear.py`` (which tabulates the layout from its bases and
 looks); the verdicts must agree, and every counterexample is replayed with
 plain integer XOR written here. Conversions are checked on every input:
 ``a(convert(a, b)(x)) == b(x)``; compositions against evaluating one layout
@@ -20,7 +20,6 @@ from layoutalg.linear import (
     ConversionError,
     LinearLayout,
     bank_conflicts,
-    brute,
     check_conversion,
     check_equivalent,
     check_injective,
@@ -30,6 +29,7 @@ from layoutalg.linear import (
     convert,
     free_variable_masks,
 )
+from oracles import linear as brute
 
 IN_DIMS = ("register", "lane", "warp", "block")
 

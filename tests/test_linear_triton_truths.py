@@ -25,7 +25,6 @@ from layoutalg.linear import (
     ConversionError,
     LinearLayout,
     bank_conflicts,
-    brute,
     check_conversion,
     check_equivalent,
     check_injective,
@@ -34,6 +33,7 @@ from layoutalg.linear import (
     convert,
     distributed,
 )
+from oracles import linear as brute
 
 # -- LinearLayout.h ---------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from test_mesh_layout import reference
 from layoutalg.mesh import (
     Interval, MeshLayout, OpGraph, PEMemoryError, compare_allocators, plan_memory,
 )
-from layoutalg.mesh.brute import check_memory_safe
+from oracles.mesh import check_memory_safe
 from layoutalg.mesh.seed import seed_mlp
 from layoutalg.verify.result import Status
 

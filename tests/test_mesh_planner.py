@@ -21,7 +21,7 @@ from test_mesh_layout import holders, reference
 from layoutalg.mesh import (
     LayoutConstraints, MeshLayout, check_compatible, plan_layout, validate_layout,
 )
-from layoutalg.mesh import brute as mesh_brute
+from oracles import mesh as mesh_brute
 from layoutalg.mesh.seed import seed_linear_layer_layout, seed_plan_layout
 from layoutalg.verify.result import Status
 

@@ -22,7 +22,7 @@ from test_mesh_layout import holders, view_index
 
 import layoutalg as la
 from layoutalg.mesh import MeshLayout, TransformKind, create_transform, needs_transform
-from layoutalg.mesh import brute as mesh_brute
+from oracles import mesh as mesh_brute
 from layoutalg.mesh.seed import seed_estimated_cost
 from layoutalg.mesh.seed_patterns import seed_gather, seed_scatter
 from layoutalg.verify.result import Status

@@ -35,7 +35,7 @@ from layoutalg.spyre import (
     check_stride_map,
     stride_map_to_dim_map,
 )
-from layoutalg.spyre import brute as spyre_brute
+from oracles import spyre as spyre_brute
 from layoutalg.verify import brute
 from layoutalg.verify.result import Status
 

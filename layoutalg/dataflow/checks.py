@@ -2,7 +2,7 @@
 
 Each asks Z3 (through ``layoutalg.verify.solver``, the one module that
 imports it) for a counterexample; with symbolic sizes the verdict holds for
-every size. ``layoutalg.dataflow.brute`` has the enumeration twins.
+every size. ``tests/oracles/dataflow.py`` has the enumeration twins.
 """
 
 from __future__ import annotations

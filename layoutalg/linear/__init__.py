@@ -12,7 +12,7 @@
 
 Checks decide by GF(2) rank (Gaussian elimination: a complete proof for the
 layout's fixed power-of-two sizes); their enumeration twins are in
-:mod:`layoutalg.linear.brute`; :meth:`LinearLayout.index_map` writes the map
+``tests/oracles/linear.py``; :meth:`LinearLayout.index_map` writes the map
 with XOR so the generic Z3 checks apply too. Importing this package
 registers its spec claims (:mod:`layoutalg.linear.claims`);
 ``docs/linear.md`` explains the model.

@@ -28,7 +28,7 @@ words iff ``W·C·d ≠ 0``, so every bank of every instruction serves exactly
     degree = 2 ** (rank(W·C) − rank(P·C))
 
 words: exact for all instructions at once, by two GF(2) ranks. The
-enumeration twin (:func:`layoutalg.linear.brute.bank_conflict_degree`)
+enumeration twin (``bank_conflict_degree`` in ``tests/oracles/linear.py``)
 counts words per bank in every phase of every instruction.
 """
 

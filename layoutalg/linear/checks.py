@@ -11,7 +11,7 @@ each question for *every* input at once, with no enumeration:
   ``a(c(x)) = b(x)`` holds on every basis input, hence (both sides linear) on all.
 
 Each result's ``method`` is ``"gf2-rank"``; its reason names the rank.
-Enumeration twins are in :mod:`layoutalg.linear.brute`.
+Enumeration twins are in ``tests/oracles/linear.py``.
 """
 
 from __future__ import annotations

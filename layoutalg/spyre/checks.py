@@ -1,5 +1,5 @@
 """Spyre checks beyond the core ones, each with a brute-force twin in
-``layoutalg.spyre.brute``: the exact padding count, and the agreement of a
+``tests/oracles/spyre.py``: the exact padding count, and the agreement of a
 ``stride_map`` with the PyTorch strides.
 
 Both are registered as spec claims: ``("spyre_padding", count)`` and
