@@ -389,6 +389,9 @@ def test_what_the_bridge_accepts_torch_spyre_copies_safely(case):
         assert "\n" not in str(error)
         return
     assert _copy_divisors_are_safe(layout)
+    # and the copy then moves every element once to its slot (the copy's host strides are
+    # the stride_map itself, so a grouping that differs from dim_map only sizes the loops)
+    assert _copy_moves_exactly_by_enumeration(layout)
     for host in itertools.product(*(range(n) for n in layout.size)):
         assert layout.device_to_host(layout.host_to_device(host)) == host
 
