@@ -27,7 +27,7 @@ from layoutalg.dataflow.schedule import Schedule
 from layoutalg.dataflow.seed import SeedReuse
 from layoutalg.dataflow.traffic import KEYS
 from layoutalg.execute import CapacityError, MachineError, fetch, matmul, place
-from layoutalg.execute.errors import PlacementError
+from layoutalg.errors import PlacementError
 from layoutalg.execute.targets import target_for
 from layoutalg.verify.instance import example_instance, sizes_text
 

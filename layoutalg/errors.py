@@ -78,3 +78,149 @@ def describe(value: object) -> str:
     if len(text) > 120:
         text = text[:117] + "..."
     return text
+
+
+# -- the reference executor (execute) -----------------------------------------
+
+
+class MachineError(LayoutError):
+    """A machine was described with bad sizes, or data did not fit it.
+
+    Cause: zero or negative memories or capacities, a layout whose memory
+    dims do not match the machine, or a placement past a memory's capacity
+    (the message names the memory and the bytes). Fix: as the message says.
+    """
+
+
+class CapacityError(MachineError):
+    """Placing a layout would write past a memory's capacity.
+
+    The message names the memory and the bytes, e.g.
+    ``PE (0, 0) exceeds memory: 4194304 > 49152 bytes``.
+    """
+
+
+class PlacementError(MachineError):
+    """A layout sends an element outside its own codomain (an in_bounds failure).
+
+    The message names the element, the coordinate and its range. Fix the
+    layout (``la.check_in_bounds`` shows the same element).
+    """
+
+
+# -- Cerebras PE mesh (mesh) --------------------------------------------------
+
+
+class MeshError(LayoutError):
+    """A mesh layout, shape, index or PE was given a bad value.
+
+    Cause: a PE count that is not a positive int or exceeds the WSE-2 program
+    rectangle (750 PEs wide × 994 tall), a shape of rank 0, an index of the
+    wrong rank or out of range. Fix: change the argument the message names.
+    """
+
+
+class PlanError(MeshError):
+    """No layout within the constraints holds the tensor.
+
+    Cause: the tensor needs more PEs than the rectangle allows at the data
+    budget per PE. Fix: raise ``LayoutConstraints.data_bytes`` (up to SRAM
+    minus code and stack), allow more PEs, or use a smaller dtype.
+    """
+
+
+class PEMemoryError(MeshError, CapacityError):
+    """A PE's memory plan exceeds its data budget (the executor's
+    :class:`CapacityError`, found by the planner before anything runs).
+
+    The message reads like the seed's: ``PE (3, 7) exceeds memory: 40960 >
+    36864 bytes``, followed by what is live at the peak. Fix: spread the
+    tensors over more PEs, enable reuse (``strategy="linear_scan"``) or drop
+    double buffering.
+    """
+
+
+class TransformError(MeshError):
+    """A layout transform cannot be built for these layouts and shape.
+
+    Cause: layouts of different PE-count limits for one tensor, or a custom
+    layout too large to enumerate. Fix: as the message says.
+    """
+
+
+# -- memory channels and swizzles (channel) -----------------------------------
+
+
+class ChannelError(LayoutError):
+    """Bad input to a channel layout, decoder or channel check.
+
+    Cause: an unknown option, matrix or dataflow name, a size that is not a
+    positive integer, an odd channel count where the option pairs channels,
+    a tile that is not a whole number of interleave beats, or a tile
+    coordinate outside the tile grid. Fix: change the argument the message
+    names.
+    """
+
+
+class SwizzleError(ChannelError):
+    """A CuTe ``Swizzle<B, M, S>`` or bank map with impossible parameters.
+
+    Cause: a negative bit count or base, ``|S| < B`` (the XOR would read
+    bits it also writes, which CuTe rejects with a static_assert), or a
+    bank count or bank width that is not a positive int. Fix: as the
+    message says.
+    """
+
+
+# -- PyTorch DTensor (dtensor) ------------------------------------------------
+
+
+class DTensorError(LayoutError):
+    """A DTensor layout or redistribution plan was given a bad value.
+
+    Cause: a mesh extent or tensor extent that is not a positive int (or a
+    positive integer symbol), a placement layoutalg does not read (strided
+    sharding, an unknown string), a placement count that differs from the
+    mesh's rank, a Shard dim outside the tensor, a plan step that does not
+    match the placement it transforms, or a question that needs concrete
+    sizes (nested sharding of one tensor dim, an index to look up).
+    Fix: change the argument the message names.
+    """
+
+
+# -- Triton linear layouts (linear) -------------------------------------------
+
+
+class LinearLayoutError(LayoutError):
+    """Bad input to a Triton linear layout or one of its checks.
+
+    Cause: a dimension name that is not an identifier, a basis with the
+    wrong number of values, a negative value or one past its out dim's size,
+    an out dim size that is not a power of two, layouts whose dimension
+    names do not match, or an input point outside the layout. Fix: change
+    the argument the message names.
+    """
+
+
+class ConversionError(LinearLayoutError):
+    """``convert(a, b)`` (the layout ``a⁻¹∘b``) does not exist.
+
+    Cause: ``a`` is not injective, so an element of ``b``'s image has two
+    places in ``a`` (the message shows the two inputs of ``a``), or some
+    element ``b`` holds is nowhere in ``a`` (the message shows the input of
+    ``b``). Fix: choose an ``a`` that holds every element of ``b`` exactly
+    once, or ask :func:`~layoutalg.linear.check_conversion` for the verdict.
+    """
+
+
+# -- matmul dataflows (dataflow) ----------------------------------------------
+
+
+class DataflowError(LayoutError):
+    """A dataflow model was given a bad argument.
+
+    Cause: an unknown dataflow name, a non-positive size or tile, a tile
+    larger than its dimension, a negative access cost, a capacity that is
+    not a number of bytes, or a symbolic schedule where a concrete one is
+    needed (enumeration, energy comparison). Fix: as the message says.
+    """

@@ -17,7 +17,7 @@ import layoutalg as la
 from layoutalg.channel import bank_brute
 from layoutalg.channel.bank_model import NVIDIA_32BIT, NVIDIA_64BIT, NVIDIA_128BIT, BankModel
 from layoutalg.channel.banks import check_bank_conflicts, worst_bank_conflict
-from layoutalg.channel.errors import SwizzleError
+from layoutalg.errors import SwizzleError
 from layoutalg.channel.swizzle import Swizzle
 
 SRAM = BankModel(broadcast=False, merge_writes=False)  # no multicast, no write merging

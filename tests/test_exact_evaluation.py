@@ -20,7 +20,7 @@ import layoutalg as la
 from layoutalg.core import evaluate as ev
 from layoutalg.core.bounds import INT64_LIMIT, interval
 from layoutalg.execute import CapacityError, Machine, fetch, place, required_bytes
-from layoutalg.execute.errors import PlacementError
+from layoutalg.errors import PlacementError
 from layoutalg.verify import brute
 
 INT64_MIN = -(2**63)

@@ -17,7 +17,7 @@ from strategies import layouts
 
 import layoutalg as la
 from layoutalg.execute import CapacityError, Machine, MachineError, fetch, place
-from layoutalg.execute.errors import PlacementError
+from layoutalg.errors import PlacementError
 from layoutalg.execute.plan import progressions
 from layoutalg.verify import brute
 

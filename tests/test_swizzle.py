@@ -17,7 +17,7 @@ import layoutalg as la
 from layoutalg.channel import bank_brute
 from layoutalg.channel.bank_model import NVIDIA_32BIT, NVIDIA_64BIT, NVIDIA_128BIT
 from layoutalg.channel.banks import check_bank_conflicts
-from layoutalg.channel.errors import SwizzleError
+from layoutalg.errors import SwizzleError
 from layoutalg.channel.smem_tiles import column_read, swizzled_tile
 from layoutalg.channel.swizzle import Swizzle
 from layoutalg.core.evaluate import evaluate

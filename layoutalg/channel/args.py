@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy
 
-from layoutalg.channel.errors import ChannelError
+from layoutalg.errors import ChannelError
 from layoutalg.core.space import Extent
 from layoutalg.errors import describe
 from layoutalg.validate import is_int

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from layoutalg.channel.args import positive_int
 from layoutalg.core.tiling import remainder as mod
-from layoutalg.channel.errors import SwizzleError
+from layoutalg.errors import SwizzleError
 from layoutalg.errors import describe
 
 OPS = ("read", "write")

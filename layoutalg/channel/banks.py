@@ -28,7 +28,7 @@ from layoutalg.channel.args import positive_int
 from layoutalg.core.tiling import remainder as mod
 from layoutalg.channel.bank_brute import phase_degree
 from layoutalg.channel.bank_model import BankModel, check_op
-from layoutalg.channel.errors import SwizzleError
+from layoutalg.errors import SwizzleError
 from layoutalg.channel.interleave import Interleave
 from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.errors import describe

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import sympy
 
 from layoutalg.channel.args import is_symbolic
-from layoutalg.channel.errors import ChannelError
+from layoutalg.errors import ChannelError
 from layoutalg.channel.layout import require_layout
 from layoutalg.channel.options import MATRICES
 from layoutalg.errors import describe

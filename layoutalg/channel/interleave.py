@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import sympy
 
 from layoutalg.channel.args import extent, positive_int
-from layoutalg.channel.errors import ChannelError
+from layoutalg.errors import ChannelError
 from layoutalg.channel.swizzle import Swizzle
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent, Space

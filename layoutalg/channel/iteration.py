@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from layoutalg.channel.errors import ChannelError
+from layoutalg.errors import ChannelError
 from layoutalg.channel.options import MATRICES, TILE_DIMS
 from layoutalg.core.space import Space
 from layoutalg.errors import describe

@@ -9,7 +9,7 @@ import sympy
 
 from layoutalg.channel import options as opt
 from layoutalg.channel.args import choice, extent, is_symbolic, positive_int
-from layoutalg.channel.errors import ChannelError
+from layoutalg.errors import ChannelError
 from layoutalg.channel.interleave import ByRange, Interleave
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent, Space

@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 import sympy
 
-from layoutalg.channel.errors import ChannelError
+from layoutalg.errors import ChannelError
 from layoutalg.channel.layout import require_layout
 from layoutalg.channel.options import MATRICES
 from layoutalg.core.bounds import interval

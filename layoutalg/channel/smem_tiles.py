@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sympy
 
-from layoutalg.channel.errors import SwizzleError
+from layoutalg.errors import SwizzleError
 from layoutalg.channel.swizzle import Swizzle
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space

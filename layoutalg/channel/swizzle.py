@@ -32,7 +32,7 @@ import sympy
 
 from layoutalg.channel.args import nonnegative_int
 from layoutalg.core.tiling import remainder as mod
-from layoutalg.channel.errors import SwizzleError
+from layoutalg.errors import SwizzleError
 from layoutalg.core.bits import bit_and, bit_xor, shift_left, shift_right
 from layoutalg.core.compose import compose
 from layoutalg.core.cute_layout import CuteLayout

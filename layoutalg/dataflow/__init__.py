@@ -22,7 +22,7 @@ from layoutalg.dataflow.checks import (
     check_tiles_fit,
 )
 from layoutalg.dataflow.energy import EYERISS, AccessCosts, Energy, energy
-from layoutalg.dataflow.errors import DataflowError
+from layoutalg.errors import DataflowError
 from layoutalg.dataflow.reuse import events, fetch_factor, loop_nest, simulate
 from layoutalg.dataflow.schedule import DATAFLOWS, LEVELS, OPERANDS, Schedule
 from layoutalg.dataflow.seed import SeedReuse

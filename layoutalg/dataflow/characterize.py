@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from layoutalg.dataflow.energy import EYERISS, AccessCosts
-from layoutalg.dataflow.errors import DataflowError, check_choice, check_count, check_triple
+from layoutalg.errors import DataflowError
+from layoutalg.dataflow.args import check_choice, check_count, check_triple
 from layoutalg.dataflow.schedule import DATAFLOWS
 from layoutalg.dataflow.tiling import Capacities, Tiling, candidates, optimize
 from layoutalg.errors import describe

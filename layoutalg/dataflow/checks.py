@@ -13,7 +13,8 @@ from collections.abc import Sequence
 import sympy
 
 from layoutalg.dataflow.energy import EYERISS, AccessCosts, energy
-from layoutalg.dataflow.errors import DataflowError, check_choice, require_concrete
+from layoutalg.errors import DataflowError
+from layoutalg.dataflow.args import check_choice, require_concrete
 from layoutalg.dataflow.schedule import INDEXED_BY, LOOPS, OPERANDS, Schedule
 from layoutalg.dataflow.seed import SeedReuse
 from layoutalg.dataflow.tiling import Capacities

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import sympy
 
-from layoutalg.dataflow.errors import DataflowError
+from layoutalg.errors import DataflowError
 from layoutalg.dataflow.schedule import LEVELS, Schedule
 from layoutalg.dataflow.traffic import Traffic, _tidy, traffic
 from layoutalg.errors import describe

@@ -46,7 +46,7 @@ from itertools import pairwise
 import numpy as np
 import sympy
 
-from layoutalg.dataflow.errors import check_choice, check_kind, require_concrete
+from layoutalg.dataflow.args import check_choice, check_kind, require_concrete
 from layoutalg.dataflow.schedule import (
     INDEXED_BY,
     LOOP_ORDER,

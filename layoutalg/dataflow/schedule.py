@@ -26,7 +26,8 @@ import sympy
 from layoutalg.core.tiling import ceil_div
 from layoutalg.core.combinators import permute
 from layoutalg.core.space import Space
-from layoutalg.dataflow.errors import DataflowError, check_choice, check_count, check_triple
+from layoutalg.errors import DataflowError
+from layoutalg.dataflow.args import check_choice, check_count, check_triple
 
 DATAFLOWS = ("os", "ws", "is")
 LOOPS = ("ti", "tj", "tk")

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 import sympy
 
-from layoutalg.dataflow.errors import DataflowError, check_choice, check_size
+from layoutalg.errors import DataflowError
+from layoutalg.dataflow.args import check_choice, check_size
 from layoutalg.dataflow.schedule import OPERANDS, Schedule, ceil_div
 from layoutalg.errors import describe
 

@@ -23,7 +23,8 @@ import itertools
 
 import numpy as np
 
-from layoutalg.dataflow.errors import DataflowError, check_choice, check_count, check_triple
+from layoutalg.errors import DataflowError
+from layoutalg.dataflow.args import check_choice, check_count, check_triple
 from layoutalg.dataflow.schedule import DATAFLOWS, Schedule, ceil_div
 from layoutalg.errors import describe
 

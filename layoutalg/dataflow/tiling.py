@@ -23,14 +23,8 @@ import sympy
 
 from layoutalg.core.tiling import ceil_div
 from layoutalg.dataflow.energy import EYERISS, AccessCosts, Energy, energy
-from layoutalg.dataflow.errors import (
-    DataflowError,
-    check_choice,
-    check_count,
-    check_kind,
-    check_size,
-    check_triple,
-)
+from layoutalg.errors import DataflowError
+from layoutalg.dataflow.args import check_choice, check_count, check_kind, check_size, check_triple
 from layoutalg.dataflow.schedule import DATAFLOWS, INDEXED_BY, LOOPS, RESIDENCY, Schedule
 from layoutalg.dataflow.systolic import schedule_cycles, tiled_cycles
 from layoutalg.dataflow.traffic import Traffic, closed_form, traffic

@@ -31,7 +31,7 @@ from itertools import pairwise
 
 import sympy
 
-from layoutalg.dataflow.errors import DataflowError, check_choice, check_kind
+from layoutalg.dataflow.args import check_choice, check_kind
 from layoutalg.dataflow.reuse import factor
 from layoutalg.dataflow.schedule import (
     INDEXED_BY,

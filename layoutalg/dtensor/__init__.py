@@ -24,7 +24,7 @@ from layoutalg.verify.claims import register_claim
 from layoutalg.dtensor import brute
 from layoutalg.dtensor.checks import check_exactly_once, check_local_shapes, torch_rule_map
 from layoutalg.dtensor.chunks import chunk, nested_chunk
-from layoutalg.dtensor.errors import DTensorError
+from layoutalg.errors import DTensorError
 from layoutalg.dtensor.layout import DTensorLayout
 from layoutalg.dtensor.placements import Partial, Placement, Replicate, Shard, placement, placements
 from layoutalg.dtensor.plan import Redistribution, check_redistribution

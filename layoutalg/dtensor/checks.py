@@ -14,7 +14,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.dtensor.chunks import nested_chunk_expr
-from layoutalg.dtensor.errors import DTensorError
+from layoutalg.errors import DTensorError
 from layoutalg.dtensor.layout import DTensorLayout
 from layoutalg.errors import describe
 from layoutalg.verify.checks import check_bijective, check_equivalent

@@ -18,7 +18,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.combinators import linearize
 from layoutalg.dtensor.chunks import nested_chunk
-from layoutalg.dtensor.errors import DTensorError
+from layoutalg.errors import DTensorError
 from layoutalg.dtensor.maps import placement_map, sharding
 from layoutalg.dtensor.placements import Placement, Shard
 from layoutalg.dtensor.placements import placements as read_placements

@@ -30,7 +30,7 @@ from layoutalg.core.combinators import delinearize, linearize, pad, permute, spl
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.dtensor.chunks import ceil_div, flat_lengths, nested_lengths
-from layoutalg.dtensor.errors import DTensorError
+from layoutalg.errors import DTensorError
 from layoutalg.dtensor.placements import Shard
 
 

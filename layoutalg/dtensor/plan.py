@@ -30,7 +30,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.dtensor import brute
-from layoutalg.dtensor.errors import DTensorError
+from layoutalg.errors import DTensorError
 from layoutalg.dtensor.layout import DTensorLayout
 from layoutalg.dtensor.steps import AllGather, AllToAll, LocalChunk, Step
 from layoutalg.errors import describe

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from layoutalg.dtensor.errors import DTensorError
+from layoutalg.errors import DTensorError
 from layoutalg.dtensor.layout import DTensorLayout
 from layoutalg.dtensor.placements import Partial, Replicate, Shard
 from layoutalg.dtensor.plan import Redistribution

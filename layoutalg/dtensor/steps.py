@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import sympy
 
 from layoutalg.dtensor.chunks import ceil_div, nested_chunk, nested_lengths
-from layoutalg.dtensor.errors import DTensorError
+from layoutalg.errors import DTensorError
 from layoutalg.dtensor.layout import DTensorLayout
 from layoutalg.dtensor.maps import is_flat
 from layoutalg.dtensor.placements import Placement, Replicate, Shard

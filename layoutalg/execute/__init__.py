@@ -9,7 +9,7 @@
 """
 
 from layoutalg.execute.counters import Counters, Messages
-from layoutalg.execute.errors import CapacityError, MachineError
+from layoutalg.errors import CapacityError, MachineError
 from layoutalg.execute.hierarchy import Hierarchy
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.matmul import DATAFLOWS, matmul

@@ -27,7 +27,7 @@ from layoutalg.core.bounds import INT64_LIMIT
 from layoutalg.core.evaluate import evaluate, narrow
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
-from layoutalg.execute.errors import CapacityError, MachineError, PlacementError
+from layoutalg.errors import CapacityError, MachineError, PlacementError
 from layoutalg.execute.machine import Machine
 from layoutalg.validate import is_bool
 from layoutalg.verify.result import point_text

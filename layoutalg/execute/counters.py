@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from layoutalg.execute.errors import MachineError
+from layoutalg.errors import MachineError
 
 WAVELET_BYTES = 4
 

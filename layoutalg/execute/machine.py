@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from layoutalg.errors import describe
-from layoutalg.execute.errors import MachineError
+from layoutalg.errors import MachineError
 from layoutalg.validate import is_int
 
 WSE_SRAM_BYTES = 48 * 1024

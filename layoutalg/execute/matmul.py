@@ -24,7 +24,7 @@ import numpy as np
 
 from layoutalg.errors import describe
 from layoutalg.execute.counters import Counters
-from layoutalg.execute.errors import MachineError
+from layoutalg.errors import MachineError
 from layoutalg.execute.hierarchy import Hierarchy, Levels
 
 DATAFLOWS = ("os", "ws", "is", "summa")

@@ -20,7 +20,7 @@ import numpy as np
 
 from layoutalg.errors import describe
 from layoutalg.execute.counters import WAVELET_BYTES
-from layoutalg.execute.errors import CapacityError, MachineError
+from layoutalg.errors import CapacityError, MachineError
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.placement import fetch, place
 

@@ -17,7 +17,7 @@ import numpy as np
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.execute.analysis import Analysis, analyse, measure, memory_bytes, memory_counts
-from layoutalg.execute.errors import MachineError
+from layoutalg.errors import MachineError
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.plan import destinations, plan_for
 

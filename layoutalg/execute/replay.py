@@ -28,7 +28,7 @@ import numpy as np
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
-from layoutalg.execute.errors import CapacityError, MachineError
+from layoutalg.errors import CapacityError, MachineError
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.placement import fetch, place, required_bytes
 from layoutalg.verify.result import CheckResult, Status, point_text

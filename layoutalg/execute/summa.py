@@ -40,7 +40,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import describe
 from layoutalg.execute.counters import WAVELET_BYTES, Counters, Messages, Tally
-from layoutalg.execute.errors import CapacityError, MachineError
+from layoutalg.errors import CapacityError, MachineError
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.placement import fetch, place
 

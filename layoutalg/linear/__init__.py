@@ -36,7 +36,7 @@ from layoutalg.linear.checks import (
 )
 from layoutalg.linear.encodings import blocked, swizzled_shared
 from layoutalg.linear.equivalence import check_equivalent
-from layoutalg.linear.errors import ConversionError, LinearLayoutError
+from layoutalg.errors import ConversionError, LinearLayoutError
 from layoutalg.linear.layout import LinearLayout, distributed
 from layoutalg.linear.text import parse_linear_layout
 

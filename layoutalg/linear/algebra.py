@@ -6,7 +6,7 @@
   Triton picks the smallest preimage when ``a`` holds an element twice
   and asserts when ``a`` misses one (``include/triton/Tools/LinearLayout.h``,
   triton-lang/triton); here both cases are refused with the inputs that
-  show why (:class:`~layoutalg.linear.errors.ConversionError`).
+  show why (:class:`~layoutalg.errors.ConversionError`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from layoutalg.errors import describe
 from layoutalg.linear import gf2
-from layoutalg.linear.errors import ConversionError, LinearLayoutError
+from layoutalg.errors import ConversionError, LinearLayoutError
 from layoutalg.linear.layout import LinearLayout
 
 

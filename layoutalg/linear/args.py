@@ -1,7 +1,7 @@
 """Argument checks of :class:`~layoutalg.linear.LinearLayout`: names, bases, out dims.
 
 Each returns the value in its canonical form (nested tuples of ints, ``(name,
-size)`` pairs) or raises one :class:`~layoutalg.linear.errors.LinearLayoutError`
+size)`` pairs) or raises one :class:`~layoutalg.errors.LinearLayoutError`
 naming the argument, the rule and the value.
 """
 
@@ -11,7 +11,7 @@ import keyword
 from collections.abc import Mapping
 
 from layoutalg.errors import describe
-from layoutalg.linear.errors import LinearLayoutError
+from layoutalg.errors import LinearLayoutError
 from layoutalg.validate import is_int
 
 Bases = tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]

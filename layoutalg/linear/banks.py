@@ -41,7 +41,7 @@ from layoutalg.errors import describe
 from layoutalg.linear import gf2
 from layoutalg.linear.algebra import check_layout, conversion_obstacle, convert
 from layoutalg.linear.checks import label
-from layoutalg.linear.errors import LinearLayoutError
+from layoutalg.errors import LinearLayoutError
 from layoutalg.linear.layout import LinearLayout
 from layoutalg.validate import is_int
 from layoutalg.verify.result import CheckResult, Status

@@ -33,7 +33,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.linear.algebra import check_layout, reorder_outs
 from layoutalg.linear.checks import label
-from layoutalg.linear.errors import LinearLayoutError
+from layoutalg.errors import LinearLayoutError
 from layoutalg.linear.layout import LinearLayout
 from layoutalg.verify import brute as core_brute
 from layoutalg.verify import checks as core_checks

@@ -28,7 +28,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.linear import gf2
 from layoutalg.linear.args import Bases, OutDims, bases_of, out_dims_of
-from layoutalg.linear.errors import LinearLayoutError
+from layoutalg.errors import LinearLayoutError
 from layoutalg.linear.maps import xor_index_map
 from layoutalg.validate import is_int
 

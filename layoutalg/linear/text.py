@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 
 from layoutalg.errors import describe
-from layoutalg.linear.errors import LinearLayoutError
+from layoutalg.errors import LinearLayoutError
 from layoutalg.linear.layout import LinearLayout
 from layoutalg.validate import is_int
 

@@ -20,7 +20,7 @@ from layoutalg.mesh import seed, seed_patterns
 from layoutalg.mesh.checks import DEFAULT_DATA_BYTES, check_fits_pe, check_on_wafer
 from layoutalg.mesh.compat import check_compatible
 from layoutalg.mesh.dtypes import DTYPE_BYTES, element_size
-from layoutalg.mesh.errors import MeshError, PEMemoryError, PlanError, TransformError
+from layoutalg.errors import MeshError, PEMemoryError, PlanError, TransformError
 from layoutalg.mesh.graph import Interval, Op, OpGraph, Tensor
 from layoutalg.mesh.graph_pass import (
     InsertedTransform, TransformPass, insert_transforms, required_input_layout,

@@ -9,7 +9,7 @@ from layoutalg.core.space import Space
 from layoutalg.verify.checks import check_in_bounds
 from layoutalg.verify.memory import check_fits
 from layoutalg.errors import describe
-from layoutalg.mesh.errors import MeshError
+from layoutalg.errors import MeshError
 from layoutalg.mesh.layout import WSE2
 from layoutalg.mesh.placed import PlacedTensor
 from layoutalg.validate import is_int

@@ -19,7 +19,7 @@ from layoutalg.core.space import Space
 from layoutalg.verify.checks import check_equivalent
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
-from layoutalg.mesh.errors import MeshError
+from layoutalg.errors import MeshError
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.shapes import check_shape
 from layoutalg.verify.result import CheckResult, Status

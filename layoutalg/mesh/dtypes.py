@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from layoutalg.errors import describe
-from layoutalg.mesh.errors import MeshError
+from layoutalg.errors import MeshError
 from layoutalg.validate import is_int
 
 #: The seed's table (``memory_usage_per_pe``), bytes per element.

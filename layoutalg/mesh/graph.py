@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from layoutalg.errors import describe
 from layoutalg.mesh.dtypes import element_size
-from layoutalg.mesh.errors import MeshError
+from layoutalg.errors import MeshError
 from layoutalg.mesh.shapes import check_shape
 
 ELEMENTWISE = ("add", "sub", "mul", "div")

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from layoutalg.errors import describe
-from layoutalg.mesh.errors import MeshError
+from layoutalg.errors import MeshError
 from layoutalg.mesh.graph import ELEMENTWISE, OpGraph
 from layoutalg.mesh.layout import LayoutKind, MeshLayout
 from layoutalg.mesh.transforms import LayoutTransform, create_transform

@@ -22,7 +22,7 @@ from layoutalg.errors import describe
 from layoutalg.mesh import maps
 from layoutalg.mesh.axes import Axis, tile_axis, whole_axis
 from layoutalg.mesh.dtypes import check_element_size
-from layoutalg.mesh.errors import MeshError
+from layoutalg.errors import MeshError
 from layoutalg.mesh.shapes import check_index, check_pe, check_shape, view, view_index
 
 ENUMERATION_LIMIT = 1 << 22

@@ -25,7 +25,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.mesh.checks import DEFAULT_DATA_BYTES
 from layoutalg.mesh.dtypes import element_size
-from layoutalg.mesh.errors import MeshError, PEMemoryError
+from layoutalg.errors import MeshError, PEMemoryError
 from layoutalg.mesh.graph import OpGraph
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.validate import is_int

@@ -9,7 +9,7 @@ import numpy as np
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.mesh.dtypes import element_size
-from layoutalg.mesh.errors import MeshError
+from layoutalg.errors import MeshError
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.shapes import check_shape
 

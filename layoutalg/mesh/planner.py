@@ -19,7 +19,7 @@ import numpy as np
 from layoutalg.errors import describe
 from layoutalg.mesh.checks import check_fits_pe, check_on_wafer
 from layoutalg.mesh.dtypes import element_size
-from layoutalg.mesh.errors import MeshError, PlanError
+from layoutalg.errors import MeshError, PlanError
 from layoutalg.mesh.layout import WSE2, MeshLayout
 from layoutalg.mesh.shapes import check_shape, view
 from layoutalg.validate import is_int
@@ -175,7 +175,7 @@ def validate_layout(layout: MeshLayout, shape, dtype: str = "float32",
 
     >>> v = validate_layout(MeshLayout.row_partition(4), (1024, 1024))
     >>> v.ok, v.reason
-    (False, 'fits: PE (1, 0) exceeds memory: 1048576 > 36864 bytes (element (i=511, j=1023))')
+    (False, 'fits: PE (..., 0) exceeds memory: 1048576 > 36864 bytes (element (i=..., j=1023))')
     """
     from layoutalg.verify.checks import check_bijective
 

@@ -20,7 +20,7 @@ import sympy
 from layoutalg.core.space import Space
 from layoutalg.core.index_map import IndexMap
 from layoutalg.mesh.dtypes import element_size
-from layoutalg.mesh.errors import TransformError
+from layoutalg.errors import TransformError
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.pattern_maps import PatternModel
 from layoutalg.mesh.seed import SEED_FLOAT_BYTES

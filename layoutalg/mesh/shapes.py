@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from layoutalg.errors import describe
-from layoutalg.mesh.errors import MeshError
+from layoutalg.errors import MeshError
 from layoutalg.validate import first_not_positive, first_out_of_range, is_int
 
 _LETTERS = ("i", "j", "k", "l", "m", "n")

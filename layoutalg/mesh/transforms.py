@@ -22,7 +22,7 @@ from layoutalg.core.evaluate import as_int64, evaluate_all
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.mesh.dtypes import WAVELET_BYTES, element_size
-from layoutalg.mesh.errors import TransformError
+from layoutalg.errors import TransformError
 from layoutalg.mesh.layout import ENUMERATION_LIMIT, MeshLayout
 from layoutalg.mesh.pattern_maps import (
     PatternModel, SeparablePattern, generic_pattern, prove_exactly_once, separable_pattern,

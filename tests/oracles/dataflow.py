@@ -11,7 +11,8 @@ import time
 
 from layoutalg.dataflow.checks import COMPULSORY, _same_problem
 from layoutalg.dataflow.energy import EYERISS, AccessCosts
-from layoutalg.dataflow.errors import DataflowError, check_choice, require_concrete
+from layoutalg.errors import DataflowError
+from layoutalg.dataflow.args import check_choice, require_concrete
 from layoutalg.dataflow.reuse import loop_nest, simulate, tile_elements
 from layoutalg.dataflow.schedule import OPERANDS, Schedule
 from layoutalg.dataflow.seed import SeedReuse

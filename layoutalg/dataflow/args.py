@@ -1,4 +1,5 @@
-"""Errors of the dataflow family (bad schedules, capacities, costs, sweeps)."""
+"""Argument rules of the dataflow family (schedules, capacities, costs, sweeps);
+each refusal is a :class:`~layoutalg.errors.DataflowError`."""
 
 from __future__ import annotations
 
@@ -6,18 +7,8 @@ import numbers
 
 import sympy
 
-from layoutalg.errors import LayoutError, describe
+from layoutalg.errors import DataflowError, describe
 from layoutalg.validate import is_int
-
-
-class DataflowError(LayoutError):
-    """A dataflow model was given a bad argument.
-
-    Cause: an unknown dataflow name, a non-positive size or tile, a tile
-    larger than its dimension, a negative access cost, a capacity that is
-    not a number of bytes, or a symbolic schedule where a concrete one is
-    needed (enumeration, energy comparison). Fix: as the message says.
-    """
 
 
 def check_choice(where: str, name: str, value: object, choices: tuple[str, ...]) -> str:
