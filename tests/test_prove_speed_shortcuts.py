@@ -147,3 +147,14 @@ def test_prove_reports_a_time_table(tmp_path):
                                           "few::zero::injective"}
     assert all(r["cpu_seconds"] >= 0 and r["method"] == "enumeration" for r in rows)
     assert abs(sum(r["share"] for r in rows) - 1) < 1e-3
+
+
+def test_a_forced_encoding_is_part_of_the_memo_key():
+    """An answer found under one forced encoding is not reused under another
+    (the forced choice lives in verify.encodings since solver.py was split)."""
+    from layoutalg.verify import query, solver
+
+    plain = query._key((), (), (), (), None)
+    with solver.use_encoding("int"):
+        forced = query._key((), (), (), (), None)
+    assert plain[-1] == "auto" and forced[-1] == "int" and plain != forced

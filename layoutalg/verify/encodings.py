@@ -24,6 +24,11 @@ BV_WIDTHS = (16, 24, 32, 48, 64, 96, 128)
 _ENCODING: contextvars.ContextVar[str] = contextvars.ContextVar("encoding", default="auto")
 
 
+def current_encoding() -> str:
+    """The encoding forced for queries now (``"auto"`` unless ``use_encoding`` set one)."""
+    return _ENCODING.get()
+
+
 @contextlib.contextmanager
 def use_encoding(name: str) -> Iterator[None]:
     """Within the block, queries use encoding ``name`` (``"auto"``, ``"int"`` or

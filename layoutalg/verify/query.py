@@ -17,6 +17,7 @@ from layoutalg.core.space import Space
 from layoutalg.errors import MapError, describe
 from layoutalg.verify import rewrite, solver
 from layoutalg.verify.result import CheckResult, Status
+from layoutalg.verify.encodings import current_encoding
 
 Point = tuple[sympy.Symbol, ...]
 
@@ -194,9 +195,8 @@ def _key(unknown_bounds, constraints, parameters, assumed, forall):
     """The query as a hashable value; None if some part does not hash."""
     quantified = None if forall is None else (tuple(forall[0]), forall[1])
     # the encoding a test or bench forces (solver.use_encoding) is part of the question
-    encoding = getattr(solver, "_ENCODING", None)
     key = (tuple(unknown_bounds), tuple(constraints), tuple(parameters), tuple(assumed),
-           quantified, encoding.get() if encoding is not None else "")
+           quantified, current_encoding())
     try:
         hash(key)
     except TypeError:
