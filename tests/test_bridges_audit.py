@@ -21,7 +21,7 @@ from layoutalg.errors import LayoutError
 from layoutalg.spyre.dma import check_dma_reading
 from layoutalg.spyre.torch_spyre import TorchSpyreLayout
 from layoutalg.tt import L1Budget, ShardSpec
-from layoutalg.tt.errors import TTError
+from layoutalg.errors import TTError
 from layoutalg.tt.l1_budget import check_l1_fit, check_l1_guard
 from layoutalg.tt.tensor import TensorSpec
 from layoutalg.tt.ttnn import MemoryConfig, read_nd_shard_spec

@@ -25,14 +25,7 @@ from layoutalg.spyre.defaults import (
     default_layout,
     parametric_default_map,
 )
-from layoutalg.spyre.errors import (
-    CoverageError,
-    DimMapError,
-    SpyreError,
-    StickSizeError,
-    StrideMapError,
-    TorchSpyreError,
-)
+from layoutalg.errors import CoverageError, DimMapError, SpyreError, StickSizeError, StrideMapError, TorchSpyreError
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.sticks import STICK_BYTES, dtype_name, elems_per_stick, itemsize
 from layoutalg.spyre.stride_maps import dim_map_to_stride_map, stride_map_to_dim_map

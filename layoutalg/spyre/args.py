@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from layoutalg.errors import describe
-from layoutalg.spyre.errors import SpyreError
+from layoutalg.errors import SpyreError
 from layoutalg.validate import first_not_positive, first_out_of_range, is_int
 
 

@@ -16,7 +16,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.verify.claims import register_claim
 from layoutalg.errors import describe
-from layoutalg.spyre.errors import SpyreError
+from layoutalg.errors import SpyreError
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_bijective, check_equivalent

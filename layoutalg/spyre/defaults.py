@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.spyre.args import int_tuple, listed
-from layoutalg.spyre.errors import SpyreError
+from layoutalg.errors import SpyreError
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.mapping import SYNTHETIC, host_to_device_map
 from layoutalg.spyre.sticks import elems_per_stick

@@ -37,7 +37,7 @@ import numpy as np
 
 from layoutalg.errors import describe
 from layoutalg.spyre.args import listed
-from layoutalg.spyre.errors import SpyreError, TorchSpyreError
+from layoutalg.errors import SpyreError, TorchSpyreError
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.mapping import SYNTHETIC
 from layoutalg.verify.claims import register_claim

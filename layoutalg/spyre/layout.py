@@ -18,7 +18,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.spyre import mapping, rules
 from layoutalg.spyre.args import coordinate, int_tuple, listed, positive_ints
-from layoutalg.spyre.errors import SpyreError
+from layoutalg.errors import SpyreError
 from layoutalg.spyre.sticks import dtype_name, elems_per_stick, itemsize
 from layoutalg.spyre.stride_maps import dim_map_to_stride_map, stride_map_to_dim_map
 from layoutalg.spyre.torch_layout import TorchLayout, host_space

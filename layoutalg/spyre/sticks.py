@@ -7,7 +7,7 @@ number of elements of the dtype that fill one stick, ``128 // itemsize``.
 from __future__ import annotations
 
 from layoutalg.errors import describe
-from layoutalg.spyre.errors import SpyreError
+from layoutalg.errors import SpyreError
 
 STICK_BYTES = 128
 

@@ -20,7 +20,7 @@ import sympy
 
 from layoutalg.errors import describe
 from layoutalg.spyre.args import int_tuple, listed
-from layoutalg.spyre.errors import StrideMapError
+from layoutalg.errors import StrideMapError
 from layoutalg.spyre.mapping import SYNTHETIC, host_to_device_map
 from layoutalg.spyre.torch_layout import contiguous_strides
 from layoutalg.verify.checks import check_equivalent

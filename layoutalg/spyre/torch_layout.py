@@ -17,7 +17,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import describe
 from layoutalg.spyre.args import coordinate, int_tuple, is_int, listed, positive_ints
-from layoutalg.spyre.errors import SpyreError
+from layoutalg.errors import SpyreError
 from layoutalg.core.tiling import row_major_strides
 
 

@@ -30,7 +30,7 @@ from layoutalg.errors import describe
 from layoutalg.spyre import rules
 from layoutalg.spyre.args import int_tuple, listed
 from layoutalg.spyre.dma import check_dma_rule
-from layoutalg.spyre.errors import SpyreError, TorchSpyreError
+from layoutalg.errors import SpyreError, TorchSpyreError
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.sticks import dtype_name
 from layoutalg.spyre.torch_layout import TorchLayout

@@ -25,7 +25,7 @@ from layoutalg.tt.checks import (
 )
 from layoutalg.tt.devices import BLACKHOLE, GRAYSKULL, PRESETS, WORMHOLE_B0, Device, get_device
 from layoutalg.tt.dtypes import DTYPES, DType
-from layoutalg.tt.errors import ShardSpecError, TTError
+from layoutalg.errors import ShardSpecError, TTError
 from layoutalg.tt.l1_budget import L1Budget, check_l1_fit, check_l1_guard
 from layoutalg.tt.padding import (
     ShardShape,

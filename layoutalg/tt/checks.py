@@ -9,7 +9,7 @@
 - ``check_fits_memory(spec)``: each bank or core holds its pages within its
   memory (L1 per core, or a DRAM bank), naming the core and the bytes.
 
-Brute-force twins with the same names live in ``layoutalg.tt.brute``.
+Brute-force twins with the same names live in ``tests/oracles/tt.py``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from layoutalg.verify.checks import check_in_bounds, check_surjective
 from layoutalg.verify.memory import check_fits
 from layoutalg.verify.result import CheckResult, Status
 from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
-from layoutalg.tt.errors import TTError
+from layoutalg.errors import TTError
 from layoutalg.verify.claims import register_claim
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from layoutalg.errors import describe
-from layoutalg.tt.errors import TTError
+from layoutalg.errors import TTError
 from layoutalg.validate import is_int
 
 GiB = 1 << 30

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from layoutalg.errors import describe
-from layoutalg.tt.errors import TTError
+from layoutalg.errors import TTError
 
 
 @dataclass(frozen=True)

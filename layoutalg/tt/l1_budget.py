@@ -35,7 +35,7 @@ from layoutalg.core.space import Space
 from layoutalg.errors import describe
 from layoutalg.tt.checks import check_fits_memory
 from layoutalg.tt.devices import get_device
-from layoutalg.tt.errors import TTError
+from layoutalg.errors import TTError
 from layoutalg.tt.sharded import cores_in_order
 from layoutalg.tt.tensor import TensorSpec
 from layoutalg.validate import is_int

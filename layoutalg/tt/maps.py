@@ -15,7 +15,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.core.tiling import digits, face_position, flatten, unflatten
-from layoutalg.tt.errors import TTError
+from layoutalg.errors import TTError
 
 
 def label(spec) -> str:

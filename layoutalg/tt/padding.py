@@ -28,7 +28,7 @@ from layoutalg.core.combinators import split
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import describe
-from layoutalg.tt.errors import TTError
+from layoutalg.errors import TTError
 from layoutalg.tt.placement import ceil_div
 from layoutalg.tt.sharded import ShardSpec
 from layoutalg.tt.tensor import TensorSpec

@@ -13,7 +13,7 @@ import numbers
 from dataclasses import dataclass
 
 from layoutalg.errors import describe
-from layoutalg.tt.errors import ShardSpecError, TTError
+from layoutalg.errors import ShardSpecError, TTError
 
 STRATEGIES = ("HEIGHT", "WIDTH", "BLOCK")
 ORIENTATIONS = ("ROW_MAJOR", "COL_MAJOR")

@@ -23,7 +23,7 @@ from layoutalg.errors import describe
 from layoutalg.tt import maps
 from layoutalg.tt.devices import Device, get_device
 from layoutalg.tt.dtypes import DType, get_dtype
-from layoutalg.tt.errors import TTError
+from layoutalg.errors import TTError
 from layoutalg.tt.rules import build_placement, page_width
 from layoutalg.tt.sharded import NdShardSpec, ShardSpec, check_choice, check_shape, cores_in_order
 from layoutalg.tt.tiles import Tile

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from layoutalg.core.laid_out import bridge as declare_bridge
 from layoutalg.errors import describe
-from layoutalg.tt.errors import ShardSpecError, TTError
+from layoutalg.errors import ShardSpecError, TTError
 from layoutalg.tt.sharded import NdShardSpec, ShardSpec
 from layoutalg.tt.tensor import TensorSpec
 from layoutalg.tt.ttnn_text import parse_memory_config

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from layoutalg.errors import describe
-from layoutalg.tt.errors import TTError
+from layoutalg.errors import TTError
 
 # the enum type TT-Metal prints for each field (ttnn/cpp/ttnn/tensor/types.hpp operator<<)
 ENUM_TYPES = {"memory_layout": "TensorMemoryLayout", "buffer_type": "BufferType",

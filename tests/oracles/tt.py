@@ -16,7 +16,7 @@ from layoutalg.validate import is_int
 from layoutalg.verify.brute import image_table
 from layoutalg.verify.result import CheckResult, Status
 from layoutalg.tt.checks import holds_reason, location_key, page_map_of, page_set, place_text
-from layoutalg.tt.errors import TTError
+from layoutalg.errors import TTError
 
 
 def _result(status, check, subject, start, counterexample=None, reason=""):
