@@ -21,9 +21,11 @@ from layoutalg.core.combinators import (
     offset,
     pad,
     permute,
+    rename,
     scale,
     split,
 )
+from layoutalg.core.bits import bit_and, bit_xor, shift_left, shift_right
 from layoutalg.core import cute_api as cute
 from layoutalg.core.chain import Chain
 from layoutalg.core.cute import strided
@@ -57,7 +59,7 @@ from layoutalg.verify.result import CheckResult, Padding, Status
 
 __version__ = "0.1.0"
 
-_FAMILIES = ("mesh", "spyre", "tt", "channel", "dataflow", "dtensor", "execute")
+_FAMILIES = ("mesh", "spyre", "tt", "channel", "dataflow", "dtensor", "execute", "linear")
 
 __all__ = [
     "Chain",
@@ -75,6 +77,8 @@ __all__ = [
     "SpecError",
     "Status",
     "VerificationError",
+    "bit_and",
+    "bit_xor",
     "check_bijective",
     "check_bijective_by_parts",
     "check_conflict_free",
@@ -98,7 +102,10 @@ __all__ = [
     "padding",
     "parse_layout",
     "permute",
+    "rename",
     "scale",
+    "shift_left",
+    "shift_right",
     "spec",
     "split",
     "strided",
