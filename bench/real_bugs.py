@@ -17,7 +17,7 @@ import argparse
 import time
 from pathlib import Path
 
-from layoutalg.prover import discover, prove_spec
+from layoutalg.runner.prover import discover, prove_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -51,7 +51,7 @@ from unittest import mock
 from rich.console import Console
 from rich.table import Table
 
-from layoutalg import prover
+from layoutalg.runner import prover
 
 solver = importlib.import_module("layoutalg.verify.solver")
 

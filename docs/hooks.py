@@ -11,7 +11,7 @@ from mkdocs.structure.files import File
 
 from layoutalg.docgen import catalog, mathml, offline
 from layoutalg.docgen.pages import build_pages
-from layoutalg.proof_cache import ProofCache
+from layoutalg.runner.proof_cache import ProofCache
 
 GENERATED_NAV = "generated/index.md"  # the nav entry the grouped pages replace
 _pages = []

@@ -42,7 +42,7 @@ from layoutalg.errors import (
     SpecError,
     VerificationError,
 )
-from layoutalg.dsl import Spec, spec
+from layoutalg.runner.dsl import Spec, spec
 from layoutalg.verify.checks import (
     check_bijective,
     check_equivalent,

@@ -21,7 +21,7 @@ from layoutalg.channel import (
 )
 from layoutalg.channel import brute
 from layoutalg.channel.iteration import concurrent
-from layoutalg.dsl import run_claim
+from layoutalg.runner.dsl import run_claim
 from layoutalg.verify.result import Status
 
 SEED = {"num_channels": 4, "m_tiles": 16, "n_tiles": 16, "k_tiles": 16, "tile_bytes": 16384}

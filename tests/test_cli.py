@@ -176,14 +176,14 @@ def test_a_spec_returning_a_non_layout_exits_1_naming_the_spec(tmp_path):
 def unknown_claim():
     """A family claim that always answers UNKNOWN (removed afterwards)."""
     yield "always_unknown"
-    # the registry lives in layoutalg.dsl
+    # the registry lives in layoutalg.runner.dsl
     importlib.import_module("layoutalg.verify.claims").forget_claim("always_unknown")
 
 
 def test_unknown_is_never_a_pass(tmp_path, unknown_claim):
     path = write(tmp_path, "undecided.py", '''
         import layoutalg as la
-        from layoutalg.dsl import register_claim
+        from layoutalg.runner.dsl import register_claim
 
 
         def always_unknown(m, **options):

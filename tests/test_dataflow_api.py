@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import layoutalg as la
-from layoutalg import prover
+from layoutalg.runner import prover
 
 df = la.dataflow
 ROOT = Path(__file__).resolve().parents[1]

@@ -231,7 +231,7 @@ def test_a_bank_conflict_outlines_both_threads():
     from pathlib import Path
 
     from layoutalg.docgen.pages import spec_page
-    from layoutalg.prover import discover, prove
+    from layoutalg.runner.prover import discover, prove
 
     root = Path(__file__).resolve().parent.parent
     found = [f for f in discover([root / "specs" / "channel.py"])

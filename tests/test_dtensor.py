@@ -22,7 +22,7 @@ from layoutalg.dtensor import (
     Replicate, Shard, brute, check_exactly_once, check_local_shapes, check_redistribution,
     chunk, placement, placements, plan_redistribution, torch_rule_map,
 )
-from layoutalg.prover import discover, prove_spec
+from layoutalg.runner.prover import discover, prove_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 N, M, K, K2 = la.extents("N M K K2")

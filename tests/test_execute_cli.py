@@ -1,4 +1,4 @@
-"""``layoutalg run SPEC`` (``layoutalg.cli_run.run_run``): layouts and dataflow schedules."""
+"""``layoutalg run SPEC`` (``layoutalg.cli.run.run_run``): layouts and dataflow schedules."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from io import StringIO
 
 import pytest
 
-from layoutalg.cli_run import run_run
+from layoutalg.cli.run import run_run
 from layoutalg.execute import MachineError
 
 SPECS = '''

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import layoutalg as la
 from layoutalg.execute import MachineError, replay, replay_channel_conflict
-from layoutalg.prover import discover
+from layoutalg.runner.prover import discover
 from layoutalg.verify import brute
 
 

@@ -14,7 +14,7 @@ import pytest
 
 import layoutalg as la
 from layoutalg.core.laid_out import bridge, bridges, from_framework
-from layoutalg.prover import Found, prove_spec
+from layoutalg.runner.prover import Found, prove_spec
 
 
 class _Vector:
@@ -110,7 +110,7 @@ def uneven_rows_over_four_ranks():
 
 def test_layoutalg_prove_takes_a_spec_returning_a_real_dtensor(tmp_path):
     pytest.importorskip("torch.distributed._local_tensor")
-    from layoutalg.prover import discover, prove
+    from layoutalg.runner.prover import discover, prove
 
     path = tmp_path / "dtensor_spec.py"
     path.write_text(SPEC_WITH_A_REAL_DTENSOR)

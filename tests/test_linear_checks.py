@@ -14,7 +14,7 @@ from test_linear_differential import any_layout, plain_apply
 from test_linear_triton_truths import GLUON_BROADCAST, HEADER_SWIZZLE, MMA_V2_32x32
 
 import layoutalg as la
-from layoutalg import dsl
+from layoutalg.runner import dsl
 from layoutalg.linear import (
     ConversionError,
     LinearLayout,

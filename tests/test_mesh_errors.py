@@ -159,7 +159,7 @@ def test_pe_memory_error_reads_like_the_seed():
 
 def test_claims_refuse_the_wrong_subject():
     import layoutalg.mesh  # noqa: F401 - registers the claims
-    from layoutalg.dsl import Spec, run_claim, spec
+    from layoutalg.runner.dsl import Spec, run_claim, spec
 
     made = spec(claims=["exactly_once"])(lambda: GRID.on((4, 4)))
     assert isinstance(made, Spec)

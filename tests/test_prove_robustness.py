@@ -246,7 +246,7 @@ def cache_entries(folder: Path) -> list[Path]:
 
 def library_digest() -> str:
     """The installed layoutalg's fingerprint as the cache computes it now."""
-    from layoutalg import proof_cache
+    from layoutalg.runner import proof_cache
 
     proof_cache.library_fingerprint.cache_clear()
     try:
@@ -495,7 +495,7 @@ def test_a_killed_worker_errors_only_its_own_spec(tmp_path):
 
 POOL_SCRIPT = """
 import json, os
-from layoutalg.worker_pool import WorkerPool
+from layoutalg.runner.worker_pool import WorkerPool
 
 if __name__ == "__main__":
     pool = WorkerPool(2)
@@ -717,7 +717,7 @@ def test_two_spec_folders_each_with_their_own_helper(tmp_path):
 @pytest.fixture
 def fresh_fingerprint():
     """``library_fingerprint`` recomputed in the test and again after it."""
-    from layoutalg import proof_cache
+    from layoutalg.runner import proof_cache
 
     proof_cache.library_fingerprint.cache_clear()
     yield proof_cache
@@ -725,7 +725,7 @@ def fresh_fingerprint():
 
 
 def _found(tmp_path: Path, text: str):
-    from layoutalg import prover
+    from layoutalg.runner import prover
 
     path = write(tmp_path / "specs" / "one.py", text)
     (found,) = prover.discover([path])
@@ -758,11 +758,11 @@ def test_the_library_source_changes_the_key(tmp_path, monkeypatch, fresh_fingerp
     found = _found(tmp_path, HEADER + QUICK)
     cache = proof_cache.ProofCache(tmp_path / "cache")
     before = cache.key(found)
-    installed = Path(proof_cache.__file__).resolve().parent
+    installed = Path(proof_cache.__file__).resolve().parent.parent  # the layoutalg package
     copy = tmp_path / "site" / "layoutalg"
     shutil.copytree(installed, copy, ignore=shutil.ignore_patterns("__pycache__"))
     with monkeypatch.context() as patch:
-        patch.setattr(proof_cache, "__file__", str(copy / "proof_cache.py"))
+        patch.setattr(proof_cache, "__file__", str(copy / "runner" / "proof_cache.py"))
         proof_cache.library_fingerprint.cache_clear()
         same = cache.key(found)
         with open(copy / "verify" / "solver.py", "a") as file:
@@ -775,8 +775,8 @@ def test_the_library_source_changes_the_key(tmp_path, monkeypatch, fresh_fingerp
 
 
 def test_each_claim_option_changes_the_key(tmp_path):
-    from layoutalg import prover
-    from layoutalg.proof_cache import ProofCache
+    from layoutalg.runner import prover
+    from layoutalg.runner.proof_cache import ProofCache
 
     path = write(tmp_path / "specs" / "one.py", HEADER + QUICK)
     (n,) = la.extents("N")
@@ -1010,7 +1010,7 @@ def test_a_project_under_the_interpreters_prefix_is_still_the_users(tmp_path):
     count as the user's (its helpers in the key, isolated), not as library."""
     import sys
 
-    from layoutalg.spec_imports import outside_user_tree
+    from layoutalg.runner.spec_imports import outside_user_tree
 
     project_file = Path(sys.prefix).resolve() / "src" / "app" / "specs" / "sizes.py"
     assert not outside_user_tree(project_file)
@@ -1023,7 +1023,7 @@ def test_specs_from_two_folders_proved_in_threads_keep_their_own_helpers(tmp_pat
     one thread popped the other's half-imported ``sizes``)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from layoutalg import prover
+    from layoutalg.runner import prover
 
     paths = []
     for folder, stride in (("a", 1), ("b", 0)):

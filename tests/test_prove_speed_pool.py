@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 
-from layoutalg.worker_pool import WorkerPool, _Task, _Worker
+from layoutalg.runner.worker_pool import WorkerPool, _Task, _Worker
 
 
 def choose(pool: WorkerPool, worker_group, other_groups, queued_groups) -> list:

@@ -16,7 +16,7 @@ import json
 import sympy
 
 import layoutalg as la
-from layoutalg import prover, reports
+from layoutalg.runner import prover, reports
 from layoutalg.verify import checks, query
 from layoutalg.verify.result import Status
 

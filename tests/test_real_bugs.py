@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import layoutalg as la
-from layoutalg.prover import discover, prove_spec
+from layoutalg.runner.prover import discover, prove_spec
 from layoutalg.core.cute_layout import parse_layout
 
 ROOT = Path(__file__).resolve().parents[1]

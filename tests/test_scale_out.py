@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from layoutalg import prover
+from layoutalg.runner import prover
 from layoutalg.cli import main
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"

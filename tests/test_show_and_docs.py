@@ -186,7 +186,7 @@ def test_every_shipped_spec_gets_a_page_and_every_drawable_one_a_picture(tmp_pat
     pages = build_pages(folders)
     write_pages(pages, tmp_path)
     index = (tmp_path / "index.md").read_text()
-    from layoutalg.prover import discover
+    from layoutalg.runner.prover import discover
 
     for found in discover(folders):
         page = next(tmp_path.glob(f"*-{found.spec.name.replace('_', '-')}.md"))
@@ -259,7 +259,7 @@ def test_every_shipped_parametric_spec_is_drawn_for_sizes_meeting_its_assumption
     whose assumptions bound a size its map lacks (proofs/dataflow.py's L2)
     once stopped the strict build. Checked here on every shipped spec."""
     from layoutalg.docgen.picture import drawn_instance
-    from layoutalg.prover import discover
+    from layoutalg.runner.prover import discover
 
     drawn = 0
     for found in discover([ROOT / "proofs"]):

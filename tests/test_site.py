@@ -329,7 +329,7 @@ def test_a_large_picture_samples_whole_tiles_not_confetti():
 
 def test_a_chain_that_does_not_compose_still_shows_its_steps():
     from layoutalg.docgen.pages import spec_page
-    from layoutalg.prover import discover
+    from layoutalg.runner.prover import discover
 
     found = [f for f in discover([ROOT / "specs" / "known_bad.py"])
              if f.spec.name == "floor_tiles_flattened"]
@@ -356,7 +356,7 @@ def test_without_latex2mathml_pages_keep_latex_and_a_site_is_refused(tmp_path, m
 
 
 def test_every_shipped_spec_module_lands_in_its_family():
-    from layoutalg.prover import discover
+    from layoutalg.runner.prover import discover
 
     expected = {"mesh": "mesh", "spyre": "spyre", "tt": "tt", "channel": "channel",
                 "dataflow": "dataflow", "dtensor": "dtensor", "cute": "cute",

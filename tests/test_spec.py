@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import layoutalg as la
-from layoutalg.dsl import Claim, run_claim
+from layoutalg.runner.dsl import Claim, run_claim
 
 
 def row_major_4x8():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from layoutalg.prover import discover, prove_spec
+from layoutalg.runner.prover import discover, prove_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,7 +13,7 @@ from rich.console import Console
 
 import layoutalg as la
 from layoutalg.cli import main
-from layoutalg.cli_show import GLYPHS, glyph, needs_glyphs, terminal_picture
+from layoutalg.cli.show import GLYPHS, glyph, needs_glyphs, terminal_picture
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[")

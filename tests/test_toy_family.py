@@ -11,7 +11,7 @@ import pathlib
 import pytest
 
 import layoutalg as la
-from layoutalg.prover import discover, prove
+from layoutalg.runner.prover import discover, prove
 
 HERE = pathlib.Path(__file__).parent / "toy_family"
 

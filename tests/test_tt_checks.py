@@ -21,7 +21,7 @@ from test_tt_roundtrip import tensor_specs
 
 import layoutalg as la
 import layoutalg.tt as tt
-from layoutalg.dsl import Claim, known_claims, run_claim
+from layoutalg.runner.dsl import Claim, known_claims, run_claim
 from oracles import tt as tt_brute
 from layoutalg.verify import brute
 from layoutalg.verify.result import Status

@@ -15,7 +15,7 @@ import pytest
 
 import layoutalg as la
 from layoutalg.docgen.pages import Stepped, spec_page, steps_of
-from layoutalg.prover import discover
+from layoutalg.runner.prover import discover
 
 ROOT = Path(__file__).resolve().parent.parent
 TT_SPECS = ROOT / "specs" / "tt.py"

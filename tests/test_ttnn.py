@@ -40,7 +40,7 @@ from layoutalg.tt import (
     shard_shapes,
     tensor_spec,
 )
-from layoutalg.prover import Found, prove_spec
+from layoutalg.runner.prover import Found, prove_spec
 from layoutalg.tt.l1_budget import guard_map
 from layoutalg.tt.padding import padded_spec
 from layoutalg.tt.ttnn_text import parse_memory_config

@@ -18,7 +18,7 @@ from layoutalg.docgen.channel_marks import conflict_marks
 from layoutalg.docgen.picture import (caption, counterexample_points, drawn_instance, folding,
                                       layout_svg, memory_shares)
 from layoutalg.errors import LayoutError
-from layoutalg.prover import Found, Outcome, discover, prove
+from layoutalg.runner.prover import Found, Outcome, discover, prove
 
 MARK = {"PROVED": "**PROVED**", "REFUTED": "**REFUTED**", "UNKNOWN": "**UNKNOWN**",
         "ERROR": "**ERROR**"}

@@ -43,8 +43,8 @@ class SpecModule(pytest.File):
     """A spec module: one item per claim of every spec in it."""
 
     def collect(self):
-        from layoutalg.prover import Found, load_module
-        from layoutalg.dsl import Spec
+        from layoutalg.runner.prover import Found, load_module
+        from layoutalg.runner.dsl import Spec
 
         module = load_module(self.path)
         for value in vars(module).values():
@@ -66,7 +66,7 @@ class ClaimItem(pytest.Item):
         self.claim = claim
 
     def runtest(self) -> None:
-        from layoutalg.dsl import run_claim
+        from layoutalg.runner.dsl import run_claim
 
         subject = _built(self.parent, self.found)
         result = run_claim(self.found.spec, self.claim, subject)

@@ -94,7 +94,7 @@ def library_roots() -> tuple[Path, ...]:
              if (p := sysconfig.get_paths().get(key))}
     roots |= {Path(p).resolve() for p in site.getsitepackages()}
     roots.add(Path(site.getusersitepackages()).resolve())
-    roots.add(Path(__file__).resolve().parent)  # layoutalg itself
+    roots.add(Path(__file__).resolve().parent.parent)  # layoutalg itself
     return tuple(roots)
 
 

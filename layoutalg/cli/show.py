@@ -12,8 +12,8 @@ from rich.text import Text
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import OutputError, SpecError
-from layoutalg.prover import DEFAULT_FOLDERS, Found, discover_some
-from layoutalg.cli_prove import open_cache
+from layoutalg.runner.prover import DEFAULT_FOLDERS, Found, discover_some
+from layoutalg.cli.prove import open_cache
 from layoutalg.docgen.pages import build_pages, write_pages
 from layoutalg.docgen.picture import block_words, cell_numbers, colour, memory_numbers
 from layoutalg.docgen.picture import drawn_instance, folding, layout_svg

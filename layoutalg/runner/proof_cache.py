@@ -34,8 +34,8 @@ from importlib import metadata
 from importlib.machinery import PathFinder
 from pathlib import Path
 
-from layoutalg.prover import Found, Outcome
-from layoutalg.spec_imports import outside_user_tree
+from layoutalg.runner.prover import Found, Outcome
+from layoutalg.runner.spec_imports import outside_user_tree
 
 CACHEABLE = ("PROVED", "REFUTED")
 FORMAT = 3  # bump when the entry layout changes
@@ -51,7 +51,7 @@ def default_directory() -> Path:
 def library_fingerprint() -> str:
     """Hash of every source file of the installed layoutalg package and the
     versions of the solver and the algebra it runs on."""
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parent.parent  # the layoutalg package
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
         digest.update(str(path.relative_to(root)).encode())

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from layoutalg.prover import Outcome
+from layoutalg.runner.prover import Outcome
 
 
 def summary(outcomes: Sequence[Outcome]) -> dict[str, int]:

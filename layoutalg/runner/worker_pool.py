@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection, wait
 
 # imported once in the forkserver, so each worker starts with them (a family
 # that is not there is skipped by the forkserver)
-PRELOAD = ["layoutalg.prover", "layoutalg.mesh", "layoutalg.spyre", "layoutalg.tt",
+PRELOAD = ["layoutalg.runner.prover", "layoutalg.mesh", "layoutalg.spyre", "layoutalg.tt",
            "layoutalg.channel", "layoutalg.dataflow", "layoutalg.dtensor"]
 
 

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from layoutalg.cli_prove import run_prove
-from layoutalg.cli_run import run_run
-from layoutalg.cli_show import run_docs, run_show
+from layoutalg.cli.prove import run_prove
+from layoutalg.cli.run import run_run
+from layoutalg.cli.show import run_docs, run_show
 from layoutalg.errors import LayoutError
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_BAD_INPUT = 0, 1, 2

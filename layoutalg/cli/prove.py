@@ -12,10 +12,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from layoutalg import prover, reports
+from layoutalg.runner import prover, reports
 from layoutalg.errors import OutputError, SpecError
-from layoutalg.proof_cache import ProofCache
-from layoutalg.worker_pool import WorkerPool
+from layoutalg.runner.proof_cache import ProofCache
+from layoutalg.runner.worker_pool import WorkerPool
 
 STYLE = {"PROVED": "green", "REFUTED": "yellow", "UNKNOWN": "red", "ERROR": "red"}
 
@@ -110,7 +110,7 @@ def prove_all(args, found, on_done, cache, pool: WorkerPool | None = None) -> No
 def worker_pool(jobs: int, *, warm: bool = False) -> Iterator[WorkerPool]:
     """Worker processes that leave Ctrl-C to this one, and are stopped at
     once (not waited for) when the run is interrupted or fails. A worker that
-    dies fails only the spec it held (``layoutalg.worker_pool``). ``warm``:
+    dies fails only the spec it held (``layoutalg.runner.worker_pool``). ``warm``:
     start them now rather than at the first task."""
     pool = WorkerPool(jobs, initializer=_leave_sigint_to_parent, warm=warm)
     try:

@@ -14,17 +14,17 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from layoutalg.claim_limit import ClaimTimeLimit, within
+from layoutalg.runner.claim_limit import ClaimTimeLimit, within
 from layoutalg.core.index_map import IndexMap
-from layoutalg.dsl import Spec, run_claim
+from layoutalg.runner.dsl import Spec, run_claim
 from layoutalg.errors import LayoutError, SpecError
-from layoutalg.spec_imports import isolated
+from layoutalg.runner.spec_imports import isolated
 from layoutalg.verify import query
 from layoutalg.verify.result import CheckResult
-from layoutalg.worker_pool import WorkerDied
+from layoutalg.runner.worker_pool import WorkerDied
 
 if TYPE_CHECKING:
-    from layoutalg.proof_cache import ProofCache
+    from layoutalg.runner.proof_cache import ProofCache
 
 DEFAULT_FOLDERS = ("specs", "proofs")
 

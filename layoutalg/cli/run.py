@@ -19,7 +19,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from layoutalg.cli_show import find_spec
+from layoutalg.cli.show import find_spec
 from layoutalg.core.chain import Chain
 from layoutalg.core.index_map import IndexMap
 from layoutalg.dataflow import traffic

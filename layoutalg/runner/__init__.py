@@ -1,0 +1,1 @@
+"""The spec runner: the spec DSL, the prover, its cache, reports, limits and workers."""
