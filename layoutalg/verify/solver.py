@@ -40,6 +40,7 @@ import z3
 
 from layoutalg.core.expr import Unsupported
 from layoutalg.errors import MapError, describe
+from layoutalg.verify import checker_threads
 from layoutalg.verify.encodings import ENCODINGS, choose_encoding, use_encoding  # noqa: F401 - re-exported
 from layoutalg.verify.z3_bitvector import BitVectorTranslator as _BitVectorTranslator
 from layoutalg.verify.z3_terms import Bounded
@@ -51,8 +52,6 @@ RACE_AFTER_S = 0.25
 VACUITY_DRAWS = 20
 VACUITY_MAX_BITS = 20
 VACUITY_TIMEOUT_MS = 10_000
-
-
 
 
 @dataclass(frozen=True)
@@ -175,7 +174,12 @@ def _unless_vacuous(outcome: Outcome, built, query, timeout_ms: int) -> Outcome:
 def _ruled_out_sizes(translator, parameters, assumptions, unknowns,
                      timeout_ms: int) -> str | None:
     """Sizes meeting the assumptions that the query's side conditions do not
-    admit (or cannot be shown to), as text; None when every draw is admitted."""
+    admit (or cannot be shown to), as text; None when every draw is admitted.
+
+    Remembered per process by the text of both Z3 questions (every assertion,
+    the size variables, the draws' settings and the timeout): the same text is
+    the same question. Only answers every check of which was sat or unsat are
+    remembered, never one an unknown (a timeout, say) had a part in."""
     ctx = translator.ctx
     # Sizes meeting the assumptions come from a plain translation (Z3's own
     # div/mod, no named terms): the query's own translation of them may lean
@@ -194,21 +198,54 @@ def _ruled_out_sizes(translator, parameters, assumptions, unknowns,
     admits.add(translator.definitions)
     drawn = [plain.term(p) for p in parameters]
     sizes = [translator.term(p) for p in parameters]
-    draws = random.Random(SEED)
+    key = (VACUITY_DRAWS, VACUITY_MAX_BITS, SEED, timeout_ms, tuple(map(str, parameters)),
+           tuple(map(str, drawn)), tuple(map(str, sizes)), meets.sexpr(), admits.sexpr())
+    if key in _VACUITY_MEMO:
+        return _VACUITY_MEMO[key]
+    definite = [True]  # False once a check answers unknown
+    draws = _draws(meets, drawn, bool(assumptions), definite)
+    shown = _first_not_admitted(admits, sizes, draws, parameters, definite)
+    if definite[0] and _VACUITY_MEMO_SIZE:
+        if len(_VACUITY_MEMO) >= _VACUITY_MEMO_SIZE:
+            del _VACUITY_MEMO[next(iter(_VACUITY_MEMO))]  # the oldest
+        _VACUITY_MEMO[key] = shown
+    return shown
+
+
+_VACUITY_MEMO: dict[tuple, str | None] = {}  # per process; see _ruled_out_sizes
+_VACUITY_MEMO_SIZE = 4096  # 0: remember nothing
+
+
+def _draws(meets, drawn, assumed: bool, definite: list):
+    """``VACUITY_DRAWS`` floors per parameter (fixed seed; the first all 1)
+    and, for each, sizes at least that large meeting the assumptions (the
+    floors themselves when there are none), one by one; floors the
+    assumptions bound the sizes below are left out."""
+    rng = random.Random(SEED)
     for k in range(VACUITY_DRAWS):
-        floors = [1 if k == 0 else int(2 ** draws.uniform(0, VACUITY_MAX_BITS)) for _ in sizes]
+        floors = [1 if k == 0 else int(2 ** rng.uniform(0, VACUITY_MAX_BITS)) for _ in drawn]
+        if not assumed:  # only size >= 1: the floors meet it
+            yield floors
+            continue
         meets.push()
         meets.add([size >= low for size, low in zip(drawn, floors)])
-        found = interruptible_check(meets, ctx) == z3.sat
+        answer = interruptible_check(meets, meets.ctx)
+        definite[0] &= answer != z3.unknown
         values = [meets.model().eval(size, model_completion=True).as_long()
-                  for size in drawn] if found else []
+                  for size in drawn] if answer == z3.sat else None
         meets.pop()
-        if not found:
-            continue  # the assumptions bound the sizes below these floors
+        if values is not None:
+            yield values
+
+
+def _first_not_admitted(admits, sizes, draws, parameters, definite: list) -> str | None:
+    """The first draw the encoding does not admit (or cannot be shown to), as text."""
+    for values in draws:
         admits.push()
         admits.add([size == value for size, value in zip(sizes, values)])
-        answer = interruptible_check(admits, ctx)
+        answer = interruptible_check(admits, admits.ctx)
         admits.pop()
+        definite[0] &= answer != z3.unknown
         if answer != z3.sat:
             return ", ".join(f"{p}={v}" for p, v in zip(parameters, values))
     return None
@@ -226,7 +263,7 @@ def _start(label, built, unknowns, parameters, timeout_ms, start, answers) -> z3
             outcome = Outcome("unknown", reason=f"error: {exc!r}", seconds=_since(start))
         answers.put((label, outcome))
 
-    threading.Thread(target=run, name=f"z3 {label}", daemon=True).start()
+    checker_threads.run_soon(run)
     return translator.ctx
 
 
@@ -321,15 +358,13 @@ def maximize(
 
 
 def _check_with_deadline(solver, ctx: z3.Context, timeout_ms: int):
-    """``solver.check()``, interrupted from another thread if Z3 overruns its own
-    timeout (some of its preprocessing does not poll it)."""
-    guard = threading.Timer(timeout_ms / 1000 * 2 + 5, ctx.interrupt)
-    guard.daemon = True
-    guard.start()
+    """``solver.check()``, interrupted by the watchdog thread if Z3 overruns its
+    own timeout (some of its preprocessing does not poll it)."""
+    ticket = checker_threads.arm(timeout_ms / 1000 * 2 + 5, ctx.interrupt)
     try:
         return interruptible_check(solver, ctx)
     finally:
-        guard.cancel()
+        checker_threads.disarm(ticket)
 
 
 def checked_timeout(timeout_ms: object) -> int:
@@ -351,28 +386,13 @@ def interruptible_check(solver, ctx: z3.Context):
     Here Z3 leaves SIGINT alone (``ctrl_c`` off) and the check runs in a
     thread (Z3 releases the GIL) while the calling thread waits; in the main
     thread that wait raises KeyboardInterrupt, which interrupts the check
-    and goes on up to the CLI (exit 130).
+    and goes on up to the CLI (exit 130). The thread is one of
+    :mod:`~layoutalg.verify.checker_threads`' workers, reused across checks.
     """
     solver.set("ctrl_c", False)
     if threading.current_thread() is not threading.main_thread():
         return solver.check()  # only the main thread receives SIGINT
-    answer: queue.Queue = queue.Queue()
-
-    def run() -> None:
-        try:
-            answer.put(solver.check())
-        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
-            answer.put(exc)
-
-    threading.Thread(target=run, name="z3 check", daemon=True).start()
-    try:
-        result = answer.get()
-    except BaseException:  # Ctrl-C, or the per-claim time limit's alarm
-        ctx.interrupt()
-        raise
-    if isinstance(result, BaseException):
-        raise result
-    return result
+    return checker_threads.call(solver.check, ctx.interrupt)  # a long-lived worker thread
 
 
 def _since(start: float) -> float:

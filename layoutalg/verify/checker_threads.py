@@ -1,0 +1,141 @@
+"""Long-lived threads for the solver's checks: reused workers and one watchdog.
+
+A prove run makes thousands of Z3 checks, each run off the calling thread
+(so Ctrl-C and the per-claim limit can interrupt it: see
+``verify.solver.interruptible_check``) and each watched by a deadline. A
+thread started per check and a ``threading.Timer`` per deadline cost ~8,500
+thread starts per run; here both are long-lived:
+
+* :func:`run_soon` (and :func:`call`, which waits for the answer) runs a job on an idle worker thread, or on a new one when
+  every worker is busy, so a check that was abandoned (interrupted, still
+  winding down) never holds up the next one;
+* :func:`arm` / :func:`disarm`: one watchdog thread calls ``interrupt()`` once
+  a deadline passes, unless disarmed first. It calls it holding the lock that
+  :func:`disarm` takes, so once ``disarm`` returns the interrupt never comes
+  (it cannot hit a later check on the same Z3 context).
+
+Threads do not survive ``fork``: a forked child starts with none.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable
+
+
+class _State:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.idle: list[queue.SimpleQueue] = []  # inboxes of workers waiting for a job
+        self.watch = threading.Condition()
+        self.deadlines: list[tuple[float, int]] = []  # a heap of (deadline, ticket)
+        self.armed: dict[int, Callable[[], object]] = {}
+        self.tickets = itertools.count()
+        self.watchdog: threading.Thread | None = None
+
+
+_state = _State()
+
+
+def _forget_threads() -> None:
+    global _state
+    _state = _State()
+
+
+os.register_at_fork(after_in_child=_forget_threads)
+
+
+def run_soon(job: Callable[[], object],
+             report: Callable[[tuple[bool, object]], object] | None = None) -> None:
+    """Run ``job()`` on a worker thread, then ``report((True, result))`` or
+    ``report((False, exception))``; the worker is free for the next job
+    before it reports, so a caller that waits for the report and then
+    submits again gets the same thread."""
+    state = _state
+    with state.lock:
+        inbox = state.idle.pop() if state.idle else None
+    if inbox is None:
+        inbox = queue.SimpleQueue()
+        threading.Thread(target=_work, args=(state, inbox), name="z3 check",
+                         daemon=True).start()
+    inbox.put((job, report))
+
+
+def call(job: Callable[[], object], interrupt: Callable[[], object]) -> object:
+    """``job()`` run on a worker thread while this one waits: its result, or
+    its exception raised here. An exception while waiting (Ctrl-C, the
+    per-claim limit's alarm) calls ``interrupt()`` and goes on up at once."""
+    answer: queue.Queue = queue.Queue()  # its get() is interruptible by signals
+    run_soon(job, answer.put)
+    try:
+        ok, result = answer.get()
+    except BaseException:
+        interrupt()
+        raise
+    if not ok:
+        raise result
+    return result
+
+
+def _work(state: _State, inbox: queue.SimpleQueue) -> None:
+    while True:
+        job, report = inbox.get()
+        try:
+            result = (True, job())
+        except BaseException as exc:  # noqa: BLE001 - handed to report
+            result = (False, exc)
+        with state.lock:
+            state.idle.append(inbox)
+        if report is not None:
+            report(result)
+
+
+def arm(seconds: float, interrupt: Callable[[], object]) -> int:
+    """Call ``interrupt()`` ``seconds`` from now unless :func:`disarm` is
+    called with the ticket returned first."""
+    state = _state
+    deadline = time.monotonic() + seconds
+    with state.watch:
+        ticket = next(state.tickets)
+        state.armed[ticket] = interrupt
+        earlier = not state.deadlines or deadline < state.deadlines[0][0]
+        heapq.heappush(state.deadlines, (deadline, ticket))
+        if state.watchdog is None:
+            state.watchdog = threading.Thread(target=_watch, args=(state,),
+                                              name="z3 watchdog", daemon=True)
+            state.watchdog.start()
+        elif earlier:
+            state.watch.notify()
+    return ticket
+
+
+def disarm(ticket: int) -> None:
+    """The deadline of ``ticket`` no longer applies; after this returns, its
+    interrupt is not called."""
+    state = _state
+    with state.watch:
+        state.armed.pop(ticket, None)
+
+
+def _watch(state: _State) -> None:
+    with state.watch:
+        while True:
+            while state.deadlines and state.deadlines[0][1] not in state.armed:
+                heapq.heappop(state.deadlines)  # disarmed
+            if not state.deadlines:
+                state.watch.wait()
+                continue
+            wait = state.deadlines[0][0] - time.monotonic()
+            if wait > 0:
+                state.watch.wait(wait)
+                continue
+            _, ticket = heapq.heappop(state.deadlines)
+            try:
+                state.armed.pop(ticket)()
+            except Exception:  # noqa: BLE001, S110 - the watchdog must outlive one failure
+                pass
