@@ -317,7 +317,7 @@ def _copy_moves_exactly_by_enumeration(layout):
     return place == want
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(permuted_layouts())
 def test_dma_reading_agrees_with_enumeration_and_with_the_rule(layout):
     verdict = check_dma_reading(layout)
