@@ -24,6 +24,8 @@ FAMILIES = {
     "channel": ("Memory channels and swizzles", "KPU memory channels (seed 003)"),
     "dataflow": ("Matmul dataflows", "KPU dataflows (seed 004)"),
     "dtensor": ("DTensor placements", None),
+    "swizzle": ("Swizzles and shared-memory banks", None),
+    "linear": ("Triton linear layouts", None),
     "cute": ("CuTe layouts", None),
     "core": ("Core layouts", None),
 }
@@ -50,6 +52,8 @@ def family_of(module_stem: str, subject: object) -> str:
 
     >>> family_of("known_bad", None), family_of("cute_identities", None)
     ('core', 'cute')
+    >>> family_of("swizzle", None)
+    'swizzle'
     """
     parts = type(subject).__module__.split(".") if subject is not None else []
     if len(parts) > 1 and parts[0] == "layoutalg" and parts[1] in FAMILIES and parts[1] != "core":
