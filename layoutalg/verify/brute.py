@@ -187,6 +187,15 @@ def check_bijective_by_parts(chain) -> CheckResult:
 def check_equivalent(m1: IndexMap, m2: IndexMap) -> CheckResult:
     start = time.perf_counter()
     subject = f"{m1.label} ≡ {m2.label}"
+    if (m1.domain.rank == m2.domain.rank and m1.domain.extents != m2.domain.extents
+            and m1.domain.is_concrete and m2.domain.is_concrete):
+        first = set(itertools.product(*(range(e) for e in m1.domain.extents)))
+        second = set(itertools.product(*(range(e) for e in m2.domain.extents)))
+        only = min(first ^ second)
+        names = m1.domain.names if only in first else m2.domain.names
+        return _result(Status.REFUTED, "equivalent", subject, start, _named(names, only),
+                       f"sizes differ: {m1.domain} vs {m2.domain}; "
+                       f"{point_text(names, only)} lies in one domain only")
     if m1.domain.extents != m2.domain.extents or m1.codomain.rank != m2.codomain.rank:
         raise VerificationError(
             f"check_equivalent needs equal domain extents and codomain ranks; got "

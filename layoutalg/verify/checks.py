@@ -299,12 +299,17 @@ def check_equivalent(
 ) -> CheckResult:
     """Same domain point → same values, for every point.
 
-    The domains must have equal extents (names may differ: points are
-    matched by position), and the codomains equal rank. REFUTED carries the
-    domain point (``m1``'s names) where they differ.
+    Points are matched by position (names may differ); the domains must
+    have equal rank and the codomains equal rank. REFUTED carries the domain
+    point (``m1``'s names) where they differ; domains of different concrete
+    extents are REFUTED too ("sizes differ", with a point only one has),
+    since that is the answer a user comparing two layouts needs.
     """
     _check_map(m1, "m1")
     _check_map(m2, "m2")
+    differing = _domains_differ(m1, m2)
+    if differing is not None:
+        return differing
     _check_same_domain(m1, m2)
     timeout_ms = checked_timeout(timeout_ms)
     small = enumerated.decide("equivalent", [m1, m2], assume,
@@ -349,6 +354,25 @@ def _param_items(params: dict) -> dict[str, int]:
 def _check_map(m: object, argument: str) -> None:
     if not isinstance(m, IndexMap):
         raise MapError(f"{argument} must be an IndexMap; got {describe(m)}")
+
+
+def _domains_differ(m1: IndexMap, m2: IndexMap) -> CheckResult | None:
+    """REFUTED when both domains have the same rank and concrete extents that
+    differ: the first point (by position) that lies in one domain only."""
+    e1, e2 = m1.domain.extents, m2.domain.extents
+    if len(e1) != len(e2) or not (m1.domain.is_concrete and m2.domain.is_concrete):
+        return None
+    if tuple(e1) == tuple(e2):
+        return None
+    k = next(i for i, (a, b) in enumerate(zip(e1, e2)) if a != b)
+    point = tuple(min(a, b) if i == k else 0 for i, (a, b) in enumerate(zip(e1, e2)))
+    names = m1.domain.names if e1[k] > e2[k] else m2.domain.names
+    return CheckResult(
+        Status.REFUTED, "equivalent", f"{m1.label} ≡ {m2.label}",
+        counterexample=dict(zip(names, point)),
+        reason=f"sizes differ: {m1.domain} vs {m2.domain}; "
+               f"{point_text(names, point)} lies in one domain only",
+        method="arithmetic")
 
 
 def _check_same_domain(m1: IndexMap, m2: IndexMap) -> None:
