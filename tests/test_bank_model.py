@@ -117,7 +117,7 @@ MODELS = [NVIDIA_32BIT, NVIDIA_64BIT, NVIDIA_128BIT, SRAM, BankModel(num_banks=1
           BankModel(access_bytes=2)]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(model=st.sampled_from(MODELS), op=st.sampled_from(["read", "write"]),
        a=st.integers(0, 40), b=st.integers(0, 9), c=st.integers(0, 7),
        swizzle=st.sampled_from([None, Swizzle(3, 4, 3), Swizzle(2, 4, 3), Swizzle(5, 2, 5)]),
