@@ -28,6 +28,9 @@ import time
 from collections.abc import Callable
 
 
+INTERRUPT_AGAIN_S = 0.05
+
+
 class _State:
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -71,15 +74,27 @@ def call(job: Callable[[], object], interrupt: Callable[[], object]) -> object:
     its exception raised here. An exception while waiting (Ctrl-C, the
     per-claim limit's alarm) calls ``interrupt()`` and goes on up at once."""
     answer: queue.Queue = queue.Queue()  # its get() is interruptible by signals
-    run_soon(job, answer.put)
     try:
+        run_soon(job, answer.put)  # inside: a signal may come as soon as the job runs
         ok, result = answer.get()
     except BaseException:
         interrupt()
+        _until_answered(answer, interrupt)
         raise
     if not ok:
         raise result
     return result
+
+
+def _until_answered(answer: queue.Queue, interrupt: Callable[[], object]) -> None:
+    """An interrupt that comes before Z3 is inside the check is lost (Z3 does
+    not keep it): the watchdog repeats it until the job has answered."""
+    def again() -> None:
+        if answer.empty():
+            interrupt()
+            arm(INTERRUPT_AGAIN_S, again)
+
+    arm(INTERRUPT_AGAIN_S, again)
 
 
 def _work(state: _State, inbox: queue.SimpleQueue) -> None:
