@@ -97,6 +97,8 @@ def test_concrete_ranges_agree_with_brute_force(encoding, seed, pick, high):
         return  # a bit operation of a possibly negative value: Int theory only (run above)
     if "neither side of" in outcome.reason:
         return  # an XOR or AND of two unbounded (possibly negative) terms: UNKNOWN, no guess
+    if outcome.answer == "unknown" and "timeout" in outcome.reason:
+        return  # undecided is never counted as agreement (test_queries_are_decided_often_enough)
     assert outcome.answer != "unknown", outcome.reason
     assert outcome.encoding == encoding
     assert (outcome.answer == "sat") == (target in values)
@@ -113,7 +115,10 @@ def test_symbolic_ranges_agree_with_brute_force(seed, pick, bound):
     target = sorted(values)[pick % len(values)] if pick % 3 else pick % 700
     outcome = ask(expr, target, N, parameters=[N], assume=[N <= bound])
     if outcome.answer == "unknown":
-        assert "neither side of" in outcome.reason  # XOR of two unbounded terms, refused
+        # XOR of two unbounded terms, refused; or a hard instance past the budget (a
+        # verdict must not hang on the machine's speed; how often queries are decided
+        # is pinned by test_queries_are_decided_often_enough)
+        assert "neither side of" in outcome.reason or "timeout" in outcome.reason
         return
     assert outcome.encoding == "int"
     assert (outcome.answer == "sat") == (target in values)

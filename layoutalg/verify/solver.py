@@ -13,11 +13,8 @@ becomes ``unknown`` too: never a crash and never a pass.
 Bit operations (:mod:`layoutalg.core.bits`) are decided, not enumerated,
 in either of two encodings, chosen per query (:func:`choose_encoding`):
 
-* ``"int"``, mixed: Int theory with only the touched bits blasted. ``a ^ b``
-  with ``0 <= b < 2**K`` splits ``a = high·2**K + Σ bit_j·2**j`` (Boolean
-  ``bit_j``, Int ``high``) and is ``high·2**K + Σ (bit_j ⊕ b_j)·2**j``, so
-  ``a`` may be unbounded (a symbolic number of rows); masks, shifts by
-  constants and their compositions read bits structurally;
+* ``"int"``, mixed: Int theory with only the touched bits blasted
+  (:mod:`layoutalg.verify.z3_bits`), so a swizzled offset may be unbounded;
 * ``"bitvector"``: the whole query in two's-complement bit-vectors of a width
   that interval bounds prove no value of the query leaves (concrete sizes
   only; signed operations match Python's floor division and shifts).
@@ -41,7 +38,8 @@ import z3
 from layoutalg.core.expr import Unsupported
 from layoutalg.errors import MapError, describe
 from layoutalg.verify import checker_threads
-from layoutalg.verify.encodings import ENCODINGS, choose_encoding, use_encoding  # noqa: F401 - re-exported
+from layoutalg.verify.encodings import (  # noqa: F401 - ENCODINGS, use_encoding re-exported
+    ENCODINGS, choose_encoding, use_encoding)
 from layoutalg.verify.z3_bitvector import BitVectorTranslator as _BitVectorTranslator
 from layoutalg.verify.z3_terms import Bounded
 from layoutalg.verify.z3_terms import Translator as _Translator
@@ -102,8 +100,7 @@ def solve(
     # if it has not answered after RACE_AFTER_S, both run, first answer wins.
     answers: queue.Queue = queue.Queue()
     builds = {"native": built}
-    contexts = {"native": _start("native", built, unknowns, parameters, timeout_ms, start,
-                                 answers)}
+    contexts = {"native": _start("native", built, unknowns, parameters, timeout_ms, start, answers)}
     try:
         return _race(answers, builds, contexts, query, unknowns, parameters, timeout_ms, start)
     except BaseException:  # Ctrl-C or the per-claim time limit: stop every check now
@@ -123,8 +120,8 @@ def _race(answers, builds, contexts, query, unknowns, parameters, timeout_ms, st
         return _unless_vacuous(outcomes[0][1], built, query, timeout_ms)
     remaining = max(1, timeout_ms - int(_since(start) * 1000))
     builds["quotient variables"] = linear = _build(*query, quotients=True)
-    contexts["quotient variables"] = _start("quotient variables", linear, unknowns, parameters,
-                                            remaining, start, answers)
+    contexts["quotient variables"] = _start("quotient variables", linear, unknowns,
+                                            parameters, remaining, start, answers)
     while len(outcomes) < len(contexts):
         outcomes.append(answers.get())
         label, outcome = outcomes[-1]
@@ -217,10 +214,9 @@ _VACUITY_MEMO_SIZE = 4096  # 0: remember nothing
 
 
 def _draws(meets, drawn, assumed: bool, definite: list):
-    """``VACUITY_DRAWS`` floors per parameter (fixed seed; the first all 1)
-    and, for each, sizes at least that large meeting the assumptions (the
-    floors themselves when there are none), one by one; floors the
-    assumptions bound the sizes below are left out."""
+    """``VACUITY_DRAWS`` floors per parameter (fixed seed; the first all 1) and, for each,
+    sizes at least that large meeting the assumptions (the floors themselves when there are
+    none), one by one; floors the assumptions bound the sizes below are left out."""
     rng = random.Random(SEED)
     for k in range(VACUITY_DRAWS):
         floors = [1 if k == 0 else int(2 ** rng.uniform(0, VACUITY_MAX_BITS)) for _ in drawn]
@@ -239,8 +235,10 @@ def _draws(meets, drawn, assumed: bool, definite: list):
 
 
 def _first_not_admitted(admits, sizes, draws, parameters, definite: list) -> str | None:
-    """The first draw the encoding does not admit (or cannot be shown to), as text."""
+    """The first draw not admitted (or not shown to be), as text; a note if none was drawn."""
+    tested = False
     for values in draws:
+        tested = True
         admits.push()
         admits.add([size == value for size, value in zip(sizes, values)])
         answer = interruptible_check(admits, admits.ctx)
@@ -248,6 +246,8 @@ def _first_not_admitted(admits, sizes, draws, parameters, definite: list) -> str
         definite[0] &= answer != z3.unknown
         if answer != z3.sat:
             return ", ".join(f"{p}={v}" for p, v in zip(parameters, values))
+    if not tested and not definite[0]:
+        return "(none: Z3 did not find sizes meeting the assumptions)"
     return None
 
 
