@@ -5,7 +5,7 @@ answer comes within ``RACE_AFTER_S`` and the query divides by a constant,
 it also starts quotient variables (``num = den·q + r``) and takes the first
 answer. This script proves every shipped claim (``prover.discover(None)``,
 ``prover.prove``, in-process, no cache) under three orders, chosen by
-patching ``solver._build`` here only (as tests/test_differential.py's
+patching ``solver._build`` here only (as tests/verify/test_differential.py's
 ``encoding()`` does):
 
     shipped          Z3's div/mod first, quotient variables raced after RACE_AFTER_S

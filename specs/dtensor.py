@@ -113,7 +113,7 @@ def pytorch_194457_gather_before_chunk():
     """The same flattening hits [S(0), S(0)] → [R, S(0)] of (5, 3) on 2 × 2: torch
     2.13 gathers both mesh dims in one flattened all_gather, cut 2/2/1/0, then
     chunks mesh dim 1: rank (0, 1) gets a padding row and row 3 where rows 3 and
-    4 belong (found by tests/test_dtensor_torch.py in torch itself)."""
+    4 belong (found by tests/dtensor/test_dtensor_torch.py in torch itself)."""
     return plan_redistribution(SOURCE_194457, ["R", "S(0)"], flatten=True)
 
 

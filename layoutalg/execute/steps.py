@@ -9,7 +9,7 @@ consecutive steps, so it can be made for the whole nest at once: ``Steps``
 holds every step's tiles and where each operand's tile changes, and from
 them the executor knows which steps fill, zero and write back, and counts
 all of those moves with a few array sums instead of one event per move.
-``tests/test_execute_batched.py`` checks that the moves and zero-fills the
+``tests/execute/test_execute_batched.py`` checks that the moves and zero-fills the
 executor makes from ``Steps`` are exactly the events of
 ``la.dataflow.events``, in order.
 """

@@ -24,7 +24,7 @@ tiles are padded with zeros in the PE memories (the padding never enters a
 count). Broadcasts are counted as one message from the owner to each other
 PE of the row (column): bytes, 32-bit wavelets, Manhattan hops and bytes ×
 hops — in closed form over the steps (a step's counts depend only on its
-depth and its owners' row and column; ``tests/test_execute_matmul.py``
+depth and its owners' row and column; ``tests/execute/test_execute_matmul.py``
 holds them to a loop over steps, rows and columns).
 """
 

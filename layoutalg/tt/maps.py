@@ -263,7 +263,7 @@ def slot_address_map(spec) -> IndexMap:
 def element_steps(spec) -> tuple[IndexMap, IndexMap, IndexMap]:
     """``element_map`` as three steps through named coordinates: element →
     (page, offset) → (location, slot, offset) → (location, address). Composed
-    in order they are ``element_map(spec)`` (``tests/test_tt_steps.py`` proves it)."""
+    in order they are ``element_map(spec)`` (``tests/tt/test_tt_steps.py`` proves it)."""
     _element_bytes(spec)  # as element_map: no byte addresses for packed dtypes
     return element_page_map(spec), page_slot_map(spec), slot_address_map(spec)
 

@@ -14,7 +14,7 @@ that no real point of ``first`` reaches.
 Maps the combinators build from a ``Space`` are *exact by construction*: in
 bounds, a bijection onto their valid slots, with an inverse that is right on
 every valid slot and left on every point (each combinator's formulas say
-so, and ``tests/test_combinators.py`` checks it over whole domains and
+so, and ``tests/core/test_combinators.py`` checks it over whole domains and
 proves it for symbolic sizes). They are recorded with :func:`mark_exact`
 and need no query; a composition of two exact maps is exact again.
 

@@ -22,7 +22,7 @@ unevaluated, after a few rules that hold for all integers:
 ``floor``/``ceiling``/``Mod`` of integer terms, and sums, products and
 natural powers of those. Nothing else is simplified, so a rule that SymPy
 gets wrong (``layoutalg.core.sympy_fixes``) cannot apply here; the result
-is the same integer function, which ``tests/test_prove_speed_rewrite.py``
+is the same integer function, which ``tests/verify/test_prove_speed_rewrite.py``
 checks against Python's own ``//`` and ``%``.
 """
 

@@ -11,7 +11,7 @@ import pytest
 from layoutalg.runner import prover
 from layoutalg.cli import main
 
-SPECS = Path(__file__).resolve().parent.parent / "specs"
+SPECS = Path(__file__).resolve().parents[2] / "specs"
 
 
 def verdicts(outcomes):

@@ -17,7 +17,7 @@ import layoutalg as la
 from layoutalg.docgen.pages import Stepped, spec_page, steps_of
 from layoutalg.runner.prover import discover
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TT_SPECS = ROOT / "specs" / "tt.py"
 
 SHIPPED = [

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from layoutalg.runner.prover import discover, prove_spec
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def outcomes():

@@ -15,7 +15,7 @@ import layoutalg as la
 from layoutalg.dataflow.characterize import pareto_front
 
 df = la.dataflow
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"square": (48, 40, 56), "tall": (200, 16, 24)}
 CAPS = df.Capacities(4096, 1024)
 

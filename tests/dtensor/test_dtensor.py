@@ -24,7 +24,7 @@ from layoutalg.dtensor import (
 )
 from layoutalg.runner.prover import discover, prove_spec
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 N, M, K, K2 = la.extents("N M K K2")
 FEW = settings(max_examples=12, deadline=None, derandomize=True,
                suppress_health_check=[HealthCheck.too_slow])

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from layoutalg.runner.prover import discover, prove_spec
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_refuted_specs_show_the_seeds_errors():

@@ -240,7 +240,7 @@ def test_ite_conditions_are_translated():
         assert (outcome.answer == "sat") == (v in holds)
 
 
-# -- found by tests/test_soundness.py ---------------------------------------------------
+# -- found by tests/verify/test_soundness.py ---------------------------------------------------
 
 def test_a_map_without_padding_is_not_proved_under_contradictory_assumptions():
     N, = la.extents("N")

@@ -226,8 +226,9 @@ def interrupt_scenario(kind: str) -> None:
 
 @pytest.mark.parametrize("kind", ["ctrl-c", "claim-limit"])
 def test_an_interrupt_stops_a_check_on_the_shared_thread(kind):
-    tests = os.path.dirname(os.path.abspath(__file__))
-    code = (f"import sys; sys.path.insert(0, {tests!r}); import test_solver_reuse as t; "
+    here = os.path.dirname(os.path.abspath(__file__))
+    tests = os.path.dirname(here)  # the shared helper modules
+    code = (f"import sys; sys.path[:0] = [{here!r}, {tests!r}]; import test_solver_reuse as t; "
             f"t.interrupt_scenario({kind!r}); print('interrupted and recovered')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=4 * HANG_GUARD_S)  # a hang guard only, never an assertion

@@ -12,7 +12,7 @@ import layoutalg as la
 from layoutalg.runner import prover
 
 df = la.dataflow
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 M, N, K = la.extents("M N K")
 
 

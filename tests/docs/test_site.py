@@ -21,7 +21,7 @@ from layoutalg.cli import main
 from layoutalg.docgen import catalog, mathml, offline
 from layoutalg.docgen.pages import Page, build_pages, formula_lines, layout_section
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 SPECS = '''
 import layoutalg as la

@@ -19,7 +19,7 @@ from layoutalg.docgen import site
 from layoutalg.docgen.pages import build_pages, write_pages
 from layoutalg.docgen.picture import layout_svg
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 SPECS = '''
 import layoutalg as la

@@ -1,4 +1,4 @@
-"""Issue 12: adding a family takes one short module (tests/toy_family/banked.py).
+"""Issue 12: adding a family takes one short module (tests/architecture/toy_family/banked.py).
 
 The toy family composes core combinators and defines one claim beside its
 check; the prover runs its specs like any shipped family's.

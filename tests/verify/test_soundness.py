@@ -33,7 +33,7 @@ on ``profiles.SOUNDNESS_CHECKS`` (3) of the checks in turn, in two processes:
 a few minutes. The full run judges every map on every check, by hand::
 
     LAYOUTALG_SOUNDNESS_EXAMPLES=10000 LAYOUTALG_SOUNDNESS_CHECKS=0 \
-        LAYOUTALG_SOUNDNESS_WORKERS=2 pytest tests/test_soundness.py
+        LAYOUTALG_SOUNDNESS_WORKERS=2 pytest tests/verify/test_soundness.py
 
 Environment:
 
@@ -1657,7 +1657,10 @@ def _run_in_processes(seeds, workers: int) -> Tally:
         for k in range(workers):
             out = os.path.join(tmp, f"tally{k}.json")
             chunk = ",".join(map(str, seeds[k::workers]))
-            procs.append((out, subprocess.Popen([sys.executable, __file__, out, chunk])))
+            helpers = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                [helpers, os.environ.get("PYTHONPATH", "")])}  # int_oracle, profiles
+            procs.append((out, subprocess.Popen([sys.executable, __file__, out, chunk], env=env)))
         tally = Tally()
         for out, proc in procs:
             if proc.wait() != 0:

@@ -22,7 +22,7 @@ from cli_helpers import assert_bad_input, run_cli as run
 import layoutalg as la
 from layoutalg.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 GOOD = '''
 import layoutalg as la

@@ -233,7 +233,7 @@ def test_a_bank_conflict_outlines_both_threads():
     from layoutalg.docgen.pages import spec_page
     from layoutalg.runner.prover import discover, prove
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     found = [f for f in discover([root / "specs" / "channel.py"])
              if f.spec.name == "unswizzled_column_read"]
     outcomes = prove(found, cache=None)

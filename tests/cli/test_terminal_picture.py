@@ -15,7 +15,7 @@ import layoutalg as la
 from layoutalg.cli import main
 from layoutalg.cli.show import GLYPHS, glyph, needs_glyphs, terminal_picture
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ANSI = re.compile(r"\x1b\[")
 
 

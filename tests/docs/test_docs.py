@@ -14,7 +14,7 @@ import layoutalg as la
 from layoutalg import errors
 from layoutalg.cli import build_parser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CLI_PAGE = (ROOT / "docs" / "cli.md").read_text()
 
 

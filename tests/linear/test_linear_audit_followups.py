@@ -1,4 +1,4 @@
-"""Follow-ups to the linear-layout audit (tests/test_linear_audit.py): the behaviour its fixes
+"""Follow-ups to the linear-layout audit (tests/linear/test_linear_audit.py): the behaviour its fixes
 settle, pinned with values typed by hand or taken from the triton wheel, never from layoutalg.
 
 - check_equivalent of two LinearLayouts REFUTES out dims of different sizes, as Triton's
@@ -35,7 +35,7 @@ from layoutalg.linear import (
 from oracles import linear as brute
 from layoutalg.linear.banks import BankModel
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # a 32 × 32 tile: ROW_MAJOR stores (r, c) at offset 32 r + c, XOR_SWIZZLED at 32 r + (c ^ r)
 ROW_MAJOR = LinearLayout({"offset": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16],

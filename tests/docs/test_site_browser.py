@@ -26,7 +26,7 @@ import pytest
 from layoutalg.cli import main
 from layoutalg.docgen.picture import HIGHLIGHT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BROWSER = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))),
                None)
 pytestmark = pytest.mark.skipif(BROWSER is None, reason="no chromium installed")

@@ -19,7 +19,7 @@ import layoutalg as la
 from layoutalg.runner.prover import discover, prove_spec
 from layoutalg.core.cute_layout import parse_layout
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT / "specs" / "real_bugs.py"
 DOCS = ROOT / "docs" / "real-bugs.md"
 BUGS = ["tt_metal_24425", "tt_metal_53110", "tt_metal_54621", "tt_metal_28835",
