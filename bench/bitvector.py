@@ -25,7 +25,7 @@ from layoutalg.channel.bank_model import NVIDIA_32BIT, NVIDIA_64BIT, NVIDIA_128B
 from layoutalg.channel.banks import check_bank_conflicts
 from layoutalg.channel.smem_tiles import column_read, row_read, swizzled_tile
 from layoutalg.channel.swizzle import Swizzle
-from layoutalg.verify import solver
+from layoutalg.verify.z3_backend import solver
 
 R = la.extents("R")[0]
 SW128 = Swizzle(3, 4, 3)

@@ -908,7 +908,7 @@ def component_clock(clock: Clock):
 
     import z3
 
-    solver = importlib.import_module("layoutalg.verify.solver")
+    solver = importlib.import_module("layoutalg.verify.z3_backend.solver")
     checks = importlib.import_module("layoutalg.verify.checks")
     query = importlib.import_module("layoutalg.verify.query")
     vacuous = solver._unless_vacuous

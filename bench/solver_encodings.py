@@ -1,6 +1,6 @@
 """Which div/mod encoding should ``solve`` start with? Every shipped claim under three orders.
 
-``layoutalg.verify.solver.solve`` starts Z3 on its own div/mod; if no
+``layoutalg.verify.z3_backend.solver.solve`` starts Z3 on its own div/mod; if no
 answer comes within ``RACE_AFTER_S`` and the query divides by a constant,
 it also starts quotient variables (``num = den·q + r``) and takes the first
 answer. This script proves every shipped claim (``prover.discover(None)``,
@@ -53,7 +53,7 @@ from rich.table import Table
 
 from layoutalg.runner import prover
 
-solver = importlib.import_module("layoutalg.verify.solver")
+solver = importlib.import_module("layoutalg.verify.z3_backend.solver")
 
 ORDERS = ("shipped", "quotients", "quotients-if-all")
 

@@ -34,10 +34,10 @@ from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.errors import describe
 from layoutalg.validate import is_int
 from layoutalg.verify import query as q
-from layoutalg.verify import solver
+from layoutalg.verify import query
 from layoutalg.verify.claims import claim
 from layoutalg.verify.result import CheckResult, Status, point_text
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 METHODS = ("auto", "z3", "enumeration")
 ENUMERATION_LIMIT = 1 << 22
@@ -130,7 +130,7 @@ def check_bank_conflict_free(
         return _enumerated(access, resource, lane, subject, start, "")
     x, bounds = q.unknowns(access.domain)
     other = sympy.Symbol(f"{lane}'", integer=True, nonnegative=True)
-    bounds = bounds + [solver.Bounded(other, 0, access.domain.extents[position])]
+    bounds = bounds + [query.Bounded(other, 0, access.domain.extents[position])]
     y = x[:position] + (other,) + x[position + 1:]
     (a,) = q.images(access, x)
     (b,) = substitute_exprs(access.exprs, access.domain.symbols, y)
@@ -237,7 +237,7 @@ def check_bank_conflicts(
     lanes = [x[position]] + [sympy.Symbol(lane + "'" * k, integer=True, nonnegative=True)
                              for k in range(1, max_degree + 1)]
     extent = access.domain.extents[position]
-    bounds = bounds + [solver.Bounded(s, 0, extent) for s in lanes[1:]]
+    bounds = bounds + [query.Bounded(s, 0, extent) for s in lanes[1:]]
     images = [a] + [substitute_exprs(access.exprs, access.domain.symbols,
                                      x[:position] + (s,) + x[position + 1:])[0]
                     for s in lanes[1:]]

@@ -26,12 +26,12 @@ from layoutalg.channel.options import MATRICES
 from layoutalg.errors import describe
 from layoutalg.validate import is_int
 from layoutalg.verify import query as q
-from layoutalg.verify import solver
+from layoutalg.verify import query
 from layoutalg.verify.result import CheckResult, Status, point_text
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 
-def solve(layout, bounds, constraints, assume, timeout_ms) -> solver.Outcome:
+def solve(layout, bounds, constraints, assume, timeout_ms) -> query.Outcome:
     """One Z3 query with the layout's parameters (each ≥ 1) and ``assume`` in force."""
     return q.ask(bounds, constraints, parameters=layout.parameters, assumptions=assume,
                  timeout_ms=timeout_ms)
@@ -85,7 +85,7 @@ def check_fits(layout, capacity: int | None = None, *, assume: Sequence[sympy.Ba
             names, point_syms = space.names, tile
         else:
             beat = sympy.Symbol("beat", integer=True, nonnegative=True)
-            bounds = bounds + [solver.Bounded(beat, 0, layout.beats)]
+            bounds = bounds + [query.Bounded(beat, 0, layout.beats)]
             address = layout.address_of(matrix, *tile) + layout.interleave * beat
             channel = layout.decoder.channel(address)
             need = layout.decoder.offset(address) + layout.interleave

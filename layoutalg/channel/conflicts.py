@@ -30,7 +30,7 @@ from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_equivalent
 from layoutalg.verify.conflicts import check_conflict_free as generic_conflict_free
 from layoutalg.verify.result import CheckResult, Status
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 
 def check_conflict_free(

@@ -16,7 +16,7 @@ row-major tile spreads over all banks.
 
 :meth:`Swizzle.expr` writes exactly that with the core bit operations
 (:mod:`layoutalg.core.bits`), which Z3 decides for symbolic tile sizes
-(``layoutalg.verify.solver``: only the touched bits are blasted). An index
+(``layoutalg.verify.z3_backend``: only the touched bits are blasted). An index
 map or a ``CuteLayout`` composes with it (:meth:`Swizzle.after`), as CuTe's
 ``ComposedLayout<Swizzle, 0, Layout>`` does. :func:`xor_expr` keeps the old
 arithmetic form (``//`` and ``%`` digit sums) for the measurements in

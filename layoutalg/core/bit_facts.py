@@ -1,6 +1,6 @@
 """What an index expression's structure says about its bits, read without a solver.
 
-The Z3 encoding of bit operations (:mod:`layoutalg.verify.solver`) blasts
+The Z3 encoding of bit operations (:mod:`layoutalg.verify.z3_backend`) blasts
 only the bits it needs; these facts tell it which: an upper bound (so
 ``x ^ small`` touches only ``small``'s bits), the low bits known to be zero
 (so ``row·128 + col·16`` is two disjoint bit fields), and whether a

@@ -1,6 +1,6 @@
 """Z3 checks of dataflow models: compulsory traffic, stationarity, tile fit.
 
-Each asks Z3 (through ``layoutalg.verify.solver``, the one module that
+Each asks Z3 (through ``layoutalg.verify.query``, the one door to the Z3 back end that
 imports it) for a counterexample; with symbolic sizes the verdict holds for
 every size. ``tests/oracles/dataflow.py`` has the enumeration twins.
 """
@@ -21,9 +21,9 @@ from layoutalg.dataflow.tiling import Capacities
 from layoutalg.dataflow.traffic import traffic
 from layoutalg.errors import describe
 from layoutalg.verify import query as q
-from layoutalg.verify import solver
+from layoutalg.verify import query
 from layoutalg.verify.result import CheckResult, Status, point_text
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 Assume = Sequence[sympy.Basic]
 COMPULSORY = {"A": "M·K", "B": "K·N", "C": "M·N"}
@@ -180,7 +180,7 @@ def check_tiles_fit(schedule: Schedule, capacities: Capacities | None = None, *,
                             f"got {describe(capacities)}")
     start = time.perf_counter()
     point = tuple(sympy.Symbol(loop, integer=True, nonnegative=True) for loop in LOOPS)
-    bounds = [solver.Bounded(p, 0, n) for p, n in zip(point, schedule.trips)]
+    bounds = [query.Bounded(p, 0, n) for p, n in zip(point, schedule.trips)]
     need = {lv: step_footprint(schedule, lv, point) for lv in ("l2", "register")}
     over = [sympy.Gt(need[lv], capacities.of(lv), evaluate=False) for lv in need]
     parameters = _parameters(*schedule.problem, *schedule.tiles, capacities.l2_bytes,

@@ -19,7 +19,7 @@ from layoutalg.dtensor.layout import DTensorLayout
 from layoutalg.errors import describe
 from layoutalg.verify.checks import check_bijective, check_equivalent
 from layoutalg.verify.result import CheckResult
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 
 def _layout(subject: object, check: str) -> DTensorLayout:

@@ -36,7 +36,7 @@ from layoutalg.dtensor.steps import AllGather, AllToAll, LocalChunk, Step
 from layoutalg.errors import describe
 from layoutalg.verify.checks import check_bijective, check_equivalent
 from layoutalg.verify.result import CheckResult, Status
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 @dataclass(frozen=True, init=False)
 class Redistribution:

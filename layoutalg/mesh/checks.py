@@ -14,7 +14,7 @@ from layoutalg.mesh.layout import WSE2
 from layoutalg.mesh.placed import PlacedTensor
 from layoutalg.validate import is_int
 from layoutalg.verify.result import CheckResult
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 #: 48 KB SRAM − 8 KB code − 4 KB stack, the seed's ``AVAILABLE_FOR_DATA``.
 DEFAULT_DATA_BYTES = 48 * 1024 - 8 * 1024 - 4 * 1024

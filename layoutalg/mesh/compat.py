@@ -23,7 +23,7 @@ from layoutalg.errors import MeshError
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.shapes import check_shape
 from layoutalg.verify.result import CheckResult, Status
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 
 def _covered(a: MeshLayout, b: MeshLayout, shape, assume, timeout_ms) -> CheckResult:

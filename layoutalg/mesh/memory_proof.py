@@ -18,7 +18,7 @@ from layoutalg.verify.memory import check_fits
 from layoutalg.mesh.dtypes import element_size
 from layoutalg.mesh.memory_plan import MemoryPlan, PEGroup
 from layoutalg.verify import query as q
-from layoutalg.verify import solver
+from layoutalg.verify import query
 from layoutalg.verify.result import CheckResult, Status
 
 STEP = sympy.Symbol("step", integer=True, nonnegative=True)
@@ -43,7 +43,7 @@ def _where(group: PEGroup) -> dict[str, int]:
 
 def prove_plan(plan: MemoryPlan, *, timeout_ms: int | None = None) -> CheckResult:
     start = time.perf_counter()
-    timeout = timeout_ms or solver.DEFAULT_TIMEOUT_MS
+    timeout = timeout_ms or query.DEFAULT_TIMEOUT_MS
     subject = _subject(plan)
 
     def verdict(status, reason, counterexample=None):
@@ -52,7 +52,7 @@ def prove_plan(plan: MemoryPlan, *, timeout_ms: int | None = None) -> CheckResul
 
     for group in plan.groups:
         top = max(group.used, 1)
-        bounds = [solver.Bounded(STEP, 0, plan.steps), solver.Bounded(BYTE, 0, top)]
+        bounds = [query.Bounded(STEP, 0, plan.steps), query.Bounded(BYTE, 0, top)]
         clashes = [sympy.And(_live(a), _live(b), _holds(a), _holds(b))
                    for a, b in itertools.combinations(group.regions, 2)]
         over = [sympy.And(_live(r), _holds(r), sympy.Ge(BYTE, plan.budget))

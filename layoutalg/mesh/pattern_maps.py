@@ -38,7 +38,7 @@ from layoutalg.mesh.shapes import view
 from layoutalg.verify.checks import (check_bijective, check_equivalent, check_images_valid,
                                      check_in_bounds, check_injective, check_surjective)
 from layoutalg.verify.result import CheckResult, Status
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from layoutalg.mesh.pattern_maps import (
 )
 from layoutalg.mesh.shapes import check_shape
 from layoutalg.verify.result import CheckResult
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 
 class TransformKind(enum.Enum):

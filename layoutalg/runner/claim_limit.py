@@ -3,7 +3,7 @@
 ``within(seconds)`` arms an interval timer around a block; when it fires,
 ``ClaimTimeLimit`` is raised in the main thread wherever the claim is (SymPy
 work, translation, or waiting on Z3, whose check is then interrupted: see
-``verify.solver.interruptible_check``). It derives from ``BaseException`` so
+``verify.z3_backend.solver.interruptible_check``). It derives from ``BaseException`` so
 no ``except Exception`` on the way swallows it. Off the main thread (a Dask
 worker's thread) signals cannot be used and the block runs unlimited; each Z3
 query still has its own ``timeout_ms``.

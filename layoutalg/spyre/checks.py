@@ -21,7 +21,7 @@ from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_bijective, check_equivalent
 from layoutalg.verify.result import CheckResult, Status
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 
 def check_padding(subject, expected, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS

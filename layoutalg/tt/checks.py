@@ -26,7 +26,7 @@ from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_in_bounds, check_surjective
 from layoutalg.verify.memory import check_fits
 from layoutalg.verify.result import CheckResult, Status
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 from layoutalg.errors import TTError
 from layoutalg.verify.claims import register_claim
 

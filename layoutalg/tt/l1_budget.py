@@ -42,7 +42,7 @@ from layoutalg.validate import is_int
 from layoutalg.verify.checks import check_in_bounds
 from layoutalg.verify.claims import register_claim
 from layoutalg.verify.result import CheckResult, Status
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 GUARDS = ("free", "max")
 

@@ -35,7 +35,7 @@ from layoutalg.tt.tensor import TensorSpec
 from layoutalg.verify.checks import check_bijective, check_injective
 from layoutalg.verify.claims import register_claim
 from layoutalg.verify.result import CheckResult
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 
 def shard_padded_2d(spec: TensorSpec) -> tuple[int, int]:

@@ -17,7 +17,7 @@ from layoutalg.verify import enumerated, one_query
 from layoutalg.verify.one_query import inverse_misses
 from layoutalg.verify import query as q
 from layoutalg.verify.result import CheckResult, Status, point_text
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS, checked_timeout
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS, checked_timeout
 
 Assume = Sequence[sympy.Basic]
 

@@ -37,7 +37,7 @@ from layoutalg.core.space import Space
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_in_bounds, inverse_misses
 from layoutalg.verify.result import CheckResult, Status
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 MEMO_SIZE = 4096
 ENUMERATION_LIMIT = 1 << 16

@@ -13,7 +13,7 @@ from layoutalg.core.space import Space
 from layoutalg.errors import MapError, describe
 from layoutalg.verify import query as q
 from layoutalg.verify.result import CheckResult, point_text
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 
 def resource_exprs(space: Space, access: IndexMap, resource: IndexMap | None) -> tuple:

@@ -2,7 +2,7 @@
 
 ``"auto"`` takes bit-vectors when the query has a bit operation and concrete
 sizes and interval bounds fit every value in at most 64 bits; Int theory
-(with only the touched bits blasted, :mod:`layoutalg.verify.z3_bits`)
+(with only the touched bits blasted, :mod:`layoutalg.verify.z3_backend.bits`)
 otherwise. ``use_encoding`` forces one, for measurements and tests.
 """
 

@@ -13,7 +13,7 @@ from layoutalg.errors import MapError, describe
 from layoutalg.validate import is_bool, is_int
 from layoutalg.verify import query as q
 from layoutalg.verify.result import CheckResult, Status, point_text
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS, checked_timeout
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS, checked_timeout
 
 
 def memory_dims(m: IndexMap, per: Sequence[str] | None) -> tuple[list[int], list[int]]:

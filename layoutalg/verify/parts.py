@@ -44,7 +44,7 @@ from layoutalg.verify import query as q
 from layoutalg.verify.checks import (check_bijective, check_images_valid, check_in_bounds,
                                      check_injective, inverse_misses, other_way_to_bijective)
 from layoutalg.verify.result import CheckResult, Status
-from layoutalg.verify.solver import DEFAULT_TIMEOUT_MS, checked_timeout
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS, checked_timeout
 
 Assume = Sequence[sympy.Basic]
 

@@ -15,9 +15,13 @@ from layoutalg.core.expr import as_condition
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import MapError, describe
-from layoutalg.verify import rewrite, solver
-from layoutalg.verify.result import CheckResult, Status
+from layoutalg.verify import rewrite
 from layoutalg.verify.encodings import current_encoding
+from layoutalg.verify.result import CheckResult, Status
+from layoutalg.verify.z3_backend import solver
+# the door's vocabulary, for checks that build queries (none of it is Z3)
+from layoutalg.verify.z3_backend.solver import (  # noqa: F401 - re-exported
+    DEFAULT_TIMEOUT_MS, Bounded, Outcome, checked_timeout)
 
 Point = tuple[sympy.Symbol, ...]
 

@@ -20,7 +20,7 @@ import layoutalg as la
 from layoutalg.errors import CompositionError, MapError
 from layoutalg.verify import brute
 from layoutalg.verify import composition as facts
-from layoutalg.verify import solver
+from layoutalg.verify.z3_backend import solver
 
 S = la.Space
 

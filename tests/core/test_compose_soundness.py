@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 import layoutalg as la
 from layoutalg.core.combinators import compose
 from layoutalg.verify import composition as facts
-from layoutalg.verify import solver
+from layoutalg.verify.z3_backend import solver
 
 TIMEOUT_MS = 60_000  # small concrete queries answer in milliseconds: a margin, not a budget
 

@@ -45,7 +45,7 @@ def test_z3_proves_every_schedule_meets_the_compulsory_traffic(dataflow):
 @pytest.mark.parametrize("dataflow", df.DATAFLOWS)
 def test_z3_proves_the_total_dram_bytes_bound(dataflow):
     """The brief's form: DRAM bytes ≥ element_bytes·(MK + KN + MN), asked of Z3 directly."""
-    from layoutalg.verify import solver
+    from layoutalg.verify.z3_backend import solver
 
     t = df.traffic(df.Schedule(dataflow, (M, N, K), (Ti, Tj, Tk), element_bytes=2))
     below = sympy.Lt(t.dram_bytes, 2 * (M * K + K * N + M * N), evaluate=False)

@@ -38,7 +38,7 @@ from agreement import agree
 TIMEOUT_MS = 10_000
 
 padding_module = importlib.import_module("layoutalg.verify.padding")
-solver_module = importlib.import_module("layoutalg.verify.solver")
+solver_module = importlib.import_module("layoutalg.verify.z3_backend.solver")
 
 # solve() starts with Z3's own div/mod and races quotient variables against it
 # only on slow queries; half of the examples swap the two, so both encodings

@@ -19,7 +19,8 @@ import z3
 import layoutalg as la
 from layoutalg.dataflow import Capacities, Schedule, check_meets_compulsory, check_stationary_once
 from layoutalg.dataflow import check_tiles_fit
-from layoutalg.verify import query, solver
+from layoutalg.verify import query
+from layoutalg.verify.z3_backend import solver
 
 PACKAGE = pathlib.Path(la.__file__).parent
 M, = la.extents("M")
@@ -32,7 +33,7 @@ def _solver_calls(path: pathlib.Path) -> list[str]:
     tree = ast.parse(path.read_text())
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "layoutalg.verify.solver":
+        if isinstance(node, ast.ImportFrom) and node.module == "layoutalg.verify.z3_backend.solver":
             found += [a.name for a in node.names if a.name in ("solve", "maximize")]
         if (isinstance(node, ast.Attribute) and node.attr in ("solve", "maximize")
                 and isinstance(node.value, ast.Name) and node.value.id == "solver"):
@@ -43,33 +44,49 @@ def _solver_calls(path: pathlib.Path) -> list[str]:
 def test_only_the_query_module_calls_the_solver():
     callers = {str(p.relative_to(PACKAGE)): _solver_calls(p) for p in PACKAGE.rglob("*.py")}
     outside = {p: names for p, names in callers.items()
-               if names and p not in ("verify/query.py", "verify/solver.py")}
+               if names and p not in ("verify/query.py", "verify/z3_backend/solver.py")}
     assert outside == {}
     assert callers["verify/query.py"]  # the door itself is found by the scan
 
 
-Z3_MODULES = {"verify/solver.py", "verify/z3_terms.py", "verify/z3_bits.py",
-              "verify/z3_bitvector.py"}
+BACKEND = "verify/z3_backend/"
 
 
-def _imports_z3(path: pathlib.Path) -> bool:
+def _imports(path: pathlib.Path, top: str) -> bool:
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "z3" for a in node.names):
+        if isinstance(node, ast.Import) and any(a.name.startswith(top) for a in node.names):
             return True
-        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "z3":
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(top):
             return True
     return False
 
 
-def test_only_the_solver_and_its_translators_import_z3():
-    importers = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if _imports_z3(p)}
-    assert importers == Z3_MODULES
+def _importers(top: str) -> set[str]:
+    return {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if _imports(p, top)}
+
+
+def test_only_the_z3_back_end_imports_z3():
+    importers = _importers("z3")
+    assert importers and all(path.startswith(BACKEND) for path in importers), importers
+
+
+def test_only_the_query_door_imports_the_z3_back_end():
+    outside = {p for p in _importers("layoutalg.verify.z3_backend") if not p.startswith(BACKEND)}
+    assert outside == {"verify/query.py"}
+
+
+def test_the_import_scan_sees_both_forms(tmp_path):
+    plain, dotted = tmp_path / "plain.py", tmp_path / "dotted.py"
+    plain.write_text("import z3\n")
+    dotted.write_text("from layoutalg.verify.z3_backend.solver import Bounded\n")
+    assert _imports(plain, "z3") and not _imports(plain, "layoutalg")
+    assert _imports(dotted, "layoutalg.verify.z3_backend")
 
 
 def test_the_scan_finds_a_direct_call(tmp_path):
     sneaky = tmp_path / "sneaky.py"
     sneaky.write_text("from layoutalg.verify import solver\nsolver.solve([], [])\n"
-                      "from layoutalg.verify.solver import maximize\n")
+                      "from layoutalg.verify.z3_backend.solver import maximize\n")
     assert sorted(_solver_calls(sneaky)) == ["maximize", "solver.solve"]
 
 

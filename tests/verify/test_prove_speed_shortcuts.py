@@ -152,7 +152,8 @@ def test_prove_reports_a_time_table(tmp_path):
 def test_a_forced_encoding_is_part_of_the_memo_key():
     """An answer found under one forced encoding is not reused under another
     (the forced choice lives in verify.encodings since solver.py was split)."""
-    from layoutalg.verify import query, solver
+    from layoutalg.verify import query
+    from layoutalg.verify.z3_backend import solver
 
     plain = query._key((), (), (), (), None)
     with solver.use_encoding("int"):

@@ -27,8 +27,8 @@ import z3
 
 import layoutalg as la
 from layoutalg.runner.claim_limit import ClaimTimeLimit
-from layoutalg.verify import checker_threads, solver
-from layoutalg.verify.z3_terms import Bounded
+from layoutalg.verify.z3_backend import checker_threads, solver
+from layoutalg.verify.z3_backend.terms import Bounded
 
 M = sympy.Symbol("M", integer=True, positive=True)
 HANG_GUARD_S = 120

@@ -1,7 +1,7 @@
 """SymPy integer expressions and booleans → Z3 Int terms, memoized per node.
 
-The translator of :mod:`layoutalg.verify.solver`: one per query and Z3
-context. Bit operations are delegated to :class:`~layoutalg.verify.z3_bits.BitSplitting`.
+The translator of :mod:`layoutalg.verify.z3_backend.solver`: one per query and Z3
+context. Bit operations are delegated to :class:`~layoutalg.verify.z3_backend.bits.BitSplitting`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import z3
 from layoutalg.core.bits import BitOp
 from layoutalg.core.expr import Unsupported, integer_terms, quotient
 
-from layoutalg.verify.z3_bits import BitSplitting
+from layoutalg.verify.z3_backend.bits import BitSplitting
 
 
 @dataclass(frozen=True)

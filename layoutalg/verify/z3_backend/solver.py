@@ -1,6 +1,6 @@
 """Asking Z3: one query, one fresh context, a timeout, a fixed seed.
 
-With the translators it uses (``z3_terms``, ``z3_bits``, ``z3_bitvector``)
+With the translators it uses (``terms``, ``bits``, ``bitvector``)
 this is the only code that imports Z3; every check reaches it through
 ``layoutalg.verify.query.ask``.
 
@@ -14,7 +14,7 @@ Bit operations (:mod:`layoutalg.core.bits`) are decided, not enumerated,
 in either of two encodings, chosen per query (:func:`choose_encoding`):
 
 * ``"int"``, mixed: Int theory with only the touched bits blasted
-  (:mod:`layoutalg.verify.z3_bits`), so a swizzled offset may be unbounded;
+  (:mod:`layoutalg.verify.z3_backend.bits`), so a swizzled offset may be unbounded;
 * ``"bitvector"``: the whole query in two's-complement bit-vectors of a width
   that interval bounds prove no value of the query leaves (concrete sizes
   only; signed operations match Python's floor division and shifts).
@@ -37,12 +37,12 @@ import z3
 
 from layoutalg.core.expr import Unsupported
 from layoutalg.errors import MapError, describe
-from layoutalg.verify import checker_threads
+from layoutalg.verify.z3_backend import checker_threads
 from layoutalg.verify.encodings import (  # noqa: F401 - ENCODINGS, use_encoding re-exported
     ENCODINGS, choose_encoding, use_encoding)
-from layoutalg.verify.z3_bitvector import BitVectorTranslator as _BitVectorTranslator
-from layoutalg.verify.z3_terms import Bounded
-from layoutalg.verify.z3_terms import Translator as _Translator
+from layoutalg.verify.z3_backend.bitvector import BitVectorTranslator as _BitVectorTranslator
+from layoutalg.verify.z3_backend.terms import Bounded
+from layoutalg.verify.z3_backend.terms import Translator as _Translator
 
 DEFAULT_TIMEOUT_MS = 20_000
 SEED = 7
@@ -387,7 +387,7 @@ def interruptible_check(solver, ctx: z3.Context):
     thread (Z3 releases the GIL) while the calling thread waits; in the main
     thread that wait raises KeyboardInterrupt, which interrupts the check
     and goes on up to the CLI (exit 130). The thread is one of
-    :mod:`~layoutalg.verify.checker_threads`' workers, reused across checks.
+    :mod:`~layoutalg.verify.z3_backend.checker_threads`' workers, reused across checks.
     """
     solver.set("ctrl_c", False)
     if threading.current_thread() is not threading.main_thread():

@@ -2,7 +2,7 @@
 
 A prove run makes thousands of Z3 checks, each run off the calling thread
 (so Ctrl-C and the per-claim limit can interrupt it: see
-``verify.solver.interruptible_check``) and each watched by a deadline. A
+``verify.z3_backend.solver.interruptible_check``) and each watched by a deadline. A
 thread started per check and a ``threading.Timer`` per deadline cost ~8,500
 thread starts per run; here both are long-lived:
 

@@ -13,7 +13,7 @@ import z3
 from layoutalg.core.bits import BitAnd, BitOp, BitXor, ShiftRight
 from layoutalg.core.expr import Unsupported, integer_terms, quotient
 
-from layoutalg.verify.z3_terms import _RELATIONS, Translator
+from layoutalg.verify.z3_backend.terms import _RELATIONS, Translator
 
 
 class BitVectorTranslator(Translator):

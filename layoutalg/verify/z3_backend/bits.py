@@ -4,9 +4,8 @@
 (Boolean ``bit_j``, Int ``high``) and is ``high·2**K + Σ (bit_j ⊕ b_j)·2**j``,
 so ``a`` may be unbounded (a symbolic number of rows); masks, shifts by
 constants, ``//`` and ``mod`` by powers of two and sums of disjoint bit fields
-are read bit by bit. A mixin of :class:`layoutalg.verify.z3_terms.Translator`;
-one of the modules that import Z3 (with ``solver``, ``z3_terms`` and
-``z3_bitvector``), all under ``layoutalg.verify``.
+are read bit by bit. A mixin of :class:`layoutalg.verify.z3_backend.terms.Translator`;
+part of the Z3 back end (:mod:`layoutalg.verify.z3_backend`).
 """
 
 from __future__ import annotations
