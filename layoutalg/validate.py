@@ -1,15 +1,38 @@
-"""Argument rules shared by the layout families, without their wording.
+"""Argument rules, one place for every family: "positive int", "one of", …
 
-Each family words its errors its own way (``index: coordinate 1 must lie in
-…`` for mesh, ``coord[1] must lie in …`` for Spyre) and raises its own error
-class, so these helpers only find the offending entry; the caller raises.
+Each rule takes the error class to raise (a :class:`~layoutalg.errors.LayoutError`
+subclass: the family's own, so callers can catch it), the argument's name and
+the value, and returns the value in its canonical form (a NumPy or SymPy
+integer becomes a Python int) or raises one error whose message names the
+argument, states the rule and ends with the value::
+
+    [where: ]name must be <rule>; got <value>
+
+``where`` (keyword) names the function or class that was called, e.g.
+``Schedule: tiles Ti must be a positive int; got 0``. A bool is never an int
+here (``True`` is not a count), a float is never an int (``2.0`` is refused,
+not truncated), and nothing is ever silently corrected.
+
+The predicates (:func:`is_int`, :func:`is_bool`, :func:`is_symbolic`) and
+finders (:func:`first_not_positive`, :func:`first_out_of_range`) serve callers
+that word a message their own way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import keyword
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
+import sympy
+
+from layoutalg.errors import LayoutError, describe
+
+Error = type[LayoutError]
+EXTENTS_HINT = " (declare it with layoutalg.extents)"
+
+
+# -- predicates and finders ------------------------------------------------------
 
 
 def is_int(value: object) -> bool:
@@ -28,6 +51,16 @@ def is_bool(value: object) -> bool:
     (True, True, False, False)
     """
     return isinstance(value, (bool, np.bool_))
+
+
+def is_symbolic(*values: object) -> bool:
+    """True if some value is a SymPy expression other than a plain integer.
+
+    >>> M = sympy.Symbol("M", integer=True, positive=True)
+    >>> is_symbolic(4, M), is_symbolic(4, sympy.Integer(2))
+    (True, False)
+    """
+    return any(isinstance(v, sympy.Basic) and not isinstance(v, sympy.Integer) for v in values)
 
 
 def first_not_positive(values: Iterable[object]) -> tuple[int, object] | None:
@@ -56,4 +89,249 @@ def first_out_of_range(point: Iterable[int], extents: Sequence[int]) -> tuple[in
     return None
 
 
-__all__ = ["first_not_positive", "first_out_of_range", "is_bool", "is_int"]
+def listed(values: Iterable[object]) -> str:
+    """Values as a list in a message, without NumPy's reprs: ``[2, 64]``.
+
+    >>> listed((np.int64(2), 64))
+    '[2, 64]'
+    """
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def _refuse(error: Error, where: str, name: str, rule: str, shown: str) -> LayoutError:
+    prefix = f"{where}: " if where else ""
+    return error(f"{prefix}{name} must {rule}; got {shown}")
+
+
+# -- integers --------------------------------------------------------------------
+
+
+def positive_int(error: Error, name: str, value: object, *, where: str = "") -> int:
+    """``value`` as a Python int if it is an int ≥ 1 (NumPy too, never a bool).
+
+    >>> positive_int(LayoutError, "rows", np.int32(4))
+    4
+    >>> positive_int(LayoutError, "rows", True, where="grid")
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: grid: rows must be a positive int; got True
+    """
+    if not is_int(value) or value < 1:
+        raise _refuse(error, where, name, "be a positive int", describe(value))
+    return int(value)
+
+
+def nonnegative_int(error: Error, name: str, value: object, *, where: str = "") -> int:
+    """``value`` as a Python int if it is an int ≥ 0.
+
+    >>> nonnegative_int(LayoutError, "base", -2, where="Swizzle")
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: Swizzle: base must be an int >= 0; got -2
+    """
+    if not is_int(value) or value < 0:
+        raise _refuse(error, where, name, "be an int >= 0", describe(value))
+    return int(value)
+
+
+def power_of_two(error: Error, name: str, value: object, *, where: str = "") -> int:
+    """``value`` as a Python int if it is 1, 2, 4, 8, …
+
+    >>> power_of_two(LayoutError, "size", 64), power_of_two(LayoutError, "size", 1)
+    (64, 1)
+    >>> power_of_two(LayoutError, "size", 48)
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: size must be a power of two; got 48
+    """
+    if not is_int(value) or value < 1 or value & (value - 1):
+        raise _refuse(error, where, name, "be a power of two", describe(value))
+    return int(value)
+
+
+def ints(error: Error, name: str, value: object, *, least: int | None = None,
+         where: str = "") -> tuple[int, ...]:
+    """A sequence of ints (a list, tuple or NumPy array) as a tuple of Python
+    ints; with ``least``, each at least that (``least=1``: positive ints).
+
+    >>> ints(LayoutError, "size", [2, np.int64(3)])
+    (2, 3)
+    >>> ints(LayoutError, "size", (4, 0), least=1)
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: size[1] must be a positive int; got 0 in size=[4, 0]
+    """
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+        raise _refuse(error, where, name, "be a sequence of ints", describe(value))
+    items = list(value)
+    for k, item in enumerate(items):
+        if not is_int(item):
+            raise _refuse(error, where, f"{name}[{k}]", "be an int",
+                          f"{describe(item)} in {name}={describe(value)}")
+    result = tuple(int(item) for item in items)
+    for k, item in enumerate(result):
+        if least is not None and item < least:
+            rule = {0: "be an int >= 0", 1: "be a positive int"}.get(least, f"be an int >= {least}")
+            raise _refuse(error, where, f"{name}[{k}]", rule,
+                          f"{item} in {name}={listed(result)}")
+    return result
+
+
+def point(error: Error, name: str, value: object, extents: Sequence[int],
+          what: str) -> tuple[int, ...]:
+    """A point inside ``extents`` (called ``what`` in the message): one int per
+    dim, each in ``[0, extent)``.
+
+    >>> point(LayoutError, "coord", (1, 2), (2, 4), "size")
+    (1, 2)
+    >>> point(LayoutError, "coord", (1, 4), (2, 4), "size")
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: coord[1] must lie in [0, 4) for size [2, 4]; got 4
+    """
+    given = ints(error, name, value)
+    if len(given) != len(extents):
+        raise _refuse(error, "", name, f"have {len(extents)} ints for {what} {list(extents)}",
+                      describe(value))
+    bad = first_out_of_range(given, extents)
+    if bad is not None:
+        k, item = bad
+        raise _refuse(error, "", f"{name}[{k}]",
+                      f"lie in [0, {extents[k]}) for {what} {list(extents)}", str(item))
+    return given
+
+
+# -- sizes: ints or positive integer symbols ---------------------------------------
+
+
+def size(error: Error, name: str, value: object, *, where: str = "") -> int | sympy.Expr:
+    """A positive int, or a positive integer SymPy expression (a parametric size
+    from ``layoutalg.extents``); a SymPy or NumPy integer becomes an int.
+
+    >>> M = sympy.Symbol("M", integer=True, positive=True)
+    >>> size(LayoutError, "rows", sympy.Integer(4)), size(LayoutError, "rows", 2 * M)
+    (4, 2*M)
+    >>> size(LayoutError, "rows", 2.0)
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: rows must be a positive int or a positive integer symbol (declare it with layoutalg.extents); got 2.0
+    """
+    rule = "be a positive int or a positive integer symbol"
+    if is_bool(value):
+        raise _refuse(error, where, name, rule, describe(value))
+    if isinstance(value, sympy.Integer):
+        value = int(value)
+    if is_int(value):
+        return positive_int(error, name, value, where=where)
+    if isinstance(value, sympy.Expr) and value.is_integer and value.is_positive:
+        return value
+    raise _refuse(error, where, name, rule + EXTENTS_HINT, describe(value))
+
+
+def sizes(error: Error, name: str, value: object, labels: Sequence[str], *,
+          where: str = "") -> tuple:
+    """One :func:`size` per label, from a tuple or list of that length.
+
+    >>> sizes(LayoutError, "shape", [4, 2, 8], ("M", "N", "K"))
+    (4, 2, 8)
+    >>> sizes(LayoutError, "shape", (4, 0, 8), ("M", "N", "K"), where="f")
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: f: shape N must be a positive int; got 0
+    """
+    labels = tuple(labels)
+    if not isinstance(value, (tuple, list)) or len(value) != len(labels):
+        raise _refuse(error, where, name, f"be a tuple {labels}", describe(value))
+    return tuple(size(error, f"{name} {label}", v, where=where) for label, v in zip(labels, value))
+
+
+def concrete(error: Error, where: str, subject: object, *values: object) -> None:
+    """Refuse symbolic sizes (anything not a Python int) where a number is needed.
+
+    >>> concrete(LayoutError, "cycles", "M×4", sympy.Symbol("M"), 4)
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: cycles: needs concrete sizes (bind the symbols first); got M×4
+    """
+    if any(not isinstance(v, int) or is_bool(v) for v in values):
+        raise error(f"{where}: needs concrete sizes (bind the symbols first); got {subject}")
+
+
+# -- choices, kinds, names ---------------------------------------------------------
+
+
+def choice(error: Error, name: str, value: object, allowed: Sequence[str], *,
+           where: str = "") -> str:
+    """``value`` if it is one of the strings ``allowed`` (case matters).
+
+    >>> choice(LayoutError, "dataflow", "OS", ("os", "ws"), where="Schedule")
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: Schedule: dataflow must be one of ('os', 'ws'); got 'OS'
+    """
+    if not isinstance(value, str) or value not in allowed:
+        raise _refuse(error, where, name, f"be one of {allowed}", describe(value))
+    return value
+
+
+def instance(error: Error, name: str, value: object, kind: type, *, where: str = "") -> None:
+    """Refuse ``value`` unless it is a ``kind`` (a Schedule, a Capacities, …).
+
+    >>> instance(LayoutError, "schedule", (4, 4), tuple), instance(LayoutError, "n", 4, str)
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: n must be a str; got 4
+    """
+    if not isinstance(value, kind):
+        raise _refuse(error, where, name, f"be a {kind.__name__}", describe(value))
+
+
+def flag(error: Error, name: str, value: object, *, where: str = "") -> bool:
+    """``value`` as a bool if it is one (Python or NumPy): never a truthy string.
+
+    >>> flag(LayoutError, "strict", np.bool_(True))
+    True
+    >>> flag(LayoutError, "strict", "no")
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: strict must be a bool (True or False); got 'no'
+    """
+    if not is_bool(value):
+        raise _refuse(error, where, name, "be a bool (True or False)", describe(value))
+    return bool(value)
+
+
+def identifier(error: Error, name: str, value: object, *, where: str = "",
+               example: str = "") -> str:
+    """``value`` if it is a Python identifier and not a keyword.
+
+    >>> identifier(LayoutError, "an in dim name", "class", example="'lane'")
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: an in dim name must be a Python identifier such as 'lane'; got 'class'
+    """
+    if not isinstance(value, str) or not value.isidentifier() or keyword.iskeyword(value):
+        such = f" such as {example}" if example else ""
+        raise _refuse(error, where, name, f"be a Python identifier{such}", describe(value))
+    return value
+
+
+def pairs(error: Error, name: str, value: object, *, where: str = "") -> list[tuple]:
+    """A dict ``{key: item}`` or a list of ``(key, item)`` pairs, as a list of pairs.
+
+    >>> pairs(LayoutError, "bases", {"lane": [[1]]}), pairs(LayoutError, "bases", [("a", 2)])
+    ([('lane', [[1]])], [('a', 2)])
+    """
+    if isinstance(value, Mapping):
+        return list(value.items())
+    if isinstance(value, (list, tuple)) and all(
+            isinstance(p, (list, tuple)) and len(p) == 2 for p in value):
+        return [tuple(p) for p in value]
+    raise _refuse(error, where, name, "be a dict {name: ...} or a list of (name, ...) pairs",
+                  describe(value))
+
+
+def distinct(error: Error, name: str, values: Sequence[object], *, where: str = "") -> None:
+    """Refuse repeated entries.
+
+    >>> distinct(LayoutError, "in dim names", ["lane", "lane"])
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: in dim names must differ; got ['lane', 'lane']
+    """
+    if len(set(values)) != len(values):
+        raise _refuse(error, where, name, "differ", repr(list(values)))
+
+
+__all__ = [
+    "EXTENTS_HINT", "choice", "concrete", "distinct", "first_not_positive", "first_out_of_range",
+    "flag", "identifier", "instance", "ints", "is_bool", "is_int", "is_symbolic", "listed",
+    "nonnegative_int", "pairs", "point", "positive_int", "power_of_two", "size", "sizes",
+]
