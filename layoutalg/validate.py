@@ -135,8 +135,8 @@ def nonnegative_int(error: Error, name: str, value: object, *, where: str = "") 
 def power_of_two(error: Error, name: str, value: object, *, where: str = "") -> int:
     """``value`` as a Python int if it is 1, 2, 4, 8, …
 
-    >>> power_of_two(LayoutError, "size", 64), power_of_two(LayoutError, "size", 1)
-    (64, 1)
+    >>> power_of_two(LayoutError, "size", 64)
+    64
     >>> power_of_two(LayoutError, "size", 48)
     Traceback (most recent call last):
     layoutalg.errors.LayoutError: size must be a power of two; got 48
@@ -146,14 +146,14 @@ def power_of_two(error: Error, name: str, value: object, *, where: str = "") -> 
     return int(value)
 
 
-def ints(error: Error, name: str, value: object, *, least: int | None = None,
+def int_tuple(error: Error, name: str, value: object, *, least: int | None = None,
          where: str = "") -> tuple[int, ...]:
     """A sequence of ints (a list, tuple or NumPy array) as a tuple of Python
     ints; with ``least``, each at least that (``least=1``: positive ints).
 
-    >>> ints(LayoutError, "size", [2, np.int64(3)])
+    >>> int_tuple(LayoutError, "size", [2, np.int64(3)])
     (2, 3)
-    >>> ints(LayoutError, "size", (4, 0), least=1)
+    >>> int_tuple(LayoutError, "size", (4, 0), least=1)
     Traceback (most recent call last):
     layoutalg.errors.LayoutError: size[1] must be a positive int; got 0 in size=[4, 0]
     """
@@ -173,18 +173,18 @@ def ints(error: Error, name: str, value: object, *, least: int | None = None,
     return result
 
 
-def point(error: Error, name: str, value: object, extents: Sequence[int],
+def int_point(error: Error, name: str, value: object, extents: Sequence[int],
           what: str) -> tuple[int, ...]:
     """A point inside ``extents`` (called ``what`` in the message): one int per
     dim, each in ``[0, extent)``.
 
-    >>> point(LayoutError, "coord", (1, 2), (2, 4), "size")
+    >>> int_point(LayoutError, "coord", (1, 2), (2, 4), "size")
     (1, 2)
-    >>> point(LayoutError, "coord", (1, 4), (2, 4), "size")
+    >>> int_point(LayoutError, "coord", (1, 4), (2, 4), "size")
     Traceback (most recent call last):
     layoutalg.errors.LayoutError: coord[1] must lie in [0, 4) for size [2, 4]; got 4
     """
-    given = ints(error, name, value)
+    given = int_tuple(error, name, value)
     if len(given) != len(extents):
         raise _refuse(error, "", name, f"have {len(extents)} ints for {what} {list(extents)}",
                       describe(value))
@@ -199,16 +199,18 @@ def point(error: Error, name: str, value: object, extents: Sequence[int],
 # -- sizes: ints or positive integer symbols ---------------------------------------
 
 
-def size(error: Error, name: str, value: object, *, where: str = "") -> int | sympy.Expr:
+def positive_size(error: Error, name: str, value: object, *,
+                  where: str = "") -> int | sympy.Expr:
     """A positive int, or a positive integer SymPy expression (a parametric size
     from ``layoutalg.extents``); a SymPy or NumPy integer becomes an int.
 
     >>> M = sympy.Symbol("M", integer=True, positive=True)
-    >>> size(LayoutError, "rows", sympy.Integer(4)), size(LayoutError, "rows", 2 * M)
+    >>> positive_size(LayoutError, "rows", sympy.Integer(4)), positive_size(LayoutError, "n", 2 * M)
     (4, 2*M)
-    >>> size(LayoutError, "rows", 2.0)
+    >>> positive_size(LayoutError, "rows", 2.0)
     Traceback (most recent call last):
-    layoutalg.errors.LayoutError: rows must be a positive int or a positive integer symbol (declare it with layoutalg.extents); got 2.0
+    layoutalg.errors.LayoutError: rows must be a positive int or a positive integer symbol
+    (declare it with layoutalg.extents); got 2.0
     """
     rule = "be a positive int or a positive integer symbol"
     if is_bool(value):
@@ -222,26 +224,27 @@ def size(error: Error, name: str, value: object, *, where: str = "") -> int | sy
     raise _refuse(error, where, name, rule + EXTENTS_HINT, describe(value))
 
 
-def sizes(error: Error, name: str, value: object, labels: Sequence[str], *,
+def positive_sizes(error: Error, name: str, value: object, labels: Sequence[str], *,
           where: str = "") -> tuple:
-    """One :func:`size` per label, from a tuple or list of that length.
+    """One :func:`positive_size` per label, from a tuple or list of that length.
 
-    >>> sizes(LayoutError, "shape", [4, 2, 8], ("M", "N", "K"))
+    >>> positive_sizes(LayoutError, "shape", [4, 2, 8], ("M", "N", "K"))
     (4, 2, 8)
-    >>> sizes(LayoutError, "shape", (4, 0, 8), ("M", "N", "K"), where="f")
+    >>> positive_sizes(LayoutError, "shape", (4, 0, 8), ("M", "N", "K"), where="f")
     Traceback (most recent call last):
     layoutalg.errors.LayoutError: f: shape N must be a positive int; got 0
     """
     labels = tuple(labels)
     if not isinstance(value, (tuple, list)) or len(value) != len(labels):
         raise _refuse(error, where, name, f"be a tuple {labels}", describe(value))
-    return tuple(size(error, f"{name} {label}", v, where=where) for label, v in zip(labels, value))
+    return tuple(positive_size(error, f"{name} {label}", v, where=where)
+                 for label, v in zip(labels, value))
 
 
-def concrete(error: Error, where: str, subject: object, *values: object) -> None:
+def concrete_sizes(error: Error, where: str, subject: object, *values: object) -> None:
     """Refuse symbolic sizes (anything not a Python int) where a number is needed.
 
-    >>> concrete(LayoutError, "cycles", "M×4", sympy.Symbol("M"), 4)
+    >>> concrete_sizes(LayoutError, "cycles", "M×4", sympy.Symbol("M"), 4)
     Traceback (most recent call last):
     layoutalg.errors.LayoutError: cycles: needs concrete sizes (bind the symbols first); got M×4
     """
@@ -252,11 +255,11 @@ def concrete(error: Error, where: str, subject: object, *values: object) -> None
 # -- choices, kinds, names ---------------------------------------------------------
 
 
-def choice(error: Error, name: str, value: object, allowed: Sequence[str], *,
+def one_of(error: Error, name: str, value: object, allowed: Sequence[str], *,
            where: str = "") -> str:
     """``value`` if it is one of the strings ``allowed`` (case matters).
 
-    >>> choice(LayoutError, "dataflow", "OS", ("os", "ws"), where="Schedule")
+    >>> one_of(LayoutError, "dataflow", "OS", ("os", "ws"), where="Schedule")
     Traceback (most recent call last):
     layoutalg.errors.LayoutError: Schedule: dataflow must be one of ('os', 'ws'); got 'OS'
     """
@@ -265,10 +268,10 @@ def choice(error: Error, name: str, value: object, allowed: Sequence[str], *,
     return value
 
 
-def instance(error: Error, name: str, value: object, kind: type, *, where: str = "") -> None:
+def instance_of(error: Error, name: str, value: object, kind: type, *, where: str = "") -> None:
     """Refuse ``value`` unless it is a ``kind`` (a Schedule, a Capacities, …).
 
-    >>> instance(LayoutError, "schedule", (4, 4), tuple), instance(LayoutError, "n", 4, str)
+    >>> instance_of(LayoutError, "schedule", (4, 4), tuple), instance_of(LayoutError, "n", 4, str)
     Traceback (most recent call last):
     layoutalg.errors.LayoutError: n must be a str; got 4
     """
@@ -276,12 +279,12 @@ def instance(error: Error, name: str, value: object, kind: type, *, where: str =
         raise _refuse(error, where, name, f"be a {kind.__name__}", describe(value))
 
 
-def flag(error: Error, name: str, value: object, *, where: str = "") -> bool:
+def boolean(error: Error, name: str, value: object, *, where: str = "") -> bool:
     """``value`` as a bool if it is one (Python or NumPy): never a truthy string.
 
-    >>> flag(LayoutError, "strict", np.bool_(True))
+    >>> boolean(LayoutError, "strict", np.bool_(True))
     True
-    >>> flag(LayoutError, "strict", "no")
+    >>> boolean(LayoutError, "strict", "no")
     Traceback (most recent call last):
     layoutalg.errors.LayoutError: strict must be a bool (True or False); got 'no'
     """
@@ -294,9 +297,9 @@ def identifier(error: Error, name: str, value: object, *, where: str = "",
                example: str = "") -> str:
     """``value`` if it is a Python identifier and not a keyword.
 
-    >>> identifier(LayoutError, "an in dim name", "class", example="'lane'")
+    >>> identifier(LayoutError, "in dim", "class", example="'lane'")
     Traceback (most recent call last):
-    layoutalg.errors.LayoutError: an in dim name must be a Python identifier such as 'lane'; got 'class'
+    layoutalg.errors.LayoutError: in dim must be a Python identifier such as 'lane'; got 'class'
     """
     if not isinstance(value, str) or not value.isidentifier() or keyword.iskeyword(value):
         such = f" such as {example}" if example else ""
@@ -304,10 +307,10 @@ def identifier(error: Error, name: str, value: object, *, where: str = "",
     return value
 
 
-def pairs(error: Error, name: str, value: object, *, where: str = "") -> list[tuple]:
+def named_pairs(error: Error, name: str, value: object, *, where: str = "") -> list[tuple]:
     """A dict ``{key: item}`` or a list of ``(key, item)`` pairs, as a list of pairs.
 
-    >>> pairs(LayoutError, "bases", {"lane": [[1]]}), pairs(LayoutError, "bases", [("a", 2)])
+    >>> named_pairs(LayoutError, "b", {"lane": [[1]]}), named_pairs(LayoutError, "b", [("a", 2)])
     ([('lane', [[1]])], [('a', 2)])
     """
     if isinstance(value, Mapping):
@@ -319,10 +322,10 @@ def pairs(error: Error, name: str, value: object, *, where: str = "") -> list[tu
                   describe(value))
 
 
-def distinct(error: Error, name: str, values: Sequence[object], *, where: str = "") -> None:
+def all_distinct(error: Error, name: str, values: Sequence[object], *, where: str = "") -> None:
     """Refuse repeated entries.
 
-    >>> distinct(LayoutError, "in dim names", ["lane", "lane"])
+    >>> all_distinct(LayoutError, "in dim names", ["lane", "lane"])
     Traceback (most recent call last):
     layoutalg.errors.LayoutError: in dim names must differ; got ['lane', 'lane']
     """
@@ -331,7 +334,8 @@ def distinct(error: Error, name: str, values: Sequence[object], *, where: str = 
 
 
 __all__ = [
-    "EXTENTS_HINT", "choice", "concrete", "distinct", "first_not_positive", "first_out_of_range",
-    "flag", "identifier", "instance", "ints", "is_bool", "is_int", "is_symbolic", "listed",
-    "nonnegative_int", "pairs", "point", "positive_int", "power_of_two", "size", "sizes",
+    "EXTENTS_HINT", "all_distinct", "boolean", "concrete_sizes", "first_not_positive",
+    "first_out_of_range", "identifier", "instance_of", "int_point", "int_tuple", "is_bool",
+    "is_int", "is_symbolic", "listed", "named_pairs", "nonnegative_int", "one_of",
+    "positive_int", "positive_size", "positive_sizes", "power_of_two",
 ]

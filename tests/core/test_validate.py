@@ -127,25 +127,27 @@ def test_power_of_two_against_a_hand_written_list():
 
 
 def test_ints():
-    assert v.ints(LayoutError, "size", [2, np.int64(3), 0]) == (2, 3, 0)
-    assert v.ints(LayoutError, "size", np.array([4, 5])) == (4, 5)
-    assert v.ints(LayoutError, "size", ()) == ()
-    assert v.ints(LayoutError, "size", (HUGE, 1), least=1) == (HUGE, 1)
+    assert v.int_tuple(LayoutError, "size", [2, np.int64(3), 0]) == (2, 3, 0)
+    assert v.int_tuple(LayoutError, "size", np.array([4, 5])) == (4, 5)
+    assert v.int_tuple(LayoutError, "size", ()) == ()
+    assert v.int_tuple(LayoutError, "size", (HUGE, 1), least=1) == (HUGE, 1)
     fails = [
         (("size", "4x4"), {}, "size must be a sequence of ints; got '4x4'"),
         (("size", 4), {}, "size must be a sequence of ints; got 4"),
         (("size", (4, True)), {}, "size[1] must be an int; got True in size=(4, True)"),
         (("size", [4, 2.0]), {}, "size[1] must be an int; got 2.0 in size=[4, 2.0]"),
-        (("size", (4, 0)), {"least": 1}, "size[1] must be a positive int; got 0 in size=[4, 0]"),
-        (("size", (-1, 0)), {"least": 0}, "size[0] must be an int >= 0; got -1 in size=[-1, 0]"),
+        (("size", (4, 0)), {"least": 1},
+         "size[1] must be a positive int; got 0 in size=[4, 0]"),
+        (("size", (-1, 0)), {"least": 0},
+         "size[0] must be an int >= 0; got -1 in size=[-1, 0]"),
         (("size", (1,)), {"least": 2}, "size[0] must be an int >= 2; got 1 in size=[1]"),
     ]
     for args, options, message in fails:
-        assert refusal(lambda: v.ints(SpyreError, *args, **options), SpyreError) == message
+        assert refusal(lambda: v.int_tuple(SpyreError, *args, **options), SpyreError) == message
 
 
 def test_point():
-    assert v.point(LayoutError, "coord", [1, np.int64(3)], (2, 4), "size") == (1, 3)
+    assert v.int_point(LayoutError, "coord", [1, np.int64(3)], (2, 4), "size") == (1, 3)
     fails = [
         ((1,), "coord must have 2 ints for size [2, 4]; got (1,)"),
         ((2, 0), "coord[0] must lie in [0, 2) for size [2, 4]; got 2"),
@@ -153,17 +155,18 @@ def test_point():
         ((0, 1.0), "coord[1] must be an int; got 1.0 in coord=(0, 1.0)"),
     ]
     for value, message in fails:
-        assert refusal(lambda: v.point(LayoutError, "coord", value, (2, 4), "size")) == message
+        assert refusal(lambda: v.int_point(LayoutError, "coord", value, (2, 4), "size")) == message
 
 
 # -- sizes ---------------------------------------------------------------------------
 
 
 def test_size_accepts_ints_and_positive_integer_expressions():
-    assert v.size(LayoutError, "n", 3) == 3
-    assert type(v.size(LayoutError, "n", sympy.Integer(3))) is int
-    assert type(v.size(LayoutError, "n", np.int16(3))) is int
-    assert v.size(LayoutError, "n", M) == M and v.size(LayoutError, "n", 4 * M + 1) == 4 * M + 1
+    assert v.positive_size(LayoutError, "n", 3) == 3
+    assert type(v.positive_size(LayoutError, "n", sympy.Integer(3))) is int
+    assert type(v.positive_size(LayoutError, "n", np.int16(3))) is int
+    assert v.positive_size(LayoutError, "n", M) == M
+    assert v.positive_size(LayoutError, "n", 4 * M + 1) == 4 * M + 1
 
 
 @pytest.mark.parametrize("value, end", [
@@ -177,22 +180,23 @@ def test_size_accepts_ints_and_positive_integer_expressions():
     (M - 2, "symbol (declare it with layoutalg.extents); got M - 2"),
 ])
 def test_size_refuses(value, end):
-    message = refusal(lambda: v.size(DataflowError, "rows", value, where="f"), DataflowError)
+    message = refusal(lambda: v.positive_size(DataflowError, "rows", value, where="f"),
+                      DataflowError)
     assert message.startswith("f: rows ") and message.endswith(end)
 
 
 def test_sizes():
-    assert v.sizes(LayoutError, "shape", [4, M, 2], "MNK") == (4, M, 2)
-    assert refusal(lambda: v.sizes(LayoutError, "shape", (4, 4), ("M", "N", "K"), where="f")) == (
+    assert v.positive_sizes(LayoutError, "shape", [4, M, 2], "MNK") == (4, M, 2)
+    assert refusal(lambda: v.positive_sizes(LayoutError, "shape", (4, 4), "MNK", where="f")) == (
         "f: shape must be a tuple ('M', 'N', 'K'); got (4, 4)")
-    assert refusal(lambda: v.sizes(LayoutError, "shape", (4, -4, 1), ("M", "N", "K"))) == (
+    assert refusal(lambda: v.positive_sizes(LayoutError, "shape", (4, -4, 1), ("M", "N", "K"))) == (
         "shape N must be a positive int; got -4")
 
 
 def test_concrete():
-    v.concrete(LayoutError, "f", "s", 4, 5)
+    v.concrete_sizes(LayoutError, "f", "s", 4, 5)
     for bad in (M, 4.0, True):
-        assert refusal(lambda: v.concrete(LayoutError, "f", "the schedule", 4, bad)) == (
+        assert refusal(lambda: v.concrete_sizes(LayoutError, "f", "the schedule", 4, bad)) == (
             "f: needs concrete sizes (bind the symbols first); got the schedule")
 
 
@@ -200,20 +204,20 @@ def test_concrete():
 
 
 def test_choice():
-    assert v.choice(LayoutError, "op", "read", ("read", "write")) == "read"
+    assert v.one_of(LayoutError, "op", "read", ("read", "write")) == "read"
     for bad, shown in [("READ", "'READ'"), ("", "''"), (None, "None"), (0, "0")]:
-        assert refusal(lambda: v.choice(LayoutError, "op", bad, ("read", "write"), where="g")) == (
+        assert refusal(lambda: v.one_of(LayoutError, "op", bad, ("read", "write"), where="g")) == (
             f"g: op must be one of ('read', 'write'); got {shown}")
 
 
 def test_instance_and_flag():
-    v.instance(LayoutError, "n", 3, int)
-    assert refusal(lambda: v.instance(LayoutError, "schedule", (4, 4), dict, where="f")) == (
+    v.instance_of(LayoutError, "n", 3, int)
+    assert refusal(lambda: v.instance_of(LayoutError, "schedule", (4, 4), dict, where="f")) == (
         "f: schedule must be a dict; got (4, 4)")
-    assert v.flag(LayoutError, "strict", False) is False
-    assert v.flag(LayoutError, "strict", np.bool_(True)) is True
+    assert v.boolean(LayoutError, "strict", False) is False
+    assert v.boolean(LayoutError, "strict", np.bool_(True)) is True
     for bad, shown in [(1, "1"), ("yes", "'yes'"), (None, "None")]:
-        assert refusal(lambda: v.flag(LayoutError, "strict", bad)) == (
+        assert refusal(lambda: v.boolean(LayoutError, "strict", bad)) == (
             f"strict must be a bool (True or False); got {shown}")
 
 
@@ -222,12 +226,12 @@ def test_identifier_pairs_distinct():
     for bad, shown in [("class", "'class'"), ("1x", "'1x'"), ("a b", "'a b'"), (7, "7")]:
         assert refusal(lambda: v.identifier(LayoutError, "name", bad, where="L")) == (
             f"L: name must be a Python identifier; got {shown}")
-    assert v.pairs(LayoutError, "b", {"x": 1, "y": 2}) == [("x", 1), ("y", 2)]
-    assert v.pairs(LayoutError, "b", [["x", 1]]) == [("x", 1)]
-    assert refusal(lambda: v.pairs(LayoutError, "b", [("x", 1, 2)])) == (
+    assert v.named_pairs(LayoutError, "b", {"x": 1, "y": 2}) == [("x", 1), ("y", 2)]
+    assert v.named_pairs(LayoutError, "b", [["x", 1]]) == [("x", 1)]
+    assert refusal(lambda: v.named_pairs(LayoutError, "b", [("x", 1, 2)])) == (
         "b must be a dict {name: ...} or a list of (name, ...) pairs; got [('x', 1, 2)]")
-    v.distinct(LayoutError, "names", ["a", "b"])
-    assert refusal(lambda: v.distinct(LayoutError, "names", ["a", "b", "a"])) == (
+    v.all_distinct(LayoutError, "names", ["a", "b"])
+    assert refusal(lambda: v.all_distinct(LayoutError, "names", ["a", "b", "a"])) == (
         "names must differ; got ['a', 'b', 'a']")
 
 
