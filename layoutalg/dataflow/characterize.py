@@ -19,7 +19,7 @@ import numpy as np
 
 from layoutalg.dataflow.energy import EYERISS, AccessCosts
 from layoutalg.errors import DataflowError
-from layoutalg.dataflow.args import check_choice, check_count, check_triple
+from layoutalg.validate import one_of, positive_int, positive_sizes
 from layoutalg.dataflow.schedule import DATAFLOWS
 from layoutalg.dataflow.tiling import Capacities, Tiling, candidates, optimize
 from layoutalg.errors import describe
@@ -166,14 +166,15 @@ def characterize(shapes: Mapping[str, tuple] | Sequence[tuple] | None = None,
         raise DataflowError(f"characterize: dataflows must be a non-empty list of {DATAFLOWS}; "
                             f"got {describe(dataflows)}")
     for d in dataflows:
-        check_choice("characterize", "dataflows entry", d, DATAFLOWS)
+        one_of(DataflowError, "dataflows entry", d, DATAFLOWS, where="characterize")
     if executor is not None and not isinstance(executor, Executor):
         raise DataflowError(f"characterize: executor must be a concurrent.futures.Executor or "
                             f"None; got {describe(executor)}")
     settings = Settings(Capacities() if capacities is None else capacities,
-                        check_count("characterize", "rows", rows),
-                        check_count("characterize", "cols", cols),
-                        check_count("characterize", "element_bytes", element_bytes), costs)
+                        positive_int(DataflowError, "rows", rows, where="characterize"),
+                        positive_int(DataflowError, "cols", cols, where="characterize"),
+                        positive_int(DataflowError, "element_bytes", element_bytes,
+                                     where="characterize"), costs)
     tasks = [(name, shape, d) for name, shape in named.items() for d in dataflows]
     if executor is None:
         results = [evaluate(name, shape, d, settings) for name, shape, d in tasks]
@@ -197,7 +198,7 @@ def _named_shapes(shapes) -> dict[str, tuple[int, int, int]]:
         raise DataflowError("characterize: shapes must not be empty; got no shapes")
     named = {}
     for name, shape in items:
-        shape = check_triple("characterize", "shape", shape, ("M", "N", "K"))
+        shape = positive_sizes(DataflowError, "shape", shape, ("M", "N", "K"), where="characterize")
         if not all(isinstance(v, int) for v in shape):
             raise DataflowError(f"characterize: shape must be concrete ints; got {describe(shape)}")
         named[name if name is not None else "×".join(map(str, shape))] = shape

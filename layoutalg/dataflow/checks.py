@@ -14,7 +14,7 @@ import sympy
 
 from layoutalg.dataflow.energy import EYERISS, AccessCosts, energy
 from layoutalg.errors import DataflowError
-from layoutalg.dataflow.args import check_choice, require_concrete
+from layoutalg.validate import concrete_sizes, one_of
 from layoutalg.dataflow.schedule import INDEXED_BY, LOOPS, OPERANDS, Schedule
 from layoutalg.dataflow.seed import SeedReuse
 from layoutalg.dataflow.tiling import Capacities
@@ -59,8 +59,8 @@ def check_meets_compulsory(subject: Schedule | SeedReuse, operand: str | None = 
     """
     start = time.perf_counter()
     claims = dram_claims(subject)
-    chosen = OPERANDS if operand is None else (check_choice("check_meets_compulsory", "operand",
-                                                            operand, OPERANDS),)
+    chosen = OPERANDS if operand is None else (one_of(DataflowError, "operand", operand, OPERANDS,
+                                                      where="check_meets_compulsory"),)
     short = [sympy.Lt(num, comp * den, evaluate=False) for num, den, comp in
              (claims[x] for x in chosen)]
     schedule = subject.schedule if isinstance(subject, SeedReuse) else subject
@@ -235,7 +235,7 @@ def check_reuse_above(subject: Schedule, other: Schedule, operand: str, factor: 
     """``operand``'s DRAM reuse (MACs per element crossing DRAM) under
     ``subject`` exceeds ``factor`` times that under ``other`` (concrete)."""
     start = time.perf_counter()
-    check_choice("check_reuse_above", "operand", operand, OPERANDS)
+    one_of(DataflowError, "operand", operand, OPERANDS, where="check_reuse_above")
     _same_problem("check_reuse_above", subject, other)
     mine, theirs = (traffic(s).accesses("dram", operand) for s in (subject, other))
     macs = traffic(subject).macs
@@ -255,7 +255,7 @@ def _same_problem(where: str, subject, other) -> None:
     for name, value in (("subject", subject), ("other", other)):
         if not isinstance(value, Schedule):
             raise DataflowError(f"{where}: {name} must be a Schedule; got {describe(value)}")
-        require_concrete(where, value, *value.problem, *value.tiles)
+        concrete_sizes(DataflowError, where, value, *value.problem, *value.tiles)
     if subject.problem != other.problem or subject.element_bytes != other.element_bytes:
         raise DataflowError(f"{where}: both schedules must solve the same problem; got "
                             f"{subject.problem} and {other.problem}")

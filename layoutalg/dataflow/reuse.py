@@ -46,7 +46,8 @@ from itertools import pairwise
 import numpy as np
 import sympy
 
-from layoutalg.dataflow.args import check_choice, check_kind, require_concrete
+from layoutalg.errors import DataflowError
+from layoutalg.validate import concrete_sizes, instance_of, one_of
 from layoutalg.dataflow.schedule import (
     INDEXED_BY,
     LOOP_ORDER,
@@ -125,8 +126,8 @@ def loop_nest(schedule: Schedule) -> Iterator[Step]:
     >>> [tuple(vars(s).values()) for s in loop_nest(Schedule("ws", (2, 2, 2), (1, 2, 1)))]
     [(0, 0, 0), (1, 0, 0), (0, 0, 1), (1, 0, 1)]
     """
-    check_kind("loop_nest", "schedule", schedule, Schedule)
-    require_concrete("loop_nest", schedule, *schedule.problem, *schedule.tiles)
+    instance_of(DataflowError, "schedule", schedule, Schedule, where="loop_nest")
+    concrete_sizes(DataflowError, "loop_nest", schedule, *schedule.problem, *schedule.tiles)
     outer, middle, inner = schedule.loop_order
     for a in range(schedule.trip(outer)):
         for b in range(schedule.trip(middle)):
@@ -243,7 +244,7 @@ def simulate(schedule: Schedule) -> Counter:
     must count; :func:`layoutalg.dataflow.traffic` gives the same numbers
     in closed form (and for symbolic sizes).
     """
-    check_kind("simulate", "schedule", schedule, Schedule)
+    instance_of(DataflowError, "schedule", schedule, Schedule, where="simulate")
     total: Counter = Counter()
     for event in events(schedule):
         for level, operand, kind, count in accesses(schedule, event):
@@ -266,8 +267,8 @@ def fetch_factor(schedule: Schedule, operand: str):
     >>> fetch_factor(Schedule("os", (8, 8, 8), (4, 2, 8)), "A")   # one K tile: A stays
     1
     """
-    check_kind("fetch_factor", "schedule", schedule, Schedule)
-    check_choice("fetch_factor", "operand", operand, OPERANDS)
+    instance_of(DataflowError, "schedule", schedule, Schedule, where="fetch_factor")
+    one_of(DataflowError, "operand", operand, OPERANDS, where="fetch_factor")
     return factor(schedule.dataflow, operand, schedule.problem, schedule.tiles)
 
 

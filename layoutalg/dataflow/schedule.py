@@ -27,7 +27,7 @@ from layoutalg.core.tiling import ceil_div
 from layoutalg.core.combinators import permute
 from layoutalg.core.space import Space
 from layoutalg.errors import DataflowError
-from layoutalg.dataflow.args import check_choice, check_count, check_triple
+from layoutalg.validate import one_of, positive_int, positive_sizes
 
 DATAFLOWS = ("os", "ws", "is")
 LOOPS = ("ti", "tj", "tk")
@@ -69,15 +69,17 @@ class Schedule:
     element_bytes: int = field(default=4, kw_only=True)
 
     def __post_init__(self) -> None:
-        check_choice("Schedule", "dataflow", self.dataflow, DATAFLOWS)
-        problem = check_triple("Schedule", "problem", self.problem, ("M", "N", "K"))
-        tiles = check_triple("Schedule", "tiles", self.tiles, ("Ti", "Tj", "Tk"))
+        one_of(DataflowError, "dataflow", self.dataflow, DATAFLOWS, where="Schedule")
+        problem = positive_sizes(DataflowError, "problem", self.problem, ("M", "N", "K"),
+                                 where="Schedule")
+        tiles = positive_sizes(DataflowError, "tiles", self.tiles, ("Ti", "Tj", "Tk"),
+                               where="Schedule")
         for tile_name, tile, dim_name, dim in zip(("Ti", "Tj", "Tk"), tiles, "MNK", problem):
             if isinstance(tile, int) and isinstance(dim, int) and tile > dim:
                 raise DataflowError(
                     f"Schedule: tile {tile_name} must be at most {dim_name}={dim} (a larger tile "
                     f"only holds padding; use {tile_name}={dim}); got {tile}")
-        check_count("Schedule", "element_bytes", self.element_bytes)
+        positive_int(DataflowError, "element_bytes", self.element_bytes, where="Schedule")
         object.__setattr__(self, "problem", problem)
         object.__setattr__(self, "tiles", tiles)
 

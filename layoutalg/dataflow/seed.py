@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import sympy
 
 from layoutalg.errors import DataflowError
-from layoutalg.dataflow.args import check_choice, check_size
+from layoutalg.validate import one_of, positive_size
 from layoutalg.dataflow.schedule import OPERANDS, Schedule, ceil_div
 from layoutalg.errors import describe
 
@@ -50,12 +50,12 @@ class SeedReuse:
         if self.schedule.dataflow == "is":
             raise DataflowError("SeedReuse: the seed gives reuse factors for 'os' and 'ws' only; "
                                 "got dataflow 'is'")
-        cols = check_size("SeedReuse", "array_cols", self.array_cols)
+        cols = positive_size(DataflowError, "array_cols", self.array_cols, where="SeedReuse")
         object.__setattr__(self, "array_cols", cols)
 
     def reuse(self, operand: str):
         """The seed's reuse factor of ``operand`` under this schedule's dataflow."""
-        check_choice("SeedReuse.reuse", "operand", operand, OPERANDS)
+        one_of(DataflowError, "operand", operand, OPERANDS, where="SeedReuse.reuse")
         s = self.schedule
         mt, nt, kt = s.trips
         table = {

@@ -24,7 +24,7 @@ import itertools
 import numpy as np
 
 from layoutalg.errors import DataflowError
-from layoutalg.dataflow.args import check_choice, check_count, check_triple
+from layoutalg.validate import one_of, positive_int, positive_sizes
 from layoutalg.dataflow.schedule import DATAFLOWS, Schedule, ceil_div
 from layoutalg.errors import describe
 
@@ -35,7 +35,7 @@ def mapping(dataflow: str, shape: tuple) -> tuple:
     >>> mapping("ws", (256, 64, 32))
     (32, 64, 256)
     """
-    check_choice("mapping", "dataflow", dataflow, DATAFLOWS)
+    one_of(DataflowError, "dataflow", dataflow, DATAFLOWS, where="mapping")
     m, n, k = shape
     return {"os": (m, n, k), "ws": (k, n, m), "is": (k, m, n)}[dataflow]
 
@@ -54,12 +54,12 @@ def systolic_cycles(shape: tuple, dataflow: str, *, rows: int = 16, cols: int = 
     >>> systolic_cycles((64, 16, 32), "ws", rows=16, cols=16)    # 2 folds of 2·16 + 16 + 64 − 2
     220
     """
-    check_choice("systolic_cycles", "dataflow", dataflow, DATAFLOWS)
-    shape = check_triple("systolic_cycles", "shape", shape, ("M", "N", "K"))
+    one_of(DataflowError, "dataflow", dataflow, DATAFLOWS, where="systolic_cycles")
+    shape = positive_sizes(DataflowError, "shape", shape, ("M", "N", "K"), where="systolic_cycles")
     if not all(isinstance(v, int) for v in shape):
         raise DataflowError(f"systolic_cycles: shape must be concrete ints; got {describe(shape)}")
-    rows = check_count("systolic_cycles", "rows", rows)
-    cols = check_count("systolic_cycles", "cols", cols)
+    rows = positive_int(DataflowError, "rows", rows, where="systolic_cycles")
+    cols = positive_int(DataflowError, "cols", cols, where="systolic_cycles")
     return _cycles(dataflow, shape, rows, cols)
 
 
@@ -81,8 +81,8 @@ def schedule_cycles(schedule: Schedule, *, rows: int = 16, cols: int = 16) -> in
             f"schedule_cycles: schedule must be a Schedule; got {describe(schedule)}")
     if not schedule.is_concrete:
         raise DataflowError(f"schedule_cycles: needs concrete sizes; got {schedule}")
-    rows = check_count("schedule_cycles", "rows", rows)
-    cols = check_count("schedule_cycles", "cols", cols)
+    rows = positive_int(DataflowError, "rows", rows, where="schedule_cycles")
+    cols = positive_int(DataflowError, "cols", cols, where="schedule_cycles")
     return int(tiled_cycles(schedule.dataflow, schedule.problem, schedule.tiles, rows, cols))
 
 

@@ -24,7 +24,7 @@ import sympy
 from layoutalg.core.tiling import ceil_div
 from layoutalg.dataflow.energy import EYERISS, AccessCosts, Energy, energy
 from layoutalg.errors import DataflowError
-from layoutalg.dataflow.args import check_choice, check_count, check_kind, check_size, check_triple
+from layoutalg.validate import instance_of, one_of, positive_int, positive_size, positive_sizes
 from layoutalg.dataflow.schedule import DATAFLOWS, INDEXED_BY, LOOPS, RESIDENCY, Schedule
 from layoutalg.dataflow.systolic import schedule_cycles, tiled_cycles
 from layoutalg.dataflow.traffic import Traffic, closed_form, traffic
@@ -46,9 +46,11 @@ class Capacities:
     register_bytes: int | sympy.Expr = 16 * 16 * 256
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "l2_bytes", check_size("Capacities", "l2_bytes", self.l2_bytes))
+        object.__setattr__(self, "l2_bytes", positive_size(DataflowError, "l2_bytes",
+                                                           self.l2_bytes, where="Capacities"))
         object.__setattr__(self, "register_bytes",
-                           check_size("Capacities", "register_bytes", self.register_bytes))
+                           positive_size(DataflowError, "register_bytes", self.register_bytes,
+                                         where="Capacities"))
 
     def of(self, level: str):
         return self.l2_bytes if level == "l2" else self.register_bytes
@@ -73,8 +75,8 @@ def requirements(dataflow: str, tiles: tuple, element_bytes: int) -> dict[str, o
 
 def tile_constraints(schedule: Schedule, capacities: Capacities) -> list[sympy.Basic]:
     """The capacity constraints of ``schedule`` as SymPy relations (for ``assume=``)."""
-    check_kind("tile_constraints", "schedule", schedule, Schedule)
-    check_kind("tile_constraints", "capacities", capacities, Capacities)
+    instance_of(DataflowError, "schedule", schedule, Schedule, where="tile_constraints")
+    instance_of(DataflowError, "capacities", capacities, Capacities, where="tile_constraints")
     need = requirements(schedule.dataflow, schedule.tiles, schedule.element_bytes)
     return [sympy.Le(need[level], capacities.of(level), evaluate=False) for level in need]
 
@@ -124,8 +126,8 @@ def candidates(problem: tuple, dataflow: str, capacities: Capacities, *, element
                costs: AccessCosts = EYERISS, rows: int = 16, cols: int = 16) -> Candidates:
     """Score every feasible canonical tiling (see the module docstring)."""
     problem, capacities = _check_search(problem, dataflow, capacities, element_bytes, costs)
-    rows = check_count("candidates", "rows", rows)
-    cols = check_count("candidates", "cols", cols)
+    rows = positive_int(DataflowError, "rows", rows, where="candidates")
+    cols = positive_int(DataflowError, "cols", cols, where="candidates")
     M, N, K = problem
     dearest = max(costs.of(x) for x in ("dram", "l2", "array", "register", "mac"))
     if 24 * M * N * K * dearest >= LIMIT:
@@ -190,8 +192,8 @@ def optimize(problem: tuple, dataflow: str, capacities: Capacities | None = None
 
 
 def _check_search(problem, dataflow, capacities, element_bytes, costs):
-    check_choice("optimize", "dataflow", dataflow, DATAFLOWS)
-    problem = check_triple("optimize", "problem", problem, ("M", "N", "K"))
+    one_of(DataflowError, "dataflow", dataflow, DATAFLOWS, where="optimize")
+    problem = positive_sizes(DataflowError, "problem", problem, ("M", "N", "K"), where="optimize")
     if not all(isinstance(v, int) for v in problem):
         raise DataflowError(f"optimize: problem must be concrete ints; got {describe(problem)}")
     if not isinstance(capacities, Capacities):
@@ -199,7 +201,7 @@ def _check_search(problem, dataflow, capacities, element_bytes, costs):
             f"optimize: capacities must be a Capacities; got {describe(capacities)}")
     if not (isinstance(capacities.l2_bytes, int) and isinstance(capacities.register_bytes, int)):
         raise DataflowError(f"optimize: capacities must be concrete ints; got {capacities}")
-    check_count("optimize", "element_bytes", element_bytes)
+    positive_int(DataflowError, "element_bytes", element_bytes, where="optimize")
     if not isinstance(costs, AccessCosts):
         raise DataflowError(f"optimize: costs must be an AccessCosts; got {describe(costs)}")
     return problem, capacities

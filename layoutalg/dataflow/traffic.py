@@ -31,7 +31,8 @@ from itertools import pairwise
 
 import sympy
 
-from layoutalg.dataflow.args import check_choice, check_kind
+from layoutalg.errors import DataflowError
+from layoutalg.validate import instance_of, one_of
 from layoutalg.dataflow.reuse import factor
 from layoutalg.dataflow.schedule import (
     INDEXED_BY,
@@ -129,18 +130,18 @@ class Traffic:
 
     def get(self, level: str, operand: str, kind: str):
         """One count, e.g. ``get("dram", "C", "write")``."""
-        check_choice("Traffic.get", "level", level, LEVELS)
-        check_choice("Traffic.get", "operand", operand, OPERANDS)
-        check_choice("Traffic.get", "kind", kind, KINDS[level])
+        one_of(DataflowError, "level", level, LEVELS, where="Traffic.get")
+        one_of(DataflowError, "operand", operand, OPERANDS, where="Traffic.get")
+        one_of(DataflowError, "kind", kind, KINDS[level], where="Traffic.get")
         return dict(self.counts)[level, operand, kind]
 
     def accesses(self, level: str | None = None, operand: str | None = None,
                  kind: str | None = None):
         """Sum of the counts matching the given level, operand and kind (None = all)."""
         if level is not None:
-            check_choice("Traffic.accesses", "level", level, LEVELS)
+            one_of(DataflowError, "level", level, LEVELS, where="Traffic.accesses")
         if operand is not None:
-            check_choice("Traffic.accesses", "operand", operand, OPERANDS)
+            one_of(DataflowError, "operand", operand, OPERANDS, where="Traffic.accesses")
         total = 0
         for (lv, op, kd), value in self.counts:
             if level in (None, lv) and operand in (None, op) and kind in (None, kd):
@@ -184,7 +185,7 @@ def traffic(schedule: Schedule) -> Traffic:
     >>> t.get("dram", "B", "read") == 64 * 64   # B crosses DRAM once under WS
     True
     """
-    check_kind("traffic", "schedule", schedule, Schedule)
+    instance_of(DataflowError, "schedule", schedule, Schedule, where="traffic")
     counts = closed_form(schedule.dataflow, schedule.problem, schedule.tiles)
     return Traffic.from_mapping(schedule, counts)
 

@@ -65,7 +65,7 @@ def test_errors_are_layout_errors():
      "Schedule: problem N must be a positive int; got 0"),
     (lambda: df.Schedule("os", (4, 4, 4), (2, 2.5, 2)),
      ("Schedule: tiles Tj must be a positive int or a positive integer symbol "
-      "(layoutalg.extents); got 2.5")),
+      "(declare it with layoutalg.extents); got 2.5")),
     (lambda: df.Schedule("os", (4, 4, 4), (8, 2, 2)),
      "Schedule: tile Ti must be at most M=4 (a larger tile only holds padding; use Ti=4); got 8"),
     (lambda: df.Schedule("os", (4, 4, 4), (2, 2, 2), element_bytes=0),

@@ -12,7 +12,7 @@ import time
 from layoutalg.dataflow.checks import COMPULSORY, _same_problem
 from layoutalg.dataflow.energy import EYERISS, AccessCosts
 from layoutalg.errors import DataflowError
-from layoutalg.dataflow.args import check_choice, require_concrete
+from layoutalg.validate import concrete_sizes, one_of
 from layoutalg.dataflow.reuse import loop_nest, simulate, tile_elements
 from layoutalg.dataflow.schedule import OPERANDS, Schedule
 from layoutalg.dataflow.seed import SeedReuse
@@ -25,15 +25,16 @@ def check_meets_compulsory(subject: Schedule | SeedReuse, operand: str | None = 
                            **_: object) -> CheckResult:
     """Enumeration twin of :func:`layoutalg.dataflow.checks.check_meets_compulsory`."""
     start = time.perf_counter()
-    chosen = OPERANDS if operand is None else (check_choice("check_meets_compulsory", "operand",
-                                                            operand, OPERANDS),)
+    chosen = OPERANDS if operand is None else (one_of(DataflowError, "operand", operand, OPERANDS,
+                                                      where="check_meets_compulsory"),)
     if isinstance(subject, SeedReuse):
         s = subject.schedule
-        require_concrete("check_meets_compulsory", s, *s.problem, *s.tiles, subject.array_cols)
+        concrete_sizes(DataflowError, "check_meets_compulsory", s, *s.problem, *s.tiles,
+                       subject.array_cols)
         claims = {x: (int(subject.uses(x)), int(subject.reuse(x))) for x in OPERANDS}
     elif isinstance(subject, Schedule):
         s = subject
-        require_concrete("check_meets_compulsory", s, *s.problem, *s.tiles)
+        concrete_sizes(DataflowError, "check_meets_compulsory", s, *s.problem, *s.tiles)
         counts = simulate(s)
         claims = {"A": (counts["dram", "A", "read"], 1), "B": (counts["dram", "B", "read"], 1),
                   "C": (counts["dram", "C", "write"], 1)}
@@ -53,7 +54,8 @@ def check_meets_compulsory(subject: Schedule | SeedReuse, operand: str | None = 
 def check_stationary_once(schedule: Schedule, **_: object) -> CheckResult:
     """Enumeration twin of :func:`layoutalg.dataflow.checks.check_stationary_once`."""
     start = time.perf_counter()
-    require_concrete("check_stationary_once", schedule, *schedule.problem, *schedule.tiles)
+    concrete_sizes(DataflowError, "check_stationary_once", schedule, *schedule.problem,
+                   *schedule.tiles)
     counts = simulate(schedule)
     x = schedule.stationary
     whole = schedule.size(x)
@@ -73,8 +75,8 @@ def check_tiles_fit(schedule: Schedule, capacities: Capacities | None = None,
     """Enumeration twin of :func:`layoutalg.dataflow.checks.check_tiles_fit`."""
     start = time.perf_counter()
     capacities = Capacities() if capacities is None else capacities
-    require_concrete("check_tiles_fit", schedule, *schedule.problem, *schedule.tiles,
-                     capacities.l2_bytes, capacities.register_bytes)
+    concrete_sizes(DataflowError, "check_tiles_fit", schedule, *schedule.problem, *schedule.tiles,
+                   capacities.l2_bytes, capacities.register_bytes)
     for step in loop_nest(schedule):
         for level in ("l2", "register"):
             used = sum(tile_elements(schedule, x, step.tile(x))
@@ -107,7 +109,7 @@ def check_reuse_above(subject: Schedule, other: Schedule, operand: str, factor: 
                       **_: object) -> CheckResult:
     """Twin of :func:`layoutalg.dataflow.checks.check_reuse_above` from simulated counts."""
     start = time.perf_counter()
-    check_choice("check_reuse_above", "operand", operand, OPERANDS)
+    one_of(DataflowError, "operand", operand, OPERANDS, where="check_reuse_above")
     _same_problem("check_reuse_above", subject, other)
     mine, theirs = (sum(v for (lv, op, _), v in simulate(s).items()
                         if lv == "dram" and op == operand) for s in (subject, other))
