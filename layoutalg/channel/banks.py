@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import sympy
 
-from layoutalg.channel.args import positive_int
 from layoutalg.core.tiling import remainder as mod
 from layoutalg.channel.bank_brute import phase_degree
+from layoutalg.channel import brute
 from layoutalg.channel.bank_model import BankModel, check_op
+from layoutalg.channel.resources import Banks, resource_of, validate
 from layoutalg.errors import SwizzleError
 from layoutalg.channel.interleave import Interleave
 from layoutalg.core.index_map import IndexMap, substitute_exprs
@@ -41,52 +41,6 @@ from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 METHODS = ("auto", "z3", "enumeration")
 ENUMERATION_LIMIT = 1 << 22
-
-
-@dataclass(frozen=True)
-class Banks:
-    """``num_banks`` banks of ``bank_bytes`` bytes; same-word accesses broadcast.
-
-    >>> Banks().bank(128 * 3 + 8)     # 32 banks × 4 B: row 3, word 2
-    2
-    """
-
-    num_banks: int = 32
-    bank_bytes: int = 4
-
-    def __post_init__(self) -> None:
-        positive_int("Banks", "num_banks", self.num_banks, SwizzleError)
-        positive_int("Banks", "bank_bytes", self.bank_bytes, SwizzleError)
-
-    def bank(self, addr):
-        return mod(addr // self.bank_bytes, self.num_banks)
-
-    def word(self, addr):
-        return addr // self.bank_bytes
-
-    def __str__(self) -> str:
-        return f"Banks({self.num_banks} × {self.bank_bytes} B)"
-
-
-def resource_of(resource, addr):
-    """The bank or channel an address uses."""
-    return resource.bank(addr) if isinstance(resource, Banks) else resource.channel(addr)
-
-
-def validate(access, resource, lane: str, who: str) -> int:
-    """Check the arguments; return the lane dim's position."""
-    if not isinstance(access, IndexMap):
-        raise SwizzleError(f"{who}: access must be an IndexMap; got {describe(access)}")
-    if access.codomain.rank != 1:
-        raise SwizzleError(f"{who}: access must map to one byte address; its codomain is "
-                           f"{access.codomain}")
-    if lane not in access.domain.names:
-        raise SwizzleError(f"{who}: lane must name a dim of the access domain "
-                           f"{access.domain.names}; got {lane!r}")
-    if not isinstance(resource, (Banks, Interleave)):
-        raise SwizzleError(f"{who}: resource must be Banks(...) or an Interleave decoder; "
-                           f"got {describe(resource)}")
-    return access.domain.index(lane)
 
 
 def check_bank_conflict_free(
@@ -164,8 +118,6 @@ def check_bank_conflict_free(
 
 
 def _enumerated(access, resource, lane, subject, start, note) -> CheckResult:
-    from layoutalg.channel import brute  # brute imports this module
-
     if not access.is_concrete or access.domain.size > ENUMERATION_LIMIT:
         raise SwizzleError(f"check_bank_conflict_free: enumeration needs a concrete access map "
                            f"of at most {ENUMERATION_LIMIT} points; got {access.domain}")

@@ -24,6 +24,7 @@ from layoutalg.channel.iteration import (
 from layoutalg.channel.layout import require_layout
 from layoutalg.channel.load import check_addressable, tile_addresses
 from layoutalg.channel.options import MATRICES, TILE_DIMS
+from layoutalg.channel.resources import Banks, resource_of, validate
 from layoutalg.core.evaluate import as_int64
 from layoutalg.errors import VerificationError
 from layoutalg.verify.result import CheckResult, Status, point_text
@@ -236,8 +237,6 @@ def check_single_channel(layout) -> CheckResult:
 
 def _lane_table(access, resource, lane: str):
     """Resource and broadcast unit of every point, lanes moved to the last axis."""
-    from layoutalg.channel.banks import Banks, resource_of, validate
-
     position = validate(access, resource, lane, "bank_conflict_degree")
     grids = _grids(access.domain)
     (address,) = access.apply(*grids.values())
@@ -263,8 +262,6 @@ def bank_conflict_degree(access, resource=None, *, lane: str = "thread") -> int:
     >>> bank_conflict_degree(plain, Banks(8, 16))
     8
     """
-    from layoutalg.channel.banks import Banks
-
     _, _, used, unit = _lane_table(access, Banks() if resource is None else resource, lane)
     lanes = used.shape[-1]
     worst = 1
@@ -278,8 +275,6 @@ def bank_conflict_degree(access, resource=None, *, lane: str = "thread") -> int:
 
 
 def check_bank_conflict_free(access, resource=None, *, lane: str = "thread") -> CheckResult:
-    from layoutalg.channel.banks import Banks
-
     start = time.perf_counter()
     resource = Banks() if resource is None else resource
     position, address, used, unit = _lane_table(access, resource, lane)

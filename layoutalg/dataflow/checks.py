@@ -17,7 +17,7 @@ from layoutalg.errors import DataflowError
 from layoutalg.validate import concrete_sizes, one_of
 from layoutalg.dataflow.schedule import INDEXED_BY, LOOPS, OPERANDS, Schedule
 from layoutalg.dataflow.seed import SeedReuse
-from layoutalg.dataflow.tiling import Capacities
+from layoutalg.dataflow.capacities import Capacities
 from layoutalg.dataflow.traffic import traffic
 from layoutalg.errors import describe
 from layoutalg.verify import query as q

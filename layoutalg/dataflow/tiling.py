@@ -22,9 +22,11 @@ import numpy as np
 import sympy
 
 from layoutalg.core.tiling import ceil_div
+from layoutalg.dataflow.capacities import Capacities
+from layoutalg.dataflow.checks import check_tiles_fit
 from layoutalg.dataflow.energy import EYERISS, AccessCosts, Energy, energy
 from layoutalg.errors import DataflowError
-from layoutalg.validate import instance_of, one_of, positive_int, positive_size, positive_sizes
+from layoutalg.validate import instance_of, one_of, positive_int, positive_sizes
 from layoutalg.dataflow.schedule import DATAFLOWS, INDEXED_BY, LOOPS, RESIDENCY, Schedule
 from layoutalg.dataflow.systolic import schedule_cycles, tiled_cycles
 from layoutalg.dataflow.traffic import Traffic, closed_form, traffic
@@ -32,33 +34,6 @@ from layoutalg.errors import describe
 from layoutalg.verify.result import CheckResult
 
 LIMIT = 2**62
-
-
-@dataclass(frozen=True)
-class Capacities:
-    """Bytes of the L2 buffer and of the whole PE array's registers.
-
-    Defaults: 256 KiB of L2 and 16×16 PEs × 256 B of registers (64 KiB).
-    Sizes may be positive integer symbols for parametric proofs.
-    """
-
-    l2_bytes: int | sympy.Expr = 256 * 1024
-    register_bytes: int | sympy.Expr = 16 * 16 * 256
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "l2_bytes", positive_size(DataflowError, "l2_bytes",
-                                                           self.l2_bytes, where="Capacities"))
-        object.__setattr__(self, "register_bytes",
-                           positive_size(DataflowError, "register_bytes", self.register_bytes,
-                                         where="Capacities"))
-
-    def of(self, level: str):
-        return self.l2_bytes if level == "l2" else self.register_bytes
-
-    @property
-    def label(self) -> str:
-        """``L2 262144 B, registers 65536 B``."""
-        return f"L2 {self.l2_bytes} B, registers {self.register_bytes} B"
 
 
 def requirements(dataflow: str, tiles: tuple, element_bytes: int) -> dict[str, object]:
@@ -174,8 +149,6 @@ def optimize(problem: tuple, dataflow: str, capacities: Capacities | None = None
     >>> t.tiles, t.proof.status.value
     ((256, 64, 64), 'PROVED')
     """
-    from layoutalg.dataflow.checks import check_tiles_fit
-
     capacities = Capacities() if capacities is None else capacities
     found = candidates(problem, dataflow, capacities, element_bytes=element_bytes, costs=costs,
                        rows=rows, cols=cols)

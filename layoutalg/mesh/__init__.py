@@ -17,8 +17,9 @@ from __future__ import annotations
 from layoutalg.verify.claims import register_claim
 from layoutalg.errors import describe
 from layoutalg.mesh import seed, seed_patterns
-from layoutalg.mesh.checks import DEFAULT_DATA_BYTES, check_fits_pe, check_on_wafer
-from layoutalg.mesh.compat import check_compatible
+from layoutalg.mesh.checks import (
+    DEFAULT_DATA_BYTES, check_compatible, check_fits_pe, check_on_wafer,
+)
 from layoutalg.mesh.dtypes import DTYPE_BYTES, element_size
 from layoutalg.errors import MeshError, PEMemoryError, PlanError, TransformError
 from layoutalg.mesh.graph import Interval, Op, OpGraph, Tensor

@@ -1,4 +1,5 @@
-"""Mesh checks on a placed tensor: fits each PE's budget, stays on the wafer."""
+"""Mesh checks: a placed tensor fits each PE's budget and stays on the wafer; two
+layouts put every element on the same PEs."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from layoutalg.verify.checks import check_in_bounds
 from layoutalg.verify.memory import check_fits
 from layoutalg.errors import describe
 from layoutalg.errors import MeshError
-from layoutalg.mesh.layout import WSE2
-from layoutalg.mesh.placed import PlacedTensor
+from layoutalg.mesh.compat import compare
+from layoutalg.mesh.layout import WSE2, MeshLayout, PlacedTensor, require_layout
+from layoutalg.mesh.shapes import check_shape
 from layoutalg.validate import is_int
 from layoutalg.verify.result import CheckResult
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
@@ -57,3 +59,15 @@ def check_on_wafer(subject: PlacedTensor, rows: int = WSE2.rows, cols: int = WSE
                         name=f"{placed} on {cols} wide × {rows} tall PEs")
     verdict = check_in_bounds(probe, assume=assume, timeout_ms=timeout_ms)
     return dataclasses.replace(verdict, check="on_wafer")
+
+
+def check_compatible(a: MeshLayout, b: MeshLayout, shape, *, assume=(),
+                     timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+    """PROVED when every element lives on the same PEs under ``a`` and ``b``.
+
+    >>> check_compatible(MeshLayout.row_partition(4), MeshLayout.grid(4, 1), (1024, 512)).status
+    <Status.PROVED: 'PROVED'>
+    """
+    for argument, value in (("layout", a), ("other", b)):
+        require_layout(value, "compatible_with", argument)
+    return compare(a, b, check_shape(shape), assume=assume, timeout_ms=timeout_ms)

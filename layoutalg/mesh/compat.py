@@ -18,10 +18,6 @@ import sympy
 from layoutalg.core.space import Space
 from layoutalg.verify.checks import check_equivalent
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import describe
-from layoutalg.errors import MeshError
-from layoutalg.mesh.layout import MeshLayout
-from layoutalg.mesh.shapes import check_shape
 from layoutalg.verify.result import CheckResult, Status
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
@@ -58,17 +54,14 @@ def _explain(a: MeshLayout, b: MeshLayout, shape, verdict: CheckResult) -> str:
             f"{_where(b, index, shape)} under {b}")
 
 
-def check_compatible(a: MeshLayout, b: MeshLayout, shape, *, assume=(),
-                     timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+def compare(a: MeshLayout, b: MeshLayout, shape: tuple[int, ...], *, assume=(),
+            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """PROVED when every element lives on the same PEs under ``a`` and ``b``.
 
-    >>> check_compatible(MeshLayout.row_partition(4), MeshLayout.grid(4, 1), (1024, 512)).status
-    <Status.PROVED: 'PROVED'>
+    The arguments are checked by the callers (``MeshLayout.compatible_with``,
+    ``checks.check_compatible``): ``layout`` imports this module, so the type
+    ``MeshLayout`` is named here in annotations only.
     """
-    for argument, value in (("layout", a), ("other", b)):
-        if not isinstance(value, MeshLayout):
-            raise MeshError(f"compatible_with: {argument} must be a MeshLayout; got {describe(value)}")
-    shape = check_shape(shape)
     start = time.perf_counter()
     subject = f"{a} ~ {b} on {list(shape)}"
     directions = [(a, b)] + ([(b, a)] if a.is_replicated or b.is_replicated else [])

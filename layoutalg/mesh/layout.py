@@ -8,7 +8,6 @@ their view ``[shape[0], prod(shape[1:])]`` (see ``shapes.view``).
 
 from __future__ import annotations
 
-import enum
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -16,61 +15,16 @@ from functools import lru_cache
 import numpy as np
 
 from layoutalg.core.combinators import linearize, scale
-from layoutalg.core.evaluate import as_int64
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.mesh import maps
 from layoutalg.mesh.axes import Axis, tile_axis, whole_axis
-from layoutalg.mesh.dtypes import check_element_size
 from layoutalg.errors import MeshError
+from layoutalg.mesh.compat import compare
+from layoutalg.mesh.dtypes import check_element_size, element_size
+from layoutalg.mesh.kinds import (  # noqa: F401 - Wafer, WSE2 are read from here too
+    WSE2, LayoutKind, Wafer, check_dim_to_pe, pe_count)
 from layoutalg.mesh.shapes import check_index, check_pe, check_shape, view, view_index
-
-ENUMERATION_LIMIT = 1 << 22
-
-
-@dataclass(frozen=True)
-class Wafer:
-    """The usable PE rectangle of a wafer: ``cols`` wide, ``rows`` tall."""
-
-    name: str
-    rows: int
-    cols: int
-
-    def __str__(self) -> str:
-        return f"the {self.name} usable program rectangle is {self.cols} PEs wide × {self.rows} tall"
-
-
-#: WSE-2: 750 PEs wide × 994 tall (the seed's constraints swap the two).
-WSE2 = Wafer("WSE-2", rows=994, cols=750)
-
-
-class LayoutKind(enum.Enum):
-    """The seed's ``LayoutType`` plus ``REPLICATED`` (every PE holds a copy)."""
-
-    SINGLE_PE = "SinglePE"
-    ROW_PARTITION = "RowPartition"
-    COL_PARTITION = "ColPartition"
-    GRID = "Grid"
-    BLOCK_CYCLIC = "BlockCyclic"
-    REPLICATED = "Replicated"
-    CUSTOM = "Custom"
-
-
-def _count(value: object, factory: str, argument: str) -> int:
-    """A positive PE count. Any grid can be described: a layout is not a
-    machine (a WSE-3 user, a simulated fabric); whether it fits a wafer is
-    the ``on_wafer`` claim's question (WSE-2 by default)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise MeshError(f"{factory}: {argument} must be a positive int; got {describe(value)}")
-    return int(value)
-
-
-def _dim_to_pe(value: object, factory: str) -> tuple[int, int]:
-    if not isinstance(value, (tuple, list)) or tuple(value) not in ((0, 1), (1, 0)):
-        raise MeshError(f"{factory}: dim_to_pe must be (0, 1) (tensor rows down PE rows) or "
-                        f"(1, 0) (tensor rows across PE columns); got {describe(value)}")
-    return (int(value[0]), int(value[1]))
-
 
 @dataclass(frozen=True)
 class MeshLayout:
@@ -97,12 +51,12 @@ class MeshLayout:
     def __post_init__(self) -> None:
         if not isinstance(self.kind, LayoutKind):
             raise MeshError(f"MeshLayout: kind must be a LayoutKind; got {describe(self.kind)}")
-        _count(self.pe_rows, "MeshLayout", "pe_rows")
-        _count(self.pe_cols, "MeshLayout", "pe_cols")
-        object.__setattr__(self, "dim_to_pe", _dim_to_pe(self.dim_to_pe, "MeshLayout"))
+        pe_count(self.pe_rows, "MeshLayout", "pe_rows")
+        pe_count(self.pe_cols, "MeshLayout", "pe_cols")
+        object.__setattr__(self, "dim_to_pe", check_dim_to_pe(self.dim_to_pe, "MeshLayout"))
         if self.kind is LayoutKind.BLOCK_CYCLIC:
-            _count(self.block_rows, "MeshLayout", "block_rows")
-            _count(self.block_cols, "MeshLayout", "block_cols")
+            pe_count(self.block_rows, "MeshLayout", "block_rows")
+            pe_count(self.block_cols, "MeshLayout", "block_cols")
         if (self.kind is LayoutKind.CUSTOM) != (self.mapping is not None):
             raise MeshError("MeshLayout: mapping must be given exactly for CUSTOM layouts; "
                             f"got kind {self.kind.name} with mapping {describe(self.mapping)}")
@@ -117,36 +71,36 @@ class MeshLayout:
     @classmethod
     def row_partition(cls, num_pes: int, *, dim_to_pe=(0, 1)) -> MeshLayout:
         """Tensor rows split over ``num_pes`` PEs down one PE column."""
-        n = _count(num_pes, "row_partition", "num_pes")
-        return cls(LayoutKind.ROW_PARTITION, n, 1, dim_to_pe=_dim_to_pe(dim_to_pe, "row_partition"))
+        n = pe_count(num_pes, "row_partition", "num_pes")
+        return cls(LayoutKind.ROW_PARTITION, n, 1, dim_to_pe=check_dim_to_pe(dim_to_pe, "row_partition"))
 
     @classmethod
     def col_partition(cls, num_pes: int, *, dim_to_pe=(0, 1)) -> MeshLayout:
         """Tensor columns split over ``num_pes`` PEs along one PE row."""
-        n = _count(num_pes, "col_partition", "num_pes")
-        return cls(LayoutKind.COL_PARTITION, 1, n, dim_to_pe=_dim_to_pe(dim_to_pe, "col_partition"))
+        n = pe_count(num_pes, "col_partition", "num_pes")
+        return cls(LayoutKind.COL_PARTITION, 1, n, dim_to_pe=check_dim_to_pe(dim_to_pe, "col_partition"))
 
     @classmethod
     def grid(cls, rows: int, cols: int, *, dim_to_pe=(0, 1)) -> MeshLayout:
         """2-D ceil-division tiles over a ``rows × cols`` PE grid."""
-        return cls(LayoutKind.GRID, _count(rows, "grid", "rows"),
-                   _count(cols, "grid", "cols"), dim_to_pe=_dim_to_pe(dim_to_pe, "grid"))
+        return cls(LayoutKind.GRID, pe_count(rows, "grid", "rows"),
+                   pe_count(cols, "grid", "cols"), dim_to_pe=check_dim_to_pe(dim_to_pe, "grid"))
 
     @classmethod
     def block_cyclic(cls, rows: int, cols: int, block_rows: int, block_cols: int, *,
                      dim_to_pe=(0, 1)) -> MeshLayout:
         """Blocks of ``block_rows × block_cols`` elements dealt round-robin over the grid."""
-        return cls(LayoutKind.BLOCK_CYCLIC, _count(rows, "block_cyclic", "rows"),
-                   _count(cols, "block_cyclic", "cols"),
-                   _count(block_rows, "block_cyclic", "block_rows"),
-                   _count(block_cols, "block_cyclic", "block_cols"),
-                   dim_to_pe=_dim_to_pe(dim_to_pe, "block_cyclic"))
+        return cls(LayoutKind.BLOCK_CYCLIC, pe_count(rows, "block_cyclic", "rows"),
+                   pe_count(cols, "block_cyclic", "cols"),
+                   pe_count(block_rows, "block_cyclic", "block_rows"),
+                   pe_count(block_cols, "block_cyclic", "block_cols"),
+                   dim_to_pe=check_dim_to_pe(dim_to_pe, "block_cyclic"))
 
     @classmethod
     def replicated(cls, rows: int, cols: int) -> MeshLayout:
         """A full copy of the tensor on every PE of a ``rows × cols`` grid."""
-        return cls(LayoutKind.REPLICATED, _count(rows, "replicated", "rows"),
-                   _count(cols, "replicated", "cols"))
+        return cls(LayoutKind.REPLICATED, pe_count(rows, "replicated", "rows"),
+                   pe_count(cols, "replicated", "cols"))
 
     @classmethod
     def custom(cls, index_map: IndexMap) -> MeshLayout:
@@ -159,8 +113,8 @@ class MeshLayout:
             raise MeshError("custom: index_map must map to (pe_row, pe_col, offset); got codomain "
                             f"{index_map.codomain}")
         rows, cols, _ = index_map.codomain.extents
-        return cls(LayoutKind.CUSTOM, _count(rows, "custom", "pe_row extent"),
-                   _count(cols, "custom", "pe_col extent"), mapping=index_map)
+        return cls(LayoutKind.CUSTOM, pe_count(rows, "custom", "pe_row extent"),
+                   pe_count(cols, "custom", "pe_col extent"), mapping=index_map)
 
     # -- structure -----------------------------------------------------------
 
@@ -240,14 +194,15 @@ class MeshLayout:
         Python ints (dtype object) when a count does not fit in int64."""
         shape = check_shape(shape)
         if self.is_replicated:
-            return _exact(np.full((self.pe_rows, self.pe_cols), math.prod(shape), dtype=object))
+            return maps.exact_counts(np.full((self.pe_rows, self.pe_cols), math.prod(shape),
+                                             dtype=object))
         if self.mapping is not None:
-            rows, cols, _ = _enumerate(self._mapping_for(shape))
+            rows, cols, _ = maps.enumerate_images(self._mapping_for(shape))
             flat = np.bincount(rows * self.pe_cols + cols, minlength=self.total_pes)
             return flat.reshape(self.pe_rows, self.pe_cols).astype(np.int64)
         first, second = self.axes(shape)
         # Python ints: an int64 product of two counts past 2**31 each wraps silently.
-        table = _exact(np.multiply.outer(first.counts().astype(object),
+        table = maps.exact_counts(np.multiply.outer(first.counts().astype(object),
                                          second.counts().astype(object)))
         return table if first.pe_axis == 0 else table.T
 
@@ -279,9 +234,11 @@ class MeshLayout:
         >>> MeshLayout.row_partition(4).memory_usage((10, 4)).min
         16
         """
-        from layoutalg.mesh.placed import memory_usage
-
-        return memory_usage(self, shape, dtype)
+        size = element_size(dtype)
+        # Python ints throughout: tile bytes past 2**63 must not wrap.
+        usage = [int(n) * size for n in self.tile_elements(shape).flat]
+        total = sum(usage)
+        return MemoryUsage(min(usage), max(usage), total / len(usage), total)
 
     def reserved_bytes(self, shape, element_size: int) -> int:
         """Bytes every occupied PE reserves: the slot block of the index map (equal to
@@ -333,16 +290,13 @@ class MeshLayout:
 
     def on(self, shape, dtype: str = "float32"):
         """This layout holding a tensor of ``shape`` and ``dtype`` (a spec subject)."""
-        from layoutalg.mesh.placed import PlacedTensor
-
         return PlacedTensor(self, check_shape(shape), dtype)
 
     def compatible_with(self, other: MeshLayout, shape):
         """Does every element live on the same PEs under both layouts? A Z3 proof
         (``CheckResult``), REFUTED with an element on different PEs."""
-        from layoutalg.mesh.compat import check_compatible
-
-        return check_compatible(self, other, shape)
+        require_layout(other, "compatible_with", "other")
+        return compare(self, other, check_shape(shape))
 
     # -- text ----------------------------------------------------------------
 
@@ -364,21 +318,65 @@ class MeshLayout:
         return text if self.dim_to_pe == (0, 1) else text + "ᵀ"
 
 
-def _enumerate(mapping: IndexMap) -> tuple[np.ndarray, ...]:
-    size = math.prod(mapping.domain.extents)
-    if size > ENUMERATION_LIMIT:
-        raise MeshError(f"custom layout {mapping.label} has {size} elements; at most "
-                        f"{ENUMERATION_LIMIT} can be enumerated")
-    points = np.indices(mapping.domain.extents, dtype=np.int64).reshape(mapping.domain.rank, -1)
-    return tuple(as_int64(np.broadcast_to(v, points.shape[1:]), f"images of {mapping.label}")
-                 for v in mapping.apply(*points))
+def require_layout(value: object, who: str, argument: str) -> MeshLayout:
+    if not isinstance(value, MeshLayout):
+        raise MeshError(f"{who}: {argument} must be a MeshLayout; got {describe(value)}")
+    return value
 
 
-def _exact(counts: np.ndarray) -> np.ndarray:
-    """``counts`` (Python ints) as int64 when every one fits, else left as Python ints."""
-    if counts.size and max(counts.flat) > np.iinfo(np.int64).max:
-        return counts
-    return counts.astype(np.int64)
+@dataclass(frozen=True)
+class MemoryUsage:
+    """Tile bytes per PE over every PE of the layout's grid (empty PEs count 0),
+    as the seed's ``memory_usage_per_pe``; ``usage["max"]`` works too."""
+
+    min: int
+    max: int
+    average: float
+    total: int
+
+    def __getitem__(self, key: str):
+        if key not in ("min", "max", "average", "total"):
+            raise KeyError(key)
+        return getattr(self, key)
+
+
+@dataclass(frozen=True)
+class PlacedTensor:
+    """A tensor of ``shape`` and ``dtype`` in ``layout``; ``index_map()`` places it.
+
+    >>> t = MeshLayout.grid(32, 32).on((1024, 1024))
+    >>> str(t), t.memory_usage().max
+    ('Grid(32, 32) of [1024, 1024] float32', 4096)
+    """
+
+    layout: MeshLayout
+    shape: tuple[int, ...]
+    dtype: str = "float32"
+
+    def __post_init__(self) -> None:
+        require_layout(self.layout, "PlacedTensor", "layout")
+        object.__setattr__(self, "shape", check_shape(self.shape))
+        element_size(self.dtype)
+
+    @property
+    def element_size(self) -> int:
+        return element_size(self.dtype)
+
+    def index_map(self) -> IndexMap:
+        return self.layout.index_map(self.shape, element_size=self.element_size)
+
+    def layout_steps(self) -> tuple[IndexMap, ...]:
+        """The steps of ``index_map()``, one named intermediate coordinate each."""
+        return self.layout.layout_steps(self.shape, element_size=self.element_size)
+
+    def memory_usage(self) -> MemoryUsage:
+        return self.layout.memory_usage(self.shape, self.dtype)
+
+    def reservations(self) -> np.ndarray:
+        return self.layout.reservations(self.shape, self.element_size)
+
+    def __str__(self) -> str:
+        return f"{self.layout} of {list(self.shape)} {self.dtype}"
 
 
 @lru_cache(maxsize=512)

@@ -10,20 +10,25 @@ smaller tile are padding.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
+import numpy as np
 import sympy
 
 from layoutalg.core.combinators import (compose, cyclic, linearize, pad, permute, rename, scale,
                                         split)
+from layoutalg.core.evaluate import as_int64
 from layoutalg.core.space import Space
 from layoutalg.core.index_map import IndexMap
+from layoutalg.errors import MeshError
 from layoutalg.mesh.axes import Axis
 from layoutalg.mesh.shapes import domain_names
 
 VIEW_NAMES = ("i", "j")
 PE_NAMES = ("pe_row", "pe_col")
 COPY_NAMES = ("copy_row", "copy_col")
+ENUMERATION_LIMIT = 1 << 22
 
 
 def separable_map(view: tuple[int, int], axes: Sequence[Axis], element_size: int,
@@ -90,3 +95,20 @@ def on_tensor(view_map: IndexMap, shape: tuple[int, ...], leading: int = 0) -> I
         domain = Space(*lead, *zip(names, shape))
         embed = linearize(domain, list(names[1:]), name="j")
     return compose(embed, view_map, name=view_map.name)
+
+
+def enumerate_images(mapping: IndexMap) -> tuple[np.ndarray, ...]:
+    size = math.prod(mapping.domain.extents)
+    if size > ENUMERATION_LIMIT:
+        raise MeshError(f"custom layout {mapping.label} has {size} elements; at most "
+                        f"{ENUMERATION_LIMIT} can be enumerated")
+    points = np.indices(mapping.domain.extents, dtype=np.int64).reshape(mapping.domain.rank, -1)
+    return tuple(as_int64(np.broadcast_to(v, points.shape[1:]), f"images of {mapping.label}")
+                 for v in mapping.apply(*points))
+
+
+def exact_counts(counts: np.ndarray) -> np.ndarray:
+    """``counts`` (Python ints) as int64 when every one fits, else left as Python ints."""
+    if counts.size and max(counts.flat) > np.iinfo(np.int64).max:
+        return counts
+    return counts.astype(np.int64)

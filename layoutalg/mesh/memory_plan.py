@@ -28,6 +28,7 @@ from layoutalg.mesh.dtypes import element_size
 from layoutalg.errors import MeshError, PEMemoryError
 from layoutalg.mesh.graph import OpGraph
 from layoutalg.mesh.layout import MeshLayout
+from layoutalg.mesh.memory_proof import prove_plan
 from layoutalg.validate import is_int
 
 STRATEGIES = ("linear_scan", "bump")
@@ -135,8 +136,6 @@ class MemoryPlan:
     def prove(self, *, assume=(), timeout_ms: int | None = None):
         """Z3: no overlap of simultaneously live regions, every PE within budget,
         every tensor's slots inside its region (see ``memory_proof``)."""
-        from layoutalg.mesh.memory_proof import prove_plan
-
         return prove_plan(self, timeout_ms=timeout_ms)
 
     def index_map(self) -> IndexMap:

@@ -5,6 +5,9 @@ live at ``t`` (unsat: no overlap), and for a byte past the budget inside a
 region live at some step (unsat: the PE fits). Per tensor, ``check_fits`` proves its
 index map's slots end within its reservation, so region safety carries over
 to every element.
+
+The plan's types (``MemoryPlan``, ``PEGroup`` of ``memory_plan``) are named in
+annotations only: ``memory_plan`` imports this module for ``MemoryPlan.prove``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ import sympy
 
 from layoutalg.verify.memory import check_fits
 from layoutalg.mesh.dtypes import element_size
-from layoutalg.mesh.memory_plan import MemoryPlan, PEGroup
 from layoutalg.verify import query as q
 from layoutalg.verify import query
 from layoutalg.verify.result import CheckResult, Status

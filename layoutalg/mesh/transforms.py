@@ -23,7 +23,8 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.mesh.dtypes import WAVELET_BYTES, element_size
 from layoutalg.errors import TransformError
-from layoutalg.mesh.layout import ENUMERATION_LIMIT, MeshLayout
+from layoutalg.mesh.layout import MeshLayout
+from layoutalg.mesh.maps import ENUMERATION_LIMIT
 from layoutalg.mesh.pattern_maps import (
     PatternModel, SeparablePattern, generic_pattern, prove_exactly_once, separable_pattern,
 )

@@ -245,7 +245,7 @@ def test_public_names():
 
     public = {n for n in dir(mesh) if not n.startswith(("_", "@"))} - {
         "annotations", "register_claim", "describe", "brute", "checks", "compat", "dtypes",
-        "errors", "graph", "graph_pass", "layout", "maps", "axes", "memory_plan",
+        "errors", "graph", "graph_pass", "kinds", "layout", "maps", "axes", "memory_plan",
         "memory_proof", "pattern_maps", "placed", "planner", "shapes", "transforms"}
     assert public == set(mesh.__all__)
     assert la.mesh is mesh
