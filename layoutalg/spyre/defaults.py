@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
-from layoutalg.spyre.args import int_tuple, listed
+from layoutalg.validate import int_tuple, listed
 from layoutalg.errors import SpyreError
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.mapping import SYNTHETIC, host_to_device_map
@@ -40,7 +40,7 @@ def default_dim_map(order: Sequence[int], *, sparse: bool = False) -> tuple[int,
     ((1, 2, 0, 2), (0, 0), (-1,))
     """
     given = order
-    order = list(int_tuple("order", order))
+    order = list(int_tuple(SpyreError, "order", order))
     if len(set(order)) != len(order) or any(d < 0 for d in order):
         raise SpyreError(
             f"order must be a permutation of range({len(order)}) (the host dims, the stick dim "
@@ -120,7 +120,7 @@ def parametric_default_map(size, elems, dim_order=None, *, sparse: bool = False,
 def _order(dim_order, rank: int) -> tuple[list[int], bool]:
     if dim_order is None:
         return list(range(rank)), False
-    order = list(int_tuple("dim_order", dim_order))
+    order = list(int_tuple(SpyreError, "dim_order", dim_order))
     sparse = bool(order) and order[-1] == SYNTHETIC
     if sparse:
         order = order[:-1]

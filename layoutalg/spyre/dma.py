@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from layoutalg.errors import describe
-from layoutalg.spyre.args import listed
+from layoutalg.validate import listed
 from layoutalg.errors import SpyreError, TorchSpyreError
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.mapping import SYNTHETIC

@@ -17,7 +17,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.spyre import mapping, rules
-from layoutalg.spyre.args import coordinate, int_tuple, listed, positive_ints
+from layoutalg.validate import int_point, int_tuple, listed
 from layoutalg.errors import SpyreError
 from layoutalg.spyre.sticks import dtype_name, elems_per_stick, itemsize
 from layoutalg.spyre.stride_maps import dim_map_to_stride_map, stride_map_to_dim_map
@@ -87,7 +87,7 @@ class SpyreLayout:
         (1, 0, 1)
         """
         torch = TorchLayout(size, stride)
-        sizes = positive_ints("device_size", device_size)
+        sizes = int_tuple(SpyreError, "device_size", device_size, least=1)
         dims = stride_map_to_dim_map(torch.size, sizes, stride_map, torch.stride)
         return cls(torch.size, dtype, sizes, dims, stride=torch.stride)
 
@@ -148,7 +148,7 @@ class SpyreLayout:
 
     def host_to_device(self, host_coord) -> tuple[int, ...]:
         """The device coordinate of a host element."""
-        point = coordinate("host_coord", host_coord, self.size, "size")
+        point = int_point(SpyreError, "host_coord", host_coord, self.size, "size")
         strides = self.tile_strides
         result, seen = [], set()
         for k, d in enumerate(self.dim_map):
@@ -162,7 +162,7 @@ class SpyreLayout:
 
     def device_to_host(self, device_coord) -> tuple[int, ...] | None:
         """The host element at a device slot, or None for a padding slot."""
-        point = coordinate("device_coord", device_coord, self.device_size, "device_size")
+        point = int_point(SpyreError, "device_coord", device_coord, self.device_size, "device_size")
         host = [0] * self.rank
         for c, d, step in zip(point, self.dim_map, self.tile_strides):
             if d == mapping.SYNTHETIC:
@@ -280,13 +280,14 @@ def _assign(layout, size, dtype, device_size, dim_map, stride) -> None:
     torch = TorchLayout(size, stride)
     object.__setattr__(layout, "size", torch.size)
     object.__setattr__(layout, "dtype", dtype_name(dtype))
-    object.__setattr__(layout, "device_size", positive_ints("device_size", device_size))
-    object.__setattr__(layout, "dim_map", int_tuple("dim_map", dim_map))
+    object.__setattr__(layout, "device_size",
+                       int_tuple(SpyreError, "device_size", device_size, least=1))
+    object.__setattr__(layout, "dim_map", int_tuple(SpyreError, "dim_map", dim_map))
     object.__setattr__(layout, "stride", torch.stride)
 
 
 def _stride_map_arg(stride_map, layout: SpyreLayout) -> tuple[int, ...]:
-    values = int_tuple("stride_map", stride_map)
+    values = int_tuple(SpyreError, "stride_map", stride_map)
     if len(values) != layout.device_rank:
         raise SpyreError(f"stride_map must have one entry per device dim ({layout.device_rank}); "
                          f"got {listed(values)}")

@@ -7,7 +7,7 @@ size, dim_map entries, torch dims present, coverage).
 
 from __future__ import annotations
 
-from layoutalg.spyre.args import listed
+from layoutalg.validate import listed
 from layoutalg.errors import CoverageError, DimMapError, SpyreError, StickSizeError
 from layoutalg.spyre.mapping import SYNTHETIC, coverage
 from layoutalg.spyre.sticks import STICK_BYTES, elems_per_stick, itemsize

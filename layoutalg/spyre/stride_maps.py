@@ -19,7 +19,7 @@ from __future__ import annotations
 import sympy
 
 from layoutalg.errors import describe
-from layoutalg.spyre.args import int_tuple, listed
+from layoutalg.validate import int_tuple, listed
 from layoutalg.errors import StrideMapError
 from layoutalg.spyre.mapping import SYNTHETIC, host_to_device_map
 from layoutalg.spyre.torch_layout import contiguous_strides
@@ -69,7 +69,7 @@ def stride_map_to_dim_map(size, device_size, stride_map, stride=None) -> tuple[i
     """
     size = tuple(size)
     strides = contiguous_strides(size) if stride is None else tuple(stride)
-    given = int_tuple("stride_map", stride_map, StrideMapError)
+    given = int_tuple(StrideMapError, "stride_map", stride_map)
     if len(given) != len(device_size):
         raise StrideMapError(
             f"stride_map must have one entry per device dim ({len(device_size)}, the length of "

@@ -16,7 +16,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import describe
-from layoutalg.spyre.args import coordinate, int_tuple, is_int, listed, positive_ints
+from layoutalg.validate import int_point, int_tuple, listed, positive_int
 from layoutalg.errors import SpyreError
 from layoutalg.core.tiling import row_major_strides
 
@@ -46,11 +46,11 @@ class TorchLayout:
     stride: tuple[int, ...]
 
     def __init__(self, size, stride=None) -> None:
-        checked = positive_ints("size", size)
+        checked = int_tuple(SpyreError, "size", size, least=1)
         if stride is None:
             strides = contiguous_strides(checked)
         else:
-            strides = int_tuple("stride", stride)
+            strides = int_tuple(SpyreError, "stride", stride)
             if len(strides) != len(checked):
                 raise SpyreError(f"stride must have one entry per dim of size {listed(checked)} "
                                  f"({len(checked)}); got {describe(stride)}")
@@ -92,7 +92,7 @@ class TorchLayout:
 
     def offset(self, coord) -> int:
         """Element offset of a coordinate from the tensor's base."""
-        point = coordinate("coord", coord, self.size, "size")
+        point = int_point(SpyreError, "coord", coord, self.size, "size")
         return sum(c * s for c, s in zip(point, self.stride))
 
     def extent(self) -> int:
@@ -108,10 +108,7 @@ class TorchLayout:
         """
         scale = 1
         if element_bytes is not None:
-            if not is_int(element_bytes) or element_bytes < 1:
-                raise SpyreError(f"element_bytes must be a positive int; got "
-                                 f"{describe(element_bytes)}")
-            scale = int(element_bytes)
+            scale = positive_int(SpyreError, "element_bytes", element_bytes)
         return offset_map(self.size, self.stride, scale=scale,
                           name=f"torch{listed(self.size)}:{listed(self.stride)}")
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from layoutalg.core.laid_out import bridge as declare_bridge
 from layoutalg.errors import describe
 from layoutalg.spyre import rules
-from layoutalg.spyre.args import int_tuple, listed
+from layoutalg.validate import int_tuple, listed
 from layoutalg.spyre.dma import check_dma_rule
 from layoutalg.errors import SpyreError, TorchSpyreError
 from layoutalg.spyre.layout import SpyreLayout
@@ -231,7 +231,7 @@ def as_layout(value: object, size=None, stride=None) -> SpyreLayout:
 
 
 def _device_size(value) -> tuple[int, ...]:
-    sizes = int_tuple("device_size", value)
+    sizes = int_tuple(SpyreError, "device_size", value)
     if not sizes:
         raise SpyreError("device_size must have at least one dim (the stick dim); got []")
     for k, extent in enumerate(sizes):
@@ -244,7 +244,7 @@ def _device_size(value) -> tuple[int, ...]:
 
 
 def _entries(name: str, value, sizes) -> tuple[int, ...]:
-    entries = int_tuple(name, value)
+    entries = int_tuple(SpyreError, name, value)
     if len(entries) != len(sizes):
         raise SpyreError(f"{name} must have one entry per device dim ({len(sizes)}, the length "
                          f"of device_size={listed(sizes)}); got {listed(entries)}")
