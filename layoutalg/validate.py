@@ -286,10 +286,10 @@ def boolean(error: Error, name: str, value: object, *, where: str = "") -> bool:
     True
     >>> boolean(LayoutError, "strict", "no")
     Traceback (most recent call last):
-    layoutalg.errors.LayoutError: strict must be a bool (True or False); got 'no'
+    layoutalg.errors.LayoutError: strict must be True or False; got 'no'
     """
     if not is_bool(value):
-        raise _refuse(error, where, name, "be a bool (True or False)", describe(value))
+        raise _refuse(error, where, name, "be True or False", describe(value))
     return bool(value)
 
 

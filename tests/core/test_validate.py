@@ -218,7 +218,7 @@ def test_instance_and_flag():
     assert v.boolean(LayoutError, "strict", np.bool_(True)) is True
     for bad, shown in [(1, "1"), ("yes", "'yes'"), (None, "None")]:
         assert refusal(lambda: v.boolean(LayoutError, "strict", bad)) == (
-            f"strict must be a bool (True or False); got {shown}")
+            f"strict must be True or False; got {shown}")
 
 
 def test_identifier_pairs_distinct():
