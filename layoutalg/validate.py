@@ -106,6 +106,35 @@ def _refuse(error: Error, where: str, name: str, rule: str, shown: str) -> Layou
 # -- integers --------------------------------------------------------------------
 
 
+def integer(error: Error, name: str, value: object, *, where: str = "") -> int:
+    """``value`` as a Python int if it is an int of any sign (NumPy too, never a bool).
+
+    >>> integer(LayoutError, "shift", -3)
+    -3
+    >>> integer(LayoutError, "shift", 3.0, where="Swizzle")
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: Swizzle: shift must be an int; got 3.0
+    """
+    if not is_int(value):
+        raise _refuse(error, where, name, "be an int", describe(value))
+    return int(value)
+
+
+def index(error: Error, name: str, value: object, extent: int, *, where: str = "") -> int:
+    """``value`` as a Python int if it is an int in ``[0, extent)``.
+
+    >>> index(LayoutError, "ti", np.int64(1), 2)
+    1
+    >>> index(LayoutError, "ti", 2, 2)
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: ti must lie in [0, 2); got 2
+    """
+    value = integer(error, name, value, where=where)
+    if not 0 <= value < extent:
+        raise _refuse(error, where, name, f"lie in [0, {extent})", str(value))
+    return value
+
+
 def positive_int(error: Error, name: str, value: object, *, where: str = "") -> int:
     """``value`` as a Python int if it is an int ≥ 1 (NumPy too, never a bool).
 
@@ -335,7 +364,8 @@ def all_distinct(error: Error, name: str, values: Sequence[object], *, where: st
 
 __all__ = [
     "EXTENTS_HINT", "all_distinct", "boolean", "concrete_sizes", "first_not_positive",
-    "first_out_of_range", "identifier", "instance_of", "int_point", "int_tuple", "is_bool",
+    "first_out_of_range", "identifier", "index", "instance_of", "int_point", "int_tuple",
+    "integer", "is_bool",
     "is_int", "is_symbolic", "listed", "named_pairs", "nonnegative_int", "one_of",
     "positive_int", "positive_size", "positive_sizes", "power_of_two",
 ]

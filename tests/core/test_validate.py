@@ -82,6 +82,25 @@ def test_first_out_of_range_on_a_hand_made_table():
 # -- integers ------------------------------------------------------------------------
 
 
+def test_integer_and_index():
+    assert [v.integer(LayoutError, "k", x) for x in (-HUGE, -1, 0, np.int8(-3), HUGE)] == [
+        -HUGE, -1, 0, -3, HUGE]
+    for value, shown in NOT_INTS:
+        assert refusal(lambda: v.integer(LayoutError, "k", value, where="f")) == (
+            f"f: k must be an int; got {shown}")
+    for i in range(-3, 7):
+        if i in (0, 1, 2, 3):
+            assert v.index(LayoutError, "ti", i, 4) == i
+        else:
+            assert refusal(lambda: v.index(LayoutError, "ti", i, 4)) == (
+                f"ti must lie in [0, 4); got {i}")
+    assert v.index(LayoutError, "ti", np.uint8(3), 4) == 3
+    assert refusal(lambda: v.index(LayoutError, "ti", HUGE, 4)) == (
+        f"ti must lie in [0, 4); got {HUGE}")
+    assert refusal(lambda: v.index(LayoutError, "tk", 1.5, 4)) == "tk must be an int; got 1.5"
+    assert refusal(lambda: v.index(LayoutError, "tk", True, 4)) == "tk must be an int; got True"
+
+
 @pytest.mark.parametrize("value, expected", [
     (1, 1), (7, 7), (np.int64(5), 5), (np.uint16(3), 3), (HUGE, HUGE)])
 def test_positive_int_accepts_and_returns_python_ints(value, expected):
