@@ -33,6 +33,14 @@ its clock starts; the SymPy→ISL translation is not timed).
 ``--brute`` adds a third answer on the concrete questions: layoutalg's own
 enumeration twins (``layoutalg.verify.brute``), timed and compared alike.
 
+layoutalg answers as ``layoutalg prove`` runs its checks: inside
+``query.shortcuts(reuse=False)`` (no answer remembered between questions),
+so a concrete map of at most ``query.ENUMERATE_UP_TO`` points is decided by
+exhaustive evaluation (``layoutalg.verify.exhaustive``, ``method ==
+"enumeration"``) and everything else by Z3. The medians are printed apart
+for the questions each method decided, so neither hides the other;
+``--z3-only`` asks Z3 for every question (the public checks' default).
+
 ``--profile N`` runs the layoutalg side once more under cProfile (SymPy's
 cache cleared first) and prints the N functions with the most cumulative
 time, the time by package, and the wall time inside ``z3.Solver.check``
@@ -62,6 +70,7 @@ from rich.console import Console
 from rich.table import Table
 
 import layoutalg as la
+from layoutalg.verify import query
 from layoutalg.spyre.defaults import parametric_default_map
 from layoutalg.tt.tiles import Tile
 
@@ -546,6 +555,7 @@ class Answer:
     seconds: float  # wall
     note: str = ""
     cpu: float = 0.0  # process CPU, every thread (Z3 runs in helper threads): steadier under load
+    method: str = ""  # layoutalg's: "z3" or "enumeration"
 
 
 def timed(ask: Callable[[], Answer]) -> Answer:
@@ -562,13 +572,21 @@ LA_CHECKS: dict[str, Callable] = {
 }
 
 
+ENUMERATE = [True]  # False with --z3-only
+
+
 def ask_layoutalg(question: Question, timeout_ms: int) -> Answer:
+    """The check as ``layoutalg prove`` runs it (``query.shortcuts``, no memo of
+    answers: small concrete maps enumerated), or Z3 only with ``--z3-only``."""
     check = LA_CHECKS[question.kind]
+    limit = query.ENUMERATE_UP_TO if ENUMERATE[0] else 0
     start = time.perf_counter()
-    result = check(*question.maps, timeout_ms=timeout_ms)
+    with query.shortcuts(reuse=False, enumerate_up_to=limit):
+        result = check(*question.maps, timeout_ms=timeout_ms)
     seconds = time.perf_counter() - start
     verdict = {la.Status.PROVED: True, la.Status.REFUTED: False}.get(result.status)
-    return Answer(verdict, seconds, "" if verdict is not None else result.reason[:120])
+    return Answer(verdict, seconds, "" if verdict is not None else result.reason[:120],
+                  method=result.method)
 
 
 BRUTE_MAX_POINTS = 1 << 20
@@ -684,19 +702,19 @@ def ms(seconds: float) -> str:
 def per_question_table(rows: list[Row]) -> Table:
     out = Table(title="per question (median ms over the rounds; cold = round 1)",
                 header_style="bold")
-    for column in ("family", "question", "check", "ISL", "ISL ms", "layoutalg",
+    for column in ("family", "question", "check", "ISL", "ISL ms", "layoutalg", "by",
                    "la ms", "la cold ms", "la/ISL", "CPU ratio"):
         out.add_column(column, justify="left" if column in ("family", "question", "check")
                        else "right")
     for row in rows:
         qn = row.question
-        ratio = f"{row.median('la') / row.median('isl'):.1f}" if row.both else ""
-        cpu = (f"{row.median_cpu('la') / max(row.median_cpu('isl'), 1e-6):.1f}"
+        ratio = f"{row.median('la') / row.median('isl'):.2f}" if row.both else ""
+        cpu = (f"{row.median_cpu('la') / max(row.median_cpu('isl'), 1e-6):.2f}"
                if row.both else "")
         isl_ms = ms(row.median("isl")) if row.question.texts is not None else ""
         style = "bold red" if row.disagree else None
         out.add_row(qn.family, qn.name, qn.kind, verdict_text(row.isl[0]), isl_ms,
-                    verdict_text(row.la[0]), ms(row.median("la")), ms(row.la[0].seconds),
+                    verdict_text(row.la[0]), row.la[0].method, ms(row.median("la")), ms(row.la[0].seconds),
                     ratio, cpu, style=style)
     return out
 
@@ -725,12 +743,16 @@ def summary(rows: list[Row]) -> dict:
                        for r in rows if r.la_verdict is not None and r.isl_verdict is None]}
     groups = {f"check {kind}": [r for r in both if r.question.kind == kind] for kind in KINDS}
     groups["concrete sizes"] = [r for r in both if not parametric(r.question)]
+    groups["decided by z3"] = [r for r in both if r.la[0].method == "z3"]
+    groups["decided by enumeration"] = [r for r in both if r.la[0].method == "enumeration"]
     groups["symbolic sizes"] = [r for r in both if parametric(r.question)]
     out["groups"] = {
         name: {"both": len(mine),
                "isl_median_s": statistics.median(r.median("isl") for r in mine),
                "la_median_s": statistics.median(r.median("la") for r in mine),
-               "median_ratio": statistics.median(r.median("la") / r.median("isl") for r in mine)}
+               "median_ratio": statistics.median(r.median("la") / r.median("isl") for r in mine),
+               "cpu_median_ratio": statistics.median(
+                   r.median_cpu("la") / max(r.median_cpu("isl"), 1e-6) for r in mine)}
         for name, mine in groups.items() if mine}
     if both:
         isl_med = statistics.median(r.median("isl") for r in both)
@@ -754,11 +776,11 @@ def parametric(question: Question) -> bool:
 
 def group_table(stats: dict) -> Table:
     out = Table(title="the same questions grouped by check and by sizes", header_style="bold")
-    for column in ("group", "both", "ISL ms", "layoutalg ms", "median ratio"):
+    for column in ("group", "both", "ISL ms", "layoutalg ms", "median ratio", "CPU ratio"):
         out.add_column(column, justify="left" if column == "group" else "right")
     for name, e in stats["groups"].items():
         out.add_row(name, str(e["both"]), ms(e["isl_median_s"]), ms(e["la_median_s"]),
-                    f"{e['median_ratio']:.1f}")
+                    f"{e['median_ratio']:.2f}", f"{e['cpu_median_ratio']:.2f}")
     return out
 
 
@@ -857,7 +879,7 @@ def as_json(rows: list[Row], stats: dict, args) -> dict:
             "isl_verdict": r.isl_verdict, "la_verdict": r.la_verdict,
             "isl_seconds": [a.seconds for a in r.isl], "la_seconds": [a.seconds for a in r.la],
             "isl_cpu_seconds": [a.cpu for a in r.isl], "la_cpu_seconds": [a.cpu for a in r.la],
-            "isl_note": r.isl[0].note, "la_note": r.la[0].note,
+            "isl_note": r.isl[0].note, "la_note": r.la[0].note, "la_method": r.la[0].method,
             "brute_verdict": r.brute[0].verdict if r.brute else None,
             "brute_seconds": [a.seconds for a in r.brute],
             "isl_map": r.question.texts[0].map if r.question.texts else None,
@@ -909,7 +931,6 @@ def component_clock(clock: Clock):
     import z3
 
     solver = importlib.import_module("layoutalg.verify.z3_backend.solver")
-    checks = importlib.import_module("layoutalg.verify.checks")
     query = importlib.import_module("layoutalg.verify.query")
     vacuous = solver._unless_vacuous
 
@@ -924,8 +945,7 @@ def component_clock(clock: Clock):
         return "z3 Solver.check (vacuity test)" if clock.in_vacuity else "z3 Solver.check (query)"
 
     patches = [
-        (checks, "substitute_exprs", "SymPy substitution (compose f, g; primed copies)"),
-        (query, "substitute_exprs", "SymPy substitution (compose f, g; primed copies)"),
+        (query, "substitute", "substitution (verify.rewrite: compose f, g; primed copies)"),
         (solver, "_build", "translate SymPy → Z3 (incl. context)"),
         (z3.Context, "__init__", "z3.Context()"),
         (z3.Solver, "check", check_label),
@@ -1016,6 +1036,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="layoutalg's timeout per query (default 20000, the library's)")
     parser.add_argument("--isl-max-ops", type=int, default=20_000_000,
                         help="ISL's operation budget per question (default 2e7, 10-30 s here)")
+    parser.add_argument("--z3-only", action="store_true",
+                        help="layoutalg asks Z3 for every question (no enumeration of small maps)")
     parser.add_argument("--profile-only", action="store_true",
                         help="skip the comparison: only the layoutalg profile (with --profile)")
     args = parser.parse_args(argv)
@@ -1023,6 +1045,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--repeat must be at least 1; got {args.repeat}")
     if args.quick:
         args.repeat = 1
+    ENUMERATE[0] = not args.z3_only
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     everything = questions(args.seed)
     selected = [x for x in everything if (x.quick or not args.quick)

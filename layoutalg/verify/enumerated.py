@@ -3,7 +3,8 @@
 Inside ``layoutalg prove`` a core check of a map with concrete sizes whose
 domain (and, where the check reads it, codomain) has at most
 ``query.enumeration_limit()`` points is decided by listing every point with
-the exact evaluator (``layoutalg.verify.brute``): a complete answer, often
+the exact evaluator (``layoutalg.verify.exhaustive``, a second implementation
+beside the test oracle ``layoutalg.verify.brute``): a complete answer, often
 faster than one Z3 query. Elsewhere the limit is 0 and every check asks Z3.
 
 A map is left to Z3 (which then keeps its guards) when anything is not
@@ -23,18 +24,18 @@ import sympy
 from layoutalg.core.expr import Unsupported
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import LayoutError
-from layoutalg.verify import brute
+from layoutalg.verify import exhaustive
 from layoutalg.verify import query as q
 from layoutalg.verify.result import CheckResult
 
 # check name -> (its twin, whether it lists the codomain too)
-TWINS: dict[str, tuple[Callable[..., CheckResult], bool]] = {
-    "in_bounds": (brute.check_in_bounds, False),
-    "injective": (brute.check_injective, False),
-    "images_valid": (brute.check_images_valid, False),
-    "surjective": (brute.check_surjective, True),
-    "bijective": (brute.check_bijective, True),
-    "equivalent": (brute.check_equivalent, False),
+TWINS: dict[str, tuple[Callable[..., CheckResult | None], bool]] = {
+    "in_bounds": (exhaustive.in_bounds, False),
+    "injective": (exhaustive.injective, False),
+    "images_valid": (exhaustive.images_valid, False),
+    "surjective": (exhaustive.surjective, True),
+    "bijective": (exhaustive.bijective, True),
+    "equivalent": (exhaustive.equivalent, False),
 }
 
 
@@ -53,9 +54,11 @@ def decide(check: str, maps: Sequence[IndexMap], assume: Sequence[object], *,
         verdict = twin(*maps)
     except (LayoutError, Unsupported, ArithmeticError, KeyError, TypeError, ValueError):
         return None  # the evaluator refuses it: Z3 decides (or says why not)
+    if verdict is None:
+        return None  # it declined (images too spread for one code): Z3 decides
     if verdict.proved:
         points = math.prod(maps[0].domain.extents)
-        verdict = replace(verdict, reason=f"{proved} (all {points} points enumerated)")
+        verdict = replace(verdict, reason=f"{proved} (enumeration: all {points} points)")
     return verdict
 
 
