@@ -32,19 +32,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from layoutalg.channel.args import positive_int
+from layoutalg.validate import boolean, positive_int, power_of_two
 from layoutalg.core.tiling import remainder as mod
 from layoutalg.errors import SwizzleError
 from layoutalg.errors import describe
 
 OPS = ("read", "write")
-
-
-def _power_of_two(owner: str, name: str, value: object) -> int:
-    value = positive_int(owner, name, value, SwizzleError)
-    if value & (value - 1):
-        raise SwizzleError(f"{owner}: {name} must be a power of two; got {value}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -70,13 +63,13 @@ class BankModel:
 
     def __post_init__(self) -> None:
         for name in ("num_banks", "bank_bytes", "access_bytes"):
-            object.__setattr__(self, name, _power_of_two("BankModel", name, getattr(self, name)))
-        object.__setattr__(self, "warp", positive_int("BankModel", "warp", self.warp,
-                                                      SwizzleError))
+            object.__setattr__(self, name, power_of_two(SwizzleError, name, getattr(self, name),
+                                                        where="BankModel"))
+        object.__setattr__(self, "warp", positive_int(SwizzleError, "warp", self.warp,
+                                                      where="BankModel"))
         for name in ("broadcast", "merge_writes"):
-            if not isinstance(getattr(self, name), bool):
-                raise SwizzleError(f"BankModel: {name} must be True or False; got "
-                                   f"{describe(getattr(self, name))}")
+            object.__setattr__(self, name, boolean(SwizzleError, name, getattr(self, name),
+                                                   where="BankModel"))
         row = self.num_banks * self.bank_bytes
         if self.access_bytes > row:
             raise SwizzleError(f"BankModel: access_bytes must be at most num_banks * bank_bytes "

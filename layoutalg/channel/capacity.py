@@ -19,12 +19,11 @@ from collections.abc import Sequence
 
 import sympy
 
-from layoutalg.channel.args import is_symbolic
+from layoutalg.validate import is_int, is_symbolic
 from layoutalg.errors import ChannelError
 from layoutalg.channel.layout import require_layout
 from layoutalg.channel.options import MATRICES
 from layoutalg.errors import describe
-from layoutalg.validate import is_int
 from layoutalg.verify import query as q
 from layoutalg.verify import query
 from layoutalg.verify.result import CheckResult, Status, point_text

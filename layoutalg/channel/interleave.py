@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import sympy
 
-from layoutalg.channel.args import extent, positive_int
+from layoutalg.validate import positive_int, positive_size
 from layoutalg.errors import ChannelError
 from layoutalg.channel.swizzle import Swizzle
 from layoutalg.core.index_map import IndexMap
@@ -49,9 +49,9 @@ class Interleave:
     kind = "interleave"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "num_channels", extent("Interleave", "num_channels",
-                                                        self.num_channels))
-        positive_int("Interleave", "granule", self.granule)
+        object.__setattr__(self, "num_channels", positive_size(
+            ChannelError, "num_channels", self.num_channels, where="Interleave"))
+        positive_int(ChannelError, "granule", self.granule, where="Interleave")
         if self.swizzle is not None and not isinstance(self.swizzle, Swizzle):
             raise ChannelError(f"Interleave: swizzle must be a Swizzle or None; "
                                f"got {describe(self.swizzle)}")
@@ -70,7 +70,8 @@ class Interleave:
 
     def index_map(self, address_bytes: Extent, *, name: str | None = None) -> IndexMap:
         """``[addr:address_bytes] → [channel, offset]`` (with its inverse when unswizzled)."""
-        domain = Space(addr=extent("Interleave.index_map", "address_bytes", address_bytes))
+        domain = Space(addr=positive_size(ChannelError, "address_bytes", address_bytes,
+                                          where="Interleave.index_map"))
         (a,) = domain.symbols
         capacity = ceil_div(sympy.sympify(address_bytes), self.granule * self.num_channels)
         codomain = Space(channel=self.num_channels, offset=_tidy(capacity * self.granule))
@@ -83,7 +84,8 @@ class Interleave:
 
     def channel_map(self, address_bytes: Extent) -> IndexMap:
         """``[addr] → [channel]``: the resource map of a conflict check."""
-        domain = Space(addr=extent("Interleave.channel_map", "address_bytes", address_bytes))
+        domain = Space(addr=positive_size(ChannelError, "address_bytes", address_bytes,
+                                          where="Interleave.channel_map"))
         (a,) = domain.symbols
         return IndexMap(domain, Space(channel=self.num_channels), [self.channel(a)],
                         name=str(self))
@@ -108,10 +110,10 @@ class ByRange:
     kind = "range"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "num_channels", extent("ByRange", "num_channels",
-                                                        self.num_channels))
-        object.__setattr__(self, "channel_bytes", extent("ByRange", "channel_bytes",
-                                                         self.channel_bytes))
+        object.__setattr__(self, "num_channels", positive_size(
+            ChannelError, "num_channels", self.num_channels, where="ByRange"))
+        object.__setattr__(self, "channel_bytes", positive_size(
+            ChannelError, "channel_bytes", self.channel_bytes, where="ByRange"))
 
     def channel(self, addr):
         return digits(addr, self.channel_bytes, lazy=True)[0]
@@ -122,7 +124,8 @@ class ByRange:
     def index_map(self, address_bytes: Extent | None = None, *, name: str | None = None) -> IndexMap:
         """``[addr] → [channel, offset]`` over the N·channel_bytes bytes of the memory."""
         total = self.num_channels * self.channel_bytes if address_bytes is None else address_bytes
-        domain = Space(addr=extent("ByRange.index_map", "address_bytes", _tidy(total)))
+        domain = Space(addr=positive_size(ChannelError, "address_bytes", _tidy(total),
+                                          where="ByRange.index_map"))
         (a,) = domain.symbols
         codomain = Space(channel=self.num_channels, offset=self.channel_bytes)
         c, o = codomain.symbols
@@ -131,7 +134,8 @@ class ByRange:
                         name=name or str(self))
 
     def channel_map(self, address_bytes: Extent) -> IndexMap:
-        domain = Space(addr=extent("ByRange.channel_map", "address_bytes", address_bytes))
+        domain = Space(addr=positive_size(ChannelError, "address_bytes", address_bytes,
+                                          where="ByRange.channel_map"))
         (a,) = domain.symbols
         return IndexMap(domain, Space(channel=self.num_channels), [self.channel(a)],
                         name=str(self))

@@ -8,7 +8,7 @@ import numpy as np
 import sympy
 
 from layoutalg.channel import options as opt
-from layoutalg.channel.args import choice, extent, is_symbolic, positive_int
+from layoutalg.validate import index, is_symbolic, one_of, positive_int, positive_size
 from layoutalg.errors import ChannelError
 from layoutalg.channel.interleave import ByRange, Interleave
 from layoutalg.core.index_map import IndexMap
@@ -62,12 +62,12 @@ class ChannelLayout:
                  name: str | None = None) -> None:
         owner = "ChannelLayout"
         set_ = object.__setattr__
-        set_(self, "option", choice(owner, "option", option, OPTIONS))
+        set_(self, "option", one_of(ChannelError, "option", option, OPTIONS, where=owner))
         for key, value in (("num_channels", num_channels), ("m_tiles", m_tiles),
                            ("n_tiles", n_tiles), ("k_tiles", k_tiles)):
-            set_(self, key, extent(owner, key, value))
-        set_(self, "tile_bytes", positive_int(owner, "tile_bytes", tile_bytes))
-        set_(self, "interleave", positive_int(owner, "interleave", interleave))
+            set_(self, key, positive_size(ChannelError, key, value, where=owner))
+        set_(self, "tile_bytes", positive_int(ChannelError, "tile_bytes", tile_bytes, where=owner))
+        set_(self, "interleave", positive_int(ChannelError, "interleave", interleave, where=owner))
         if name is not None and not isinstance(name, str):
             raise ChannelError(f"{owner}: name must be a string; got {describe(name)}")
         set_(self, "name", name)
@@ -75,7 +75,8 @@ class ChannelLayout:
         if channel_bytes is None:
             set_(self, "channel_bytes", _tidy(opt.CAPACITY[self.option](self)))
         else:
-            set_(self, "channel_bytes", positive_int(owner, "channel_bytes", channel_bytes))
+            set_(self, "channel_bytes", positive_int(ChannelError, "channel_bytes", channel_bytes,
+                                                     where=owner))
             if self.range_decoded and channel_bytes % self.tile_bytes:
                 raise ChannelError(
                     f"{owner}: channel_bytes must be a multiple of tile_bytes "
@@ -222,13 +223,8 @@ class ChannelLayout:
         if not self.is_concrete:
             raise ChannelError(f"{self.label} has symbolic sizes "
                                f"{sorted(map(str, self.parameters))}; bind them with .bind(...)")
-        for name, value, limit in (("ti", ti, self.m_tiles), ("tj", tj, self.n_tiles),
-                                   ("tk", tk, self.k_tiles)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise ChannelError(f"{name} must be an int; got {describe(value)}")
-            if not 0 <= value < limit:
-                raise ChannelError(f"{name} must lie in [0, {limit}); got {value}")
-        pick = {"ti": int(ti), "tj": int(tj), "tk": int(tk)}
+        pick = {name: index(ChannelError, name, value, limit) for name, value, limit in (
+            ("ti", ti, self.m_tiles), ("tj", tj, self.n_tiles), ("tk", tk, self.k_tiles))}
         return tuple(pick[d] for d in opt.TILE_DIMS[matrix])
 
     def address(self, matrix: str, ti: int, tj: int, tk: int) -> int:
@@ -251,7 +247,8 @@ class ChannelLayout:
         if unknown:
             raise ChannelError(f"bind: {unknown} are not parameters of {self.label}; "
                                f"its parameters are {sorted(by_name)}")
-        subs = {by_name[k]: positive_int("bind", k, v) for k, v in values.items()}
+        subs = {by_name[k]: positive_int(ChannelError, k, v, where="bind")
+                for k, v in values.items()}
 
         def put(value):
             return _tidy(sympy.sympify(value).subs(subs))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from layoutalg.channel.args import positive_int
+from layoutalg.validate import positive_int
 from layoutalg.channel.interleave import Interleave
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.tiling import remainder as mod
@@ -28,8 +28,8 @@ class Banks:
     bank_bytes: int = 4
 
     def __post_init__(self) -> None:
-        positive_int("Banks", "num_banks", self.num_banks, SwizzleError)
-        positive_int("Banks", "bank_bytes", self.bank_bytes, SwizzleError)
+        positive_int(SwizzleError, "num_banks", self.num_banks, where="Banks")
+        positive_int(SwizzleError, "bank_bytes", self.bank_bytes, where="Banks")
 
     def bank(self, addr):
         return mod(addr // self.bank_bytes, self.num_banks)

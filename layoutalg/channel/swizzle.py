@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
-from layoutalg.channel.args import nonnegative_int
+from layoutalg.validate import integer, nonnegative_int, positive_size
 from layoutalg.core.tiling import remainder as mod
 from layoutalg.errors import SwizzleError
 from layoutalg.core.bits import bit_and, bit_xor, shift_left, shift_right
@@ -39,7 +39,6 @@ from layoutalg.core.cute_layout import CuteLayout
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import describe
-from layoutalg.validate import is_int
 
 
 @dataclass(frozen=True)
@@ -65,11 +64,10 @@ class Swizzle:
 
     def __post_init__(self) -> None:
         for name in ("bits", "base"):
-            value = nonnegative_int("Swizzle", name, getattr(self, name), SwizzleError)
+            value = nonnegative_int(SwizzleError, name, getattr(self, name), where="Swizzle")
             object.__setattr__(self, name, value)
-        if not is_int(self.shift):
-            raise SwizzleError(f"Swizzle: shift must be an int; got {describe(self.shift)}")
-        object.__setattr__(self, "shift", int(self.shift))
+        object.__setattr__(self, "shift", integer(SwizzleError, "shift", self.shift,
+                                                  where="Swizzle"))
         if abs(self.shift) < self.bits:
             raise SwizzleError(
                 f"Swizzle: |shift| must be >= bits (CuTe: abs(SShift) >= BBits), or the XOR "
@@ -141,7 +139,7 @@ class Swizzle:
         ``[0, size)`` depends on ``size`` (a multiple of ``2**(target + bits)``
         keeps every image inside); check it.
         """
-        size = _size(size, "Swizzle.index_map")
+        size = positive_size(SwizzleError, "size", size, where="Swizzle.index_map")
         domain, codomain = Space(offset=size), Space(address=size)
         (o,) = domain.symbols
         (a,) = codomain.symbols
@@ -180,20 +178,6 @@ def xor_expr(y, z, bits: int):
     """``y XOR z`` for ``bits``-bit values, with ``//`` and ``%`` only: bit k of the
     result is ``(⌊y/2^k⌋ + ⌊z/2^k⌋) mod 2`` (the higher bits add an even number)."""
     return sum((2 ** k * mod(y // 2 ** k + z // 2 ** k, 2) for k in range(bits)), sympy.Integer(0))
-
-
-def _size(value, who: str):
-    """A positive int or a positive integer SymPy expression, or SwizzleError."""
-    if isinstance(value, sympy.Integer):
-        value = int(value)
-    if is_int(value) and value >= 1:
-        return int(value)
-    if is_int(value):
-        raise SwizzleError(f"{who}: size must be a positive int; got {describe(value)}")
-    if isinstance(value, sympy.Expr) and value.is_integer and value.is_positive:
-        return value
-    raise SwizzleError(f"{who}: size must be a positive int or a positive integer expression "
-                       f"(e.g. R*128 with R from layoutalg.extents); got {describe(value)}")
 
 
 __all__ = ["Swizzle", "xor_expr"]

@@ -98,7 +98,7 @@ def test_misaligned_access_is_refuted_first():
     (lambda: BankModel(access_bytes=16, warp=20),
      "BankModel: warp must be a multiple of the 8 lanes of a phase; got 20"),
     (lambda: BankModel(broadcast="yes"), "BankModel: broadcast must be True or False; got 'yes'"),
-    (lambda: BankModel(bank_bytes=0), "BankModel: bank_bytes must be a positive int; got 0"),
+    (lambda: BankModel(bank_bytes=0), "BankModel: bank_bytes must be a power of two; got 0"),
     (lambda: check_bank_conflicts(lanes_map(lambda t: 4 * t), op="load"),
      "op must be one of ('read', 'write'); got 'load'"),
     (lambda: check_bank_conflicts(lanes_map(lambda t: 4 * t), max_degree=0),

@@ -156,7 +156,7 @@ def test_random_swizzles_z3_matches_enumeration(bits, base, extra, negative, row
      "or the XOR reads bits it writes; got bits=3, shift=2"),
     (lambda: SW128.index_map(0), "Swizzle.index_map: size must be a positive int; got 0"),
     (lambda: SW128.index_map(sympy.Symbol("n")), "Swizzle.index_map: size must be a positive "
-     "int or a positive integer expression (e.g. R*128 with R from layoutalg.extents); got n"),
+     "int or a positive integer symbol (declare it with layoutalg.extents); got n"),
     (lambda: SW128.after(la.IndexMap(la.Space(i=4), la.Space(a=4, b=4), [0, 0])),
      "Swizzle<3,4,3>.after: layout must be a CuteLayout or an IndexMap with one output; got "),
     (lambda: column_read(SW128, -8), "rows must be a positive int or a positive integer symbol "
