@@ -27,10 +27,14 @@ from functools import cached_property
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.linear import gf2
-from layoutalg.linear.args import Bases, OutDims, bases_of, out_dims_of
 from layoutalg.errors import LinearLayoutError
 from layoutalg.linear.maps import xor_index_map
-from layoutalg.validate import is_int
+from layoutalg.validate import (all_distinct, identifier, int_tuple, is_int, named_pairs,
+                                power_of_two)
+
+Bases = tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]
+OutDims = tuple[tuple[str, int], ...]
+WHERE, NAMES = "LinearLayout", "'lane' or 'dim0'"
 
 
 @dataclass(frozen=True)
@@ -57,8 +61,8 @@ class LinearLayout:
     out_dims: OutDims = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
-        bases = bases_of(self.bases)
-        out_dims = out_dims_of(self.out_dims, bases)
+        bases = _bases(self.bases)
+        out_dims = _out_dims(self.out_dims, bases)
         for name, vectors in bases:
             for i, vector in enumerate(vectors):
                 if len(vector) != len(out_dims):
@@ -292,6 +296,47 @@ class LinearLayout:
                  for d, p in (("register", "reg"), ("lane", "lane"), ("warp", "warp"),
                               ("block", "block"))]
         return cls(bases, [(f"dim{k}", s) for k, s in enumerate(layout.shape)])
+
+
+def _bases(value: object) -> Bases:
+    """The bases as nested tuples of ints ≥ 0, one tuple per in dim (names distinct)."""
+    result = []
+    for name, vectors in named_pairs(LinearLayoutError, "bases", value, where=WHERE):
+        name = identifier(LinearLayoutError, "an in dim name", name, where=WHERE, example=NAMES)
+        if not isinstance(vectors, (list, tuple)):
+            raise LinearLayoutError(f"LinearLayout: bases[{name!r}] must be a list of basis "
+                                    f"vectors such as [[0, 1], [1, 0]]; got {describe(vectors)}")
+        result.append((name, tuple(int_tuple(LinearLayoutError, f"bases[{name!r}][{i}]", vector,
+                                             least=0, where=WHERE)
+                                   for i, vector in enumerate(vectors))))
+    all_distinct(LinearLayoutError, "in dim names", [n for n, _ in result], where=WHERE)
+    return tuple(result)
+
+
+def _out_dims(value: object, bases: Bases) -> OutDims:
+    """Out dims from names (sizes inferred as Triton does) or from name → size."""
+    width = {len(v) for _, vs in bases for v in vs}
+    if value is None:
+        if len(width) > 1:
+            raise LinearLayoutError(f"LinearLayout: every basis must have the same length; "
+                                    f"got lengths {sorted(width)}")
+        value = [f"dim{k}" for k in range(width.pop() if width else 0)]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        names = [identifier(LinearLayoutError, "an out dim name", v, where=WHERE, example=NAMES)
+                 for v in value]
+        # Triton's inferring constructor: the largest value, rounded up to a power of two.
+        top = [max((vs[k] for _, b in bases for vs in b if len(vs) == len(names)), default=0)
+               for k in range(len(names))]
+        pairs = [(n, 1 << t.bit_length()) for n, t in zip(names, top)]
+    else:
+        pairs = []
+        for name, size in named_pairs(LinearLayoutError, "out_dims", value, where=WHERE):
+            name = identifier(LinearLayoutError, "an out dim name", name, where=WHERE,
+                              example=NAMES)
+            pairs.append((name, power_of_two(LinearLayoutError, f"out dim {name!r} size", size,
+                                             where=WHERE)))
+    all_distinct(LinearLayoutError, "out dim names", [n for n, _ in pairs], where=WHERE)
+    return tuple(pairs)
 
 
 def _check_flat(flat: object, size: int, who: str) -> None:

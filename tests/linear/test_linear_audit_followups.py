@@ -271,7 +271,7 @@ BAD_TEXT = [
     ("#ttg.linear<{register = [[1,], [2]]}>", "register must be a list of lists of ints"),
     ("#ttg.linear<{register = [[1] [2]]}>", "register must be a list of lists of ints"),
     ("#ttg.linear<{register = [[1]], [[2]]}>", "register must be a list of lists of ints"),
-    ("#ttg.linear<{register = [[-1]]}>", "nonnegative ints"),
+    ("#ttg.linear<{register = [[-1]]}>", "must be an int >= 0; got -1"),
 ]
 
 

@@ -33,11 +33,14 @@ from layoutalg.verify import brute as core_brute
 
 BAD_INPUT = [
     (lambda: LinearLayout({"lane": [[1], [2, 0]]}), "same length"),
-    (lambda: LinearLayout({"lane": [[1], [-2]]}), "nonnegative ints; got [-2]"),
-    (lambda: LinearLayout({"lane": [[1.5]]}), "nonnegative ints; got [1.5]"),
+    (lambda: LinearLayout({"lane": [[1], [-2]]}),
+     "bases['lane'][1][0] must be an int >= 0; got -2 in bases['lane'][1]=[-2]"),
+    (lambda: LinearLayout({"lane": [[1.5]]}),
+     "bases['lane'][0][0] must be an int; got 1.5 in bases['lane'][0]=[1.5]"),
     (lambda: LinearLayout({"lane": [[4]]}, {"dim0": 4}),
      "has dim0=4, past out dim 'dim0' of size 4"),
-    (lambda: LinearLayout({"lane": [[1]]}, {"dim0": 3}), "power-of-two size; got 3"),
+    (lambda: LinearLayout({"lane": [[1]]}, {"dim0": 3}),
+     "LinearLayout: out dim 'dim0' size must be a power of two; got 3"),
     (lambda: LinearLayout({"la ne": [[1]]}), "identifier"),
     (lambda: LinearLayout({"lane": 3}), "list of basis vectors"),
     (lambda: LinearLayout("lane"), "a dict"),
