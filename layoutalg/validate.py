@@ -175,6 +175,22 @@ def power_of_two(error: Error, name: str, value: object, *, where: str = "") -> 
     return int(value)
 
 
+def positive_number(error: Error, name: str, value: object, *, where: str = "") -> float | int:
+    """``value`` if it is a finite int or float > 0 (seconds, ratios): never a bool,
+    NaN or infinity.
+
+    >>> positive_number(LayoutError, "seconds", 0.5)
+    0.5
+    >>> positive_number(LayoutError, "seconds", float("inf"))
+    Traceback (most recent call last):
+    layoutalg.errors.LayoutError: seconds must be a positive finite number; got inf
+    """
+    if is_bool(value) or not isinstance(value, (int, float, np.integer, np.floating)) or not (
+            0 < value < float("inf")):
+        raise _refuse(error, where, name, "be a positive finite number", describe(value))
+    return int(value) if is_int(value) else float(value)
+
+
 def int_tuple(error: Error, name: str, value: object, *, least: int | None = None,
          where: str = "") -> tuple[int, ...]:
     """A sequence of ints (a list, tuple or NumPy array) as a tuple of Python
@@ -367,5 +383,5 @@ __all__ = [
     "first_out_of_range", "identifier", "index", "instance_of", "int_point", "int_tuple",
     "integer", "is_bool",
     "is_int", "is_symbolic", "listed", "named_pairs", "nonnegative_int", "one_of",
-    "positive_int", "positive_size", "positive_sizes", "power_of_two",
+    "positive_int", "positive_number", "positive_size", "positive_sizes", "power_of_two",
 ]

@@ -128,6 +128,16 @@ def test_nonnegative_int_refuses(value, shown):
         f"base must be an int >= 0; got {shown}")
 
 
+def test_positive_number():
+    for value in (1, 0.25, HUGE, np.float32(0.5), np.int64(3), 1e308):
+        assert v.positive_number(LayoutError, "seconds", value) == value
+    assert type(v.positive_number(LayoutError, "seconds", np.float64(2.0))) is float
+    for value, shown in [(0, "0"), (-0.5, "-0.5"), (0.0, "0.0"), (float("nan"), "nan"),
+                         (float("inf"), "inf"), (True, "True"), ("1", "'1'"), (None, "None")]:
+        assert refusal(lambda: v.positive_number(LayoutError, "seconds", value, where="f")) == (
+            f"f: seconds must be a positive finite number; got {shown}")
+
+
 POWERS = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
 
 
