@@ -195,40 +195,41 @@ class ShiftLeft(BitOp):
         return None
 
 
-def bit_xor(a: object, b: object) -> sympy.Expr:
-    """``a ^ b`` (exclusive or) of two non-negative integer expressions.
+def _builder(op: type[BitOp], name: str, second: str, doc: str):
+    """The public constructor ``name(a, <second>)`` of ``op``: both operands checked."""
+
+    def build(a: object, b: object) -> sympy.Expr:
+        return op(_operand(a, name, "a"), _operand(b, name, second))
+
+    build.__name__ = build.__qualname__ = name
+    build.__doc__ = doc
+    return build
+
+
+bit_xor = _builder(BitXor, "bit_xor", "b", """``a ^ b`` (exclusive or) of two non-negative integer
+    expressions.
 
     >>> bit_xor(0b1100, 0b1010)
     6
-    """
-    return BitXor(_operand(a, "bit_xor", "a"), _operand(b, "bit_xor", "b"))
-
-
-def bit_and(a: object, mask: object) -> sympy.Expr:
-    """``a & mask`` of two non-negative integer expressions (the mask usually a constant).
+    """)
+bit_and = _builder(BitAnd, "bit_and", "mask", """``a & mask`` of two non-negative integer
+    expressions (the mask usually a constant).
 
     >>> bit_and(0b1101, 0b0110)
     4
-    """
-    return BitAnd(_operand(a, "bit_and", "a"), _operand(mask, "bit_and", "mask"))
-
-
-def shift_right(a: object, k: object) -> sympy.Expr:
-    """``a >> k`` = ``⌊a / 2**k⌋`` for non-negative ``a`` and ``k``.
+    """)
+shift_right = _builder(ShiftRight, "shift_right", "k", """``a >> k`` = ``⌊a / 2**k⌋`` for
+    non-negative ``a`` and ``k``.
 
     >>> shift_right(13, 2)
     3
-    """
-    return ShiftRight(_operand(a, "shift_right", "a"), _operand(k, "shift_right", "k"))
-
-
-def shift_left(a: object, k: object) -> sympy.Expr:
-    """``a << k`` = ``a * 2**k`` for non-negative ``a`` and ``k``.
+    """)
+shift_left = _builder(ShiftLeft, "shift_left", "k", """``a << k`` = ``a * 2**k`` for non-negative
+    ``a`` and ``k``.
 
     >>> shift_left(3, 4)
     48
-    """
-    return ShiftLeft(_operand(a, "shift_left", "a"), _operand(k, "shift_left", "k"))
+    """)
 
 
 def is_bit_op(expr: sympy.Basic) -> bool:

@@ -16,6 +16,8 @@ refused with the first index where ``A(B(i))`` and the candidate differ.
 
 from __future__ import annotations
 
+import functools
+
 from layoutalg.core.cute_layout import CuteLayout, IntTuple, as_layout, flatten, parse_layout
 from layoutalg.errors import MapError, describe
 from layoutalg.validate import is_int
@@ -89,7 +91,34 @@ def filter_layout(layout: object) -> CuteLayout:
 # -- composition ------------------------------------------------------------------
 
 
-def composition(a: object, b: Tiler) -> CuteLayout:
+def by_mode(operation, name: str, a: CuteLayout, tiler: tuple) -> CuteLayout:
+    """``operation`` on ``a``'s modes and ``tiler``'s entries pairwise; None keeps a mode."""
+    if len(tiler) > a.rank:
+        raise MapError(f"{name}: the tiler {describe(tiler)} has {len(tiler)} modes, more than "
+                       f"the {a.rank} of {a}")
+    modes = [operation(a[k], t) for k, t in enumerate(tiler)]
+    return make_layout(*modes, *a.modes[len(tiler):])
+
+
+def mode_wise(argument: str):
+    """Make ``operation(a, b)`` of two layouts take what CuTe's tilers take: ``b`` None
+    (``a`` itself), a tuple of tilers (:func:`by_mode`), or a layout, int or string."""
+
+    def wrap(operation):
+        @functools.wraps(operation)
+        def run(a: object, b: Tiler) -> CuteLayout:
+            a = as_layout(a, "a")
+            if b is None:
+                return a
+            if isinstance(b, tuple):
+                return by_mode(run, operation.__name__, a, b)
+            return operation(a, as_layout(b, argument))
+        return run
+    return wrap
+
+
+@mode_wise("b")
+def composition(a: CuteLayout, b: CuteLayout) -> CuteLayout:
     """``A ∘ B``: the layout ``R`` with ``R(i) == A(B(i))`` for every index of ``B``.
 
     ``b`` may be a layout, an int ``n`` (``n:1``), or a tuple of those (and
@@ -105,12 +134,6 @@ def composition(a: object, b: Tiler) -> CuteLayout:
     >>> str(composition(CuteLayout((6, 2), (8, 2)), CuteLayout((4, 3), (3, 1))))
     '((2,2),3):((24,2),8)'
     """
-    a = as_layout(a, "a")
-    if b is None:
-        return a
-    if isinstance(b, tuple):
-        return by_mode(composition, "composition", a, b)
-    b = as_layout(b, "b")
     a_modes = list(coalesce(a).leaves())
     leaves = iter(range(len(b.leaves())))
 
@@ -205,15 +228,6 @@ def extended_to(a: CuteLayout, cover: int) -> CuteLayout:
     return _flat(modes)
 
 
-def by_mode(operation, name: str, a: CuteLayout, tiler: tuple) -> CuteLayout:
-    """``operation`` on ``a``'s modes and ``tiler``'s entries pairwise; None keeps a mode."""
-    if len(tiler) > a.rank:
-        raise MapError(f"{name}: the tiler {describe(tiler)} has {len(tiler)} modes, more than "
-                       f"the {a.rank} of {a}")
-    modes = [operation(a[k], t) for k, t in enumerate(tiler)]
-    return make_layout(*modes, *a.modes[len(tiler):])
-
-
 # -- complement and inverses -------------------------------------------------------
 
 
@@ -303,7 +317,7 @@ def left_inverse(layout: object) -> CuteLayout:
 
 
 __all__ = [
-    "CuteLayout", "by_mode", "coalesce", "coalesce_modes", "complement", "composition", "cosize",
+    "CuteLayout", "by_mode", "mode_wise", "coalesce", "coalesce_modes", "complement", "composition", "cosize",
     "extended_to", "filter_layout", "left_inverse", "make_layout", "parse_layout",
     "right_inverse", "size",
 ]

@@ -129,18 +129,30 @@ def prove_complement(layout: object, cosize_hi: int | None = None, result: objec
     return _named(_checks(method).check_bijective(both.index_map(cosize=target)), "complement")
 
 
+def _tiled(op, prove, a: object, tiler: object, result: object, method: str):
+    """``(A, R, verdict)`` of a logical divide or product: ``R`` defaults to ``op(A, tiler)``;
+    the verdict is decided here without a tiler (``R ≡ A``) or with a tuple of tilers
+    (mode by mode, the untiled modes kept), else None."""
+    name = op.__name__
+    a = as_layout(a, "a")
+    result = op(a, tiler) if result is None else as_layout(result, "result")
+    if tiler is None:
+        return a, result, _named(check_layout_equivalent(result, a, method=method), name)
+    if isinstance(tiler, tuple):
+        parts = [prove(a[k], t, result[k], method=method)
+                 for k, t in enumerate(tiler) if t is not None]
+        return a, result, _all_of(name, f"{result} = {name}({a}, {_text(tiler)})",
+                                  parts + _kept(a, tiler, result, method))
+    return a, result, None
+
+
 def prove_logical_divide(a: object, tiler: object, result: object = None, *,
         method: str = "z3") -> CheckResult:
     """``R ≡ A ∘ (B, complement(B, size(A)))``, that complement proved (a tuple: by mode)."""
-    a = as_layout(a, "a")
-    result = tiling.logical_divide(a, tiler) if result is None else as_layout(result, "result")
-    if tiler is None:
-        return _named(check_layout_equivalent(result, a, method=method), "logical_divide")
-    if isinstance(tiler, tuple):
-        parts = [prove_logical_divide(a[k], t, result[k], method=method)
-                 for k, t in enumerate(tiler) if t is not None]
-        return _all_of("logical_divide", f"{result} = logical_divide({a}, {_text(tiler)})",
-                       parts + _kept(a, tiler, result, method))
+    a, result, done = _tiled(tiling.logical_divide, prove_logical_divide, a, tiler, result,
+                             method)
+    if done is not None:
+        return done
     b = as_layout(tiler, "tiler")
     rest = cute.complement(b, a.size)
     return _all_of("logical_divide", f"{result} = logical_divide({a}, {b})", [
@@ -151,15 +163,10 @@ def prove_logical_divide(a: object, tiler: object, result: object = None, *,
 def prove_logical_product(a: object, tiler: object, result: object = None, *,
         method: str = "z3") -> CheckResult:
     """``R = (A, C ∘ B)`` with ``C = complement(A, size(A)·cosize(B))``: both proved."""
-    a = as_layout(a, "a")
-    result = tiling.logical_product(a, tiler) if result is None else as_layout(result, "result")
-    if tiler is None:
-        return _named(check_layout_equivalent(result, a, method=method), "logical_product")
-    if isinstance(tiler, tuple):
-        parts = [prove_logical_product(a[k], t, result[k], method=method)
-                 for k, t in enumerate(tiler) if t is not None]
-        return _all_of("logical_product", f"{result} = logical_product({a}, {_text(tiler)})",
-                       parts + _kept(a, tiler, result, method))
+    a, result, done = _tiled(tiling.logical_product, prove_logical_product, a, tiler, result,
+                             method)
+    if done is not None:
+        return done
     b = as_layout(tiler, "tiler")
     hi = a.size * b.cosize
     rest = cute.complement(a, hi)

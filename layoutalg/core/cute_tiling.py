@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from layoutalg.core.cute_algebra import (
     Tiler,
-    by_mode,
     coalesce,
     coalesce_modes,
     complement,
     composition,
     make_layout,
+    mode_wise,
 )
 from layoutalg.core.cute_layout import CuteLayout, as_layout
 
@@ -30,7 +30,8 @@ def append_modes(layout: CuteLayout, rank: int) -> CuteLayout:
     return make_layout(*modes, *([CuteLayout(1, 0)] * (rank - len(modes))))
 
 
-def logical_divide(a: object, tiler: Tiler) -> CuteLayout:
+@mode_wise("tiler")
+def logical_divide(a: CuteLayout, b: CuteLayout) -> CuteLayout:
     """``A ∘ (B, complement(B, size(A)))``: ``A`` split into tiles ``B`` and the rest.
 
     A tuple tiler divides ``a``'s modes one by one (None keeps a mode).
@@ -38,27 +39,16 @@ def logical_divide(a: object, tiler: Tiler) -> CuteLayout:
     >>> str(logical_divide(CuteLayout((4, 2, 3), (2, 1, 8)), CuteLayout(4, 2)))
     '((2,2),(2,3)):((4,1),(2,8))'
     """
-    a = as_layout(a, "a")
-    if tiler is None:
-        return a
-    if isinstance(tiler, tuple):
-        return by_mode(logical_divide, "logical_divide", a, tiler)
-    b = as_layout(tiler, "tiler")
     return composition(a, make_layout(b, complement(b, a.size)))
 
 
-def logical_product(a: object, tiler: Tiler) -> CuteLayout:
+@mode_wise("tiler")
+def logical_product(a: CuteLayout, b: CuteLayout) -> CuteLayout:
     """``(A, complement(A, size(A)·cosize(B)) ∘ B)``: ``A`` repeated as ``B`` says.
 
     >>> str(logical_product(CuteLayout((2, 2), (4, 1)), 6))
     '((2,2),(2,3)):((4,1),(2,8))'
     """
-    a = as_layout(a, "a")
-    if tiler is None:
-        return a
-    if isinstance(tiler, tuple):
-        return by_mode(logical_product, "logical_product", a, tiler)
-    b = as_layout(tiler, "tiler")
     return make_layout(a, composition(complement(a, a.size * b.cosize), b))
 
 

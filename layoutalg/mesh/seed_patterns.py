@@ -28,20 +28,23 @@ from layoutalg.mesh.shapes import check_shape, view
 from layoutalg.mesh.transforms import BlockTable, LayoutTransform, TransformKind
 
 
-def _tile(shape, layout: MeshLayout, dtype: str) -> tuple[int, int]:
-    """The seed's ``tile_size`` in bytes, and in whole elements."""
-    tile_bytes = math.prod(shape) * SEED_FLOAT_BYTES // layout.total_pes
-    elements = tile_bytes // element_size(dtype)
-    if elements < 1:
-        raise TransformError(f"seed pattern: tile_size {tile_bytes} bytes holds no element of "
-                             f"{dtype} for {layout}")
-    return tile_bytes, elements
-
-
-def _check(layout: MeshLayout, argument: str) -> None:
+def _setup(layout: MeshLayout, argument: str, shape, dtype: str):
+    """Checked arguments: the shape, element bytes, the seed's tile in whole elements
+    (``tile_size = numel·4 / PEs`` bytes), the view, and the index maps of ``layout`` and
+    of PE (0, 0) on the view."""
     if not isinstance(layout, MeshLayout) or not layout.is_separable or layout.is_replicated:
         raise TransformError(f"seed pattern: {argument} must be a partitioned MeshLayout; "
                              f"got {layout}")
+    shape = check_shape(shape)
+    size = element_size(dtype)
+    tile_bytes = math.prod(shape) * SEED_FLOAT_BYTES // layout.total_pes
+    elements = tile_bytes // size
+    if elements < 1:
+        raise TransformError(f"seed pattern: tile_size {tile_bytes} bytes holds no element of "
+                             f"{dtype} for {layout}")
+    v = view(shape)
+    return (shape, size, elements, v, layout.index_map(v, element_size=size),
+            MeshLayout.single_pe().index_map(v, element_size=size))
 
 
 def _blocks(size, sources, targets, src_offsets, dst_offsets, elements) -> BlockTable:
@@ -54,13 +57,7 @@ def _blocks(size, sources, targets, src_offsets, dst_offsets, elements) -> Block
 
 def seed_gather(source: MeshLayout, shape, dtype: str = "float32") -> LayoutTransform:
     """The seed's GATHER from ``source`` to PE (0, 0), with its model and blocks."""
-    _check(source, "source")
-    shape = check_shape(shape)
-    size = element_size(dtype)
-    tile_bytes, elements = _tile(shape, source, dtype)
-    v = view(shape)
-    src_map = source.index_map(v, element_size=size)
-    dst_map = MeshLayout.single_pe().index_map(v, element_size=size)
+    shape, size, elements, v, src_map, dst_map = _setup(source, "source", shape, dtype)
     slots = src_map.codomain.extents[2] // size
     codomain = Space(pe=source.total_pes, position=max(slots, elements))
     pe, position = codomain.symbols
@@ -86,13 +83,7 @@ def seed_gather(source: MeshLayout, shape, dtype: str = "float32") -> LayoutTran
 
 def seed_scatter(target: MeshLayout, shape, dtype: str = "float32") -> LayoutTransform:
     """The seed's SCATTER from PE (0, 0) to ``target``, with its model and blocks."""
-    _check(target, "target")
-    shape = check_shape(shape)
-    size = element_size(dtype)
-    tile_bytes, elements = _tile(shape, target, dtype)
-    v = view(shape)
-    src_map = MeshLayout.single_pe().index_map(v, element_size=size)
-    dst_map = target.index_map(v, element_size=size)
+    shape, size, elements, v, dst_map, src_map = _setup(target, "target", shape, dtype)
     domain = dst_map.domain
     i, j = domain.symbols
     flat = i * v[1] + j

@@ -44,17 +44,14 @@ def check_shard_2d(spec, memory: ShardSpec) -> None:
     cores = memory.num_cores
     along_h, along_w = ceil_div(height, sh), ceil_div(width, sw)
     problem = None
-    if memory.strategy == "HEIGHT":
-        if sw != width:
-            problem = f"Shard width {sw} must match physical width {width} for height sharded"
-        elif along_h > cores:
-            problem = (f"Number of shards along height {along_h} must not exceed number of "
-                       f"cores {cores}")
-    elif memory.strategy == "WIDTH":
-        if sh != height:
-            problem = f"Shard height {sh} must match physical height {height} for width sharded"
-        elif along_w > cores:
-            problem = (f"Number of shards along width {along_w} must not exceed number of "
+    if memory.strategy != "BLOCK":  # HEIGHT keeps the whole width and splits the height
+        split, kept, shard, whole, count = (
+            ("height", "width", sw, width, along_h) if memory.strategy == "HEIGHT"
+            else ("width", "height", sh, height, along_w))
+        if shard != whole:
+            problem = f"Shard {kept} {shard} must match physical {kept} {whole} for {split} sharded"
+        elif count > cores:
+            problem = (f"Number of shards along {split} {count} must not exceed number of "
                        f"cores {cores}")
     else:
         gx, gy = memory.grid

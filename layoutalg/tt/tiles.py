@@ -22,18 +22,9 @@ from layoutalg.errors import TTError
 from layoutalg.validate import is_int
 
 FACE_SHAPES: dict[tuple[int, int], tuple[int, int]] = {
-    (32, 32): (16, 16),
-    (16, 32): (16, 16),
-    (32, 16): (16, 16),
-    (16, 16): (16, 16),
-    (8, 32): (8, 16),
-    (4, 32): (4, 16),
-    (2, 32): (2, 16),
-    (1, 32): (1, 16),
-    (8, 16): (8, 16),
-    (4, 16): (4, 16),
-    (2, 16): (2, 16),
-    (1, 16): (1, 16),
+    (32, 32): (16, 16), (16, 32): (16, 16), (32, 16): (16, 16), (16, 16): (16, 16),  # 16×16
+    (8, 32): (8, 16), (4, 32): (4, 16), (2, 32): (2, 16), (1, 32): (1, 16),  # 2 faces abreast
+    (8, 16): (8, 16), (4, 16): (4, 16), (2, 16): (2, 16), (1, 16): (1, 16),  # a single face
 }
 
 EXPONENT_ALIGNMENT = 16  # the exponent section of a block-float tile is L1-aligned

@@ -23,36 +23,13 @@ from hypothesis import strategies as st
 
 import layoutalg as la
 from layoutalg.core import cute_algebra, cute_api, cute_layout, cute_postconditions, cute_tiling
-from layoutalg.core.cute_algebra import (
-    coalesce,
-    complement,
-    composition,
-    left_inverse,
-    right_inverse,
-)
-from layoutalg.core.cute_layout import CuteLayout, parse_layout
-from layoutalg.core.cute_tiling import (
-    blocked_product,
-    logical_divide,
-    logical_product,
-    raked_product,
-    tiled_divide,
-    tiled_product,
-    zipped_divide,
-)
-from layoutalg.core.cute_postconditions import (
-    check_layout_equivalent,
-    prove_blocked_product,
-    prove_coalesce,
-    prove_complement,
-    prove_composition,
-    prove_left_inverse,
-    prove_logical_divide,
-    prove_logical_product,
-    prove_raked_product,
-    prove_right_inverse,
-    prove_tiled_divide,
-    prove_zipped_divide,
+from layoutalg.core.cute_api import (  # the CuTe namespace, as pycute offers it
+    CuteLayout, blocked_product, check_layout_equivalent, coalesce, complement, composition,
+    left_inverse, logical_divide, logical_product, parse_layout, prove_blocked_product,
+    prove_coalesce, prove_complement, prove_composition, prove_left_inverse,
+    prove_logical_divide, prove_logical_product, prove_raked_product, prove_right_inverse,
+    prove_tiled_divide, prove_zipped_divide, raked_product, right_inverse, tiled_divide,
+    tiled_product, zipped_divide,
 )
 from layoutalg.errors import LayoutError, MapError
 
