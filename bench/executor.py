@@ -6,7 +6,9 @@
    (4 MiB L2, 1 MiB of registers: 512–1024 tiles) — once per BLAS thread
    count (``--blas-threads 1,2``, set with threadpoolctl; SUMMA gets as many
    ``workers``). NumPy and the executor alternate, run by run, so load on the
-   machine falls on both; each time is the median of ``--repeat`` runs, wall
+   machine falls on both, each run starting ``SETTLE`` (0.2 s) after the one
+   before (so BLAS threads spinning after NumPy's product are not counted in
+   the executor's CPU time); each time is the median of ``--repeat`` runs, wall
    and CPU (all threads of the process), and the ratios are of those
    medians. "first" is the executor's first run (its per-schedule tables are
    made then). Every result is checked against numpy (allclose) and every
@@ -48,7 +50,13 @@ N_MM = 1024
 N_PF = 4096
 PES = 16
 TARGETS = {("SUMMA", 1): 1.5, ("SUMMA", 2): 2.0, ("OS", 1): 1.5, ("WS", 1): 1.5,
-           ("IS", 1): 1.5}   # issue 17 item 6: executor / numpy.matmul, default KPU rows
+           ("IS", 1): 1.5, ("OS", 2): 1.5, ("WS", 2): 1.5,
+           ("IS", 2): 1.5}   # issue 17 item 6: executor / numpy.matmul, default KPU rows
+#: Seconds to wait before each timed run: OpenBLAS's idle pool threads busy-wait
+#: for 2^THREAD_TIMEOUT = 2^28 cycles after a threaded product before sleeping
+#: (OpenMathLib/OpenBLAS driver/others/blas_server.c), and that spinning would
+#: otherwise count in the CPU time of whatever runs next in this process.
+SETTLE = 0.2
 
 
 def _arguments():
@@ -63,7 +71,9 @@ def _arguments():
 
 
 def clocked(run) -> tuple[float, float]:
-    """Wall and CPU seconds (CPU of every thread of this process) of one run."""
+    """Wall and CPU seconds (CPU of every thread of this process) of one run,
+    started once BLAS's idle threads have stopped spinning (``SETTLE``)."""
+    time.sleep(SETTLE)
     wall, cpu = time.perf_counter(), time.process_time()
     run()
     return time.perf_counter() - wall, time.process_time() - cpu

@@ -8,8 +8,8 @@
 [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
 """
 
-from layoutalg.execute.counters import Counters, Messages
 from layoutalg.errors import CapacityError, MachineError
+from layoutalg.execute.counters import Counters, Messages
 from layoutalg.execute.hierarchy import Hierarchy
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.matmul import DATAFLOWS, matmul

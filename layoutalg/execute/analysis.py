@@ -26,12 +26,11 @@ import sympy
 from layoutalg.core.bounds import INT64_LIMIT
 from layoutalg.core.evaluate import evaluate, narrow
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import describe
-from layoutalg.errors import CapacityError, MachineError, PlacementError
+from layoutalg.core.tiling import row_major_strides
+from layoutalg.errors import CapacityError, MachineError, PlacementError, describe
 from layoutalg.execute.machine import Machine
 from layoutalg.validate import is_bool
 from layoutalg.verify.result import point_text
-from layoutalg.core.tiling import row_major_strides
 
 BLOCK_ELEMENTS = 1 << 20
 # In-memory offsets must stay NumPy int64 through ``offset * scale + itemsize``

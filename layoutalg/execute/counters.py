@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from layoutalg.dataflow.traffic import Traffic
 from layoutalg.errors import MachineError
 
 WAVELET_BYTES = 4
@@ -153,8 +154,6 @@ class Counters:
         """These counts as a :class:`layoutalg.dataflow.Traffic` of ``schedule``
         (default: the schedule run): equal (``==``) to
         ``la.dataflow.traffic(schedule)`` when the run and the model agree."""
-        from layoutalg.dataflow.traffic import Traffic
-
         schedule = self.schedule if schedule is None else schedule
         if schedule is None:
             raise MachineError("traffic: these counters come from no schedule; pass one")

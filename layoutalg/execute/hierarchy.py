@@ -17,11 +17,15 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
+from layoutalg.channel.layout import ChannelLayout
+from layoutalg.channel.load import check_addressable
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
-from layoutalg.errors import describe
+from layoutalg.dataflow.reuse import tile_bounds
+from layoutalg.dataflow.schedule import INDEXED_BY
+from layoutalg.dataflow.tiling import Capacities
+from layoutalg.errors import CapacityError, MachineError, describe
 from layoutalg.execute.counters import Tally
-from layoutalg.errors import CapacityError, MachineError
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.placement import fetch, place
 from layoutalg.validate import is_int
@@ -85,14 +89,10 @@ class Hierarchy:
 
     def capacities(self):
         """The matching :class:`layoutalg.dataflow.Capacities`."""
-        from layoutalg.dataflow.tiling import Capacities
-
         return Capacities(self.l2_bytes, self.register_bytes)
 
     def channel_layout(self, schedule):
         """The :class:`~layoutalg.channel.ChannelLayout` of a schedule's tiles."""
-        from layoutalg.channel.layout import ChannelLayout
-
         e = schedule.element_bytes
         biggest = max(schedule.tile_elements(x) for x in "ABC") * e
         tile_bytes = -(-biggest // self.interleave) * self.interleave
@@ -116,9 +116,6 @@ class Levels:
         """``memo``: a dict shared by runs of the same hierarchy, schedule and
         dtype, holding what they compute alike (maps, addresses, channel
         tables); a fresh one by default."""
-        from layoutalg.channel.load import check_addressable
-        from layoutalg.dataflow.schedule import INDEXED_BY
-
         self.schedule = schedule
         self.dtype = np.dtype(dtype)
         self._tile_shapes = {x: (schedule.tile(rows), schedule.tile(cols))
@@ -180,8 +177,6 @@ class Levels:
         return self._tile_shapes[operand]
 
     def bounds(self, operand: str, tile: tuple[int, int]):
-        from layoutalg.dataflow.reuse import tile_bounds
-
         return tile_bounds(self.schedule, operand, tile)
 
     def dram_map(self, operand: str) -> IndexMap:
@@ -193,8 +188,6 @@ class Levels:
         return found
 
     def _dram_map(self, operand: str) -> IndexMap:
-        from layoutalg.dataflow.schedule import INDEXED_BY
-
         rows, cols = INDEXED_BY[operand]
         extent_r, extent_c = self.schedule.dim(rows), self.schedule.dim(cols)
         tr, tc = self.tile_shape(operand)
@@ -265,8 +258,6 @@ class Levels:
         return self._addresses[operand]
 
     def _tile_grid(self, operand: str) -> tuple[int, int]:
-        from layoutalg.dataflow.schedule import INDEXED_BY
-
         rows, cols = INDEXED_BY[operand]
         return self.schedule.trip(rows), self.schedule.trip(cols)
 
@@ -327,8 +318,6 @@ class Levels:
         return self._channel_cache[operand]
 
     def _operand_channels(self, operand: str) -> np.ndarray:
-        from layoutalg.dataflow.schedule import INDEXED_BY
-
         rows_loop, cols_loop = INDEXED_BY[operand]
         tr, tc = self.tile_shape(operand)
         dim_r, dim_c = self.schedule.dim(rows_loop), self.schedule.dim(cols_loop)

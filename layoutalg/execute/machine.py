@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from layoutalg.errors import describe
-from layoutalg.errors import MachineError
+from layoutalg.errors import MachineError, describe
+from layoutalg.tt.devices import get_device
 from layoutalg.validate import is_int
 
 WSE_SRAM_BYTES = 48 * 1024
@@ -130,8 +130,6 @@ class Machine:
         >>> Machine.tenstorrent("blackhole", "DRAM").shape
         (8,)
         """
-        from layoutalg.tt.devices import get_device
-
         chip = get_device(device)
         if storage == "DRAM":
             return cls.banks(chip.dram_banks, chip.dram_bank_bytes, name="DRAM bank")

@@ -22,10 +22,15 @@ from itertools import pairwise
 
 import numpy as np
 
-from layoutalg.errors import describe
+from layoutalg.dataflow import reuse
+from layoutalg.dataflow.schedule import INDEXED_BY, LOOPS, OPERANDS, Schedule
+from layoutalg.errors import MachineError, describe
 from layoutalg.execute.counters import Counters
-from layoutalg.errors import MachineError
 from layoutalg.execute.hierarchy import Hierarchy, Levels
+from layoutalg.execute.operands import operands, tiles_of
+from layoutalg.execute.products import Products
+from layoutalg.execute.steps import Steps
+from layoutalg.execute.summa import summa
 
 DATAFLOWS = ("os", "ws", "is", "summa")
 
@@ -69,19 +74,14 @@ def matmul(a, b, *, dataflow: str, tiles, machine=None,
     if workers != 1 and dataflow != "summa":
         raise MachineError(f"matmul: workers must be 1 for dataflow {dataflow!r} (its steps run "
                            f"in order; only SUMMA shares PE rows among threads); got {workers}")
-    a, b, dtype = _operands(a, b)
+    a, b, dtype = operands(a, b)
     if dataflow == "summa":
-        from layoutalg.execute.summa import summa
-
         return summa(a, b, tiles=tiles, machine=machine, dtype=dtype, workers=int(workers))
     return run_schedule(a, b, dataflow=dataflow, tiles=tiles, machine=machine, dtype=dtype)
 
 
 def run_schedule(a, b, *, dataflow, tiles, machine, dtype) -> tuple[np.ndarray, Counters]:
     """Run an OS/WS/IS schedule's steps on a :class:`Hierarchy`."""
-    from layoutalg.dataflow.schedule import Schedule
-    from layoutalg.execute.steps import Steps
-
     hierarchy = Hierarchy.kpu() if machine is None else machine
     if not isinstance(hierarchy, Hierarchy):
         raise MachineError(f"matmul: machine for dataflow {dataflow!r} must be a "
@@ -90,7 +90,7 @@ def run_schedule(a, b, *, dataflow, tiles, machine, dtype) -> tuple[np.ndarray, 
         raise MachineError(f"matmul: the channel interleave ({hierarchy.interleave} B) must be a "
                            f"multiple of the element size {dtype.itemsize}")
     problem = (a.shape[0], b.shape[1], a.shape[1])
-    schedule = Schedule(dataflow, problem, _tiles(tiles), element_bytes=dtype.itemsize)
+    schedule = Schedule(dataflow, problem, tiles_of(tiles), element_bytes=dtype.itemsize)
     memo = _memo(hierarchy, schedule, dtype.str)
     levels = Levels(hierarchy, schedule, dtype, memo=memo)
     levels.load_inputs(a.astype(dtype, copy=False), b.astype(dtype, copy=False))
@@ -114,8 +114,6 @@ def _perform(levels: Levels, steps) -> None:
     each operand's innermost level (on a C tile zeroed at this step the
     product is written in place: ``0 + A·B``). Nothing is counted here (see
     :func:`_count`)."""
-    from layoutalg.dataflow.schedule import INDEXED_BY
-
     schedule = steps.schedule
     chains = {x: schedule.residency(x) for x in "ABC"}
     fill_a, fill_b, fill_c = (list(pairwise(chains[x])) for x in "ABC")
@@ -129,6 +127,7 @@ def _perform(levels: Levels, steps) -> None:
     new_a, new_b, new_c = (steps.changed[x].tolist() for x in "ABC")
     first_touch = steps.first_touch.tolist()
     view, copy, zero = levels.view, levels.copy, levels.zero
+    multiply = Products()   # each product on the calling thread (see .products)
     scratch = np.empty(levels.tile_shape("C"), dtype=levels.dtype)
     products = {}   # the scratch trimmed to each shape of C tile
     c_tile = None
@@ -156,12 +155,12 @@ def _perform(levels: Levels, steps) -> None:
         b = view(inner_b, "B", b_tile)
         c = view(inner_c, "C", c_tile)
         if fresh:
-            np.matmul(a, b, out=c)
+            multiply(a, b, c)
         else:
             product = products.get(c.shape)
             if product is None:
                 product = products[c.shape] = scratch[:c.shape[0], :c.shape[1]]
-            np.matmul(a, b, out=product)
+            multiply(a, b, product)
             np.add(c, product, out=c)
     for source, target in writebacks:
         copy("C", c_tile, source, target)
@@ -181,9 +180,6 @@ def _count(levels: Levels, steps) -> None:
     each fill and write-back of a level pair summed over its steps, and each
     kind of compute step (see :meth:`~.steps.Steps.compute_kinds`) counted by
     the rule once, times the steps of that kind."""
-    from layoutalg.dataflow import reuse
-    from layoutalg.dataflow.schedule import LOOPS, OPERANDS
-
     schedule = steps.schedule
     for x in OPERANDS:
         filled = steps.fills(x)
@@ -202,26 +198,3 @@ def _count(levels: Levels, steps) -> None:
                 levels.tally.macs += n * count
             else:
                 levels.tally.add(level, operand, kind, n * count)
-
-
-def _operands(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    for name, value in (("A", a), ("B", b)):
-        if value.ndim != 2:
-            raise MachineError(f"matmul: {name} must be a 2-D array; got shape {value.shape}")
-        if value.dtype.kind not in "iuf" or value.size == 0:
-            raise MachineError(f"matmul: {name} must be a non-empty array of numbers; "
-                               f"got dtype {value.dtype}, shape {value.shape}")
-    if a.shape[1] != b.shape[0]:
-        raise MachineError(f"matmul: A's columns must equal B's rows; got A {a.shape[0]}×"
-                           f"{a.shape[1]} and B {b.shape[0]}×{b.shape[1]}")
-    return a, b, np.result_type(a, b)
-
-
-def _tiles(tiles) -> tuple[int, int, int]:
-    if not (isinstance(tiles, (tuple, list)) and len(tiles) == 3 and all(
-            isinstance(t, (int, np.integer)) and not isinstance(t, bool) and t >= 1
-            for t in tiles)):
-        raise MachineError(f"matmul: tiles must be (Ti, Tj, Tk), three positive ints; "
-                           f"got {describe(tiles)}")
-    return tuple(int(t) for t in tiles)

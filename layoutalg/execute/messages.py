@@ -18,11 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from layoutalg.errors import describe
+from layoutalg.errors import CapacityError, MachineError, describe
 from layoutalg.execute.counters import WAVELET_BYTES
-from layoutalg.errors import CapacityError, MachineError
-from layoutalg.execute.machine import Machine
-from layoutalg.execute.placement import fetch, place
+from layoutalg.execute.machine import WSE_SRAM_BYTES, Machine
+from layoutalg.execute.placement import fetch, place, required_bytes
 
 
 @dataclass(frozen=True)
@@ -53,9 +52,6 @@ def mesh_for(layout, shape, element_size: int, capacity: int | None = None) -> M
     ``capacity=None`` picks the WSE's 48 KB, or the layout's largest need if
     that is more (so any tensor can be executed; ``place`` still checks).
     """
-    from layoutalg.execute.machine import WSE_SRAM_BYTES
-    from layoutalg.execute.placement import required_bytes
-
     m = layout.index_map(tuple(shape), element_size=element_size)
     rows, cols = (int(e) for e in m.codomain.extents[:2])
     if capacity is None:

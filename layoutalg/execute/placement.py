@@ -15,9 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import describe
-from layoutalg.execute.analysis import Analysis, analyse, measure, memory_bytes, memory_counts
-from layoutalg.errors import MachineError
+from layoutalg.errors import MachineError, describe
+from layoutalg.execute.analysis import (
+    Analysis,
+    analyse,
+    check_pairing,
+    measure,
+    memory_bytes,
+    memory_counts,
+)
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.plan import destinations, plan_for
 
@@ -118,8 +124,6 @@ def fetch(layout: IndexMap, machine: Machine, dtype, *,
     >>> fetch(grid, m, np.int32).tolist()
     [0, 1, 2, 3, 4, 5]
     """
-    from layoutalg.execute.analysis import check_pairing
-
     dtype = _dtype(dtype)
     check_pairing(layout, machine)
     shape = tuple(int(e) for e in layout.domain.extents)

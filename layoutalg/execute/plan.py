@@ -27,8 +27,8 @@ from numpy.lib.stride_tricks import as_strided
 
 from layoutalg.core.bounds import INT64_LIMIT
 from layoutalg.core.tiling import row_major_strides
-from layoutalg.execute.analysis import Analysis, _row_blocks
 from layoutalg.errors import MachineError
+from layoutalg.execute.analysis import Analysis, _row_blocks
 
 MAX_SEGMENTS = 64   # progressions per axis before a table counts as irregular
 MAX_COPIES = 4096   # strided copies per placement before falling back to scatter

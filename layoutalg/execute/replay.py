@@ -26,9 +26,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from layoutalg.channel.iteration import concurrent
+from layoutalg.channel.layout import ChannelLayout
+from layoutalg.channel.options import TILE_DIMS
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import describe
-from layoutalg.errors import CapacityError, MachineError
+from layoutalg.errors import CapacityError, MachineError, describe
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.placement import fetch, place, required_bytes
 from layoutalg.verify.result import CheckResult, Status, point_text
@@ -270,10 +272,6 @@ def replay_channel_conflict(result: CheckResult, layout, *, dataflow: str = "os"
     starting at cycle 0; a channel serves one granule per cycle, first come
     first served (A before B before C within a cycle).
     """
-    from layoutalg.channel.iteration import concurrent
-    from layoutalg.channel.layout import ChannelLayout
-    from layoutalg.channel.options import TILE_DIMS
-
     if not isinstance(layout, ChannelLayout):
         raise MachineError(f"replay: a conflict_free result replays on the ChannelLayout it "
                            f"checked; got {describe(layout)}")

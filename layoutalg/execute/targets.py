@@ -16,8 +16,7 @@ import numpy as np
 
 from layoutalg.channel.layout import ChannelLayout
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import describe
-from layoutalg.errors import MachineError
+from layoutalg.errors import MachineError, describe
 from layoutalg.execute.machine import WSE_SRAM_BYTES, Machine
 from layoutalg.execute.placement import required_bytes
 from layoutalg.mesh.dtypes import element_size

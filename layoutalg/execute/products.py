@@ -1,0 +1,97 @@
+"""Tile products that never wait for a BLAS thread.
+
+A KPU run makes hundreds of mid-sized tile products in a row (512 products
+of 128³ for the default KPU on a 1024³ problem). OpenBLAS hands a real
+product to its thread pool when ``M·N·K`` exceeds ``SMP_THRESHOLD_MIN ·
+GEMM_MULTITHREAD_THRESHOLD`` = 65536 · 4 multiply-adds and runs it on the
+calling thread otherwise (OpenMathLib/OpenBLAS ``interface/gemm.c``: the
+``MNK`` test before ``num_cpu_avail(3)``; ``SMP_THRESHOLD_MIN`` is 65536.0
+for real types there, 8192.0 for complex; ``GEMM_MULTITHREAD_THRESHOLD=4``
+in ``Makefile.system``). Handing off costs more than it saves at this size,
+and on a shared machine the pool's second thread is often not running when
+a product needs it: on this project's 2-core VM under load, 512 products
+of 128³ took 22–72 ms on one BLAS thread and 150–540 ms on two.
+
+So a product of at most :data:`SMALL_PRODUCT_MACS` multiply-adds is cut into
+row × column blocks of at most :data:`SINGLE_THREAD_MACS` each, made by
+one batched ``numpy.matmul`` over views of the same memory (no copy): every
+block runs on the calling thread whatever the BLAS thread count. Every
+element of ``out`` is still one dot product over the whole depth ``K`` (the
+blocks split rows and columns, never ``K``). Larger products, products
+in other dtypes than float32 and float64 (no real BLAS) and views that are not C-contiguous go to ``numpy.matmul``
+whole.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: OpenBLAS runs a real product of at most this many multiply-adds on the calling thread.
+SINGLE_THREAD_MACS = 65536 * 4
+#: Products up to this size are cut into single-thread blocks (above it BLAS threads pay).
+SMALL_PRODUCT_MACS = 1 << 22
+#: The most blocks a product is cut into.
+MAX_BLOCKS = 64
+
+
+def blocks(m: int, n: int, k: int) -> tuple[int, int] | None:
+    """``(row parts, column parts)`` cutting an ``m×k · k×n`` product into
+    equal blocks of at most :data:`SINGLE_THREAD_MACS`, or None when the
+    product is whole (small enough already, too large, or not divisible).
+
+    >>> blocks(128, 128, 128), blocks(64, 64, 64), blocks(512, 512, 512)
+    ((4, 2), None, None)
+    """
+    macs = m * n * k
+    if macs <= SINGLE_THREAD_MACS or macs > SMALL_PRODUCT_MACS:
+        return None
+    best = None
+    for rows in (1, 2, 4, 8, 16, 32, 64):
+        for cols in (1, 2, 4, 8, 16, 32, 64):
+            if m % rows or n % cols or rows * cols > MAX_BLOCKS:
+                continue
+            if (m // rows) * (n // cols) * k <= SINGLE_THREAD_MACS:
+                key = (rows * cols, abs(m // rows - n // cols), -rows)
+                if best is None or key < best[0]:
+                    best = (key, (rows, cols))
+    return None if best is None else best[1]
+
+
+class Products:
+    """``out = a @ b`` for views that recur (one run's tile slots), with each
+    operand triple's block views made once."""
+
+    def __init__(self) -> None:
+        # keyed by the ids of the views; the value keeps the views alive, so
+        # an id is not reused while its entry exists
+        self._made: dict[tuple[int, int, int], tuple] = {}
+
+    def __call__(self, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+        key = (id(a), id(b), id(out))
+        found = self._made.get(key)
+        if found is None:
+            found = self._made[key] = (a, b, out, _split(a, b, out))
+        split = found[3]
+        if split is None:
+            np.matmul(a, b, out=out)
+        else:
+            np.matmul(split[0], split[1], out=split[2])
+
+
+def _split(a: np.ndarray, b: np.ndarray, out: np.ndarray):
+    """Batched block views ``(a, b, out)`` of a product, or None (whole)."""
+    if out.dtype not in (np.float32, np.float64) or not all(x.flags.c_contiguous for x in (a, b, out)):
+        return None
+    (m, k), n = a.shape, b.shape[1]
+    parts = blocks(m, n, k)
+    if parts is None:
+        return None
+    rows, cols = parts
+    rb, cb = m // rows, n // cols
+    a_blocks = a.reshape(rows, 1, rb, k)                             # (rows, 1, rb, k)
+    b_blocks = b.reshape(k, cols, cb).transpose(1, 0, 2)[None]       # (1, cols, k, cb)
+    out_blocks = out.reshape(rows, rb, cols, cb).transpose(0, 2, 1, 3)   # (rows, cols, rb, cb)
+    if not all(np.shares_memory(v, x) for v, x in ((a_blocks, a), (b_blocks, b),
+                                                   (out_blocks, out))):
+        return None   # (a reshape that copied; cannot happen for C-contiguous views)
+    return a_blocks, b_blocks, out_blocks
