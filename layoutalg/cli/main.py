@@ -22,6 +22,7 @@ from layoutalg.cli.prove import run_prove
 from layoutalg.cli.run import run_run
 from layoutalg.cli.show import run_docs, run_show
 from layoutalg.errors import LayoutError
+from layoutalg.validate import positive_int, positive_number
 
 EXIT_OK, EXIT_UNEXPECTED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
@@ -91,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="execute a spec's layout on the emulated machine")
     run.add_argument("spec", metavar="SPEC", help="path.py::name, path.py, or a shipped spec name")
     run.add_argument("--seed", type=int, default=0, help="seed of the random data (default 0)")
-    run.add_argument("--capacity", type=_positive, metavar="BYTES",
+    run.add_argument("--capacity", type=_positive_bytes, metavar="BYTES",
                      help="bytes per memory (default: the family's preset, or what fits)")
     run.add_argument("--element-bytes", type=int, choices=(1, 2, 4, 8), default=None,
                      help="bytes per element (default: the spec's own, e.g. 2 for a bfloat16 "
@@ -171,14 +172,25 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
     return EXIT_BAD_INPUT
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer; got {text!r}")
-    return value
+def _checked(rule, name: str, parse):
+    """An argparse ``type=``: ``parse`` the text, then ``rule`` (from
+    layoutalg.validate) names ``name``, the rule and the value; text that does
+    not parse is refused as typed."""
+    def convert(text: str):
+        try:
+            value = parse(text)
+        except ValueError:
+            value = text
+        try:
+            return rule(LayoutError, name, value)
+        except LayoutError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return convert
+
+
+_positive = _checked(positive_int, "N", int)
+_positive_bytes = _checked(positive_int, "BYTES", int)
+_positive_seconds = _checked(positive_number, "SECONDS", float)
 
 
 def _folder(text: str) -> Path:
@@ -187,16 +199,6 @@ def _folder(text: str) -> Path:
     if not text.strip():
         raise argparse.ArgumentTypeError(f"must name a folder; got {text!r}")
     return Path(text)
-
-
-def _positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds; got {text!r}")
-    return value
 
 
 def one_line(text: str) -> str:
