@@ -84,11 +84,7 @@ class Interleave:
 
     def channel_map(self, address_bytes: Extent) -> IndexMap:
         """``[addr] → [channel]``: the resource map of a conflict check."""
-        domain = Space(addr=positive_size(ChannelError, "address_bytes", address_bytes,
-                                          where="Interleave.channel_map"))
-        (a,) = domain.symbols
-        return IndexMap(domain, Space(channel=self.num_channels), [self.channel(a)],
-                        name=str(self))
+        return _channel_map(self, address_bytes, "Interleave.channel_map")
 
     def __str__(self) -> str:
         hashed = "" if self.swizzle is None else f" after {self.swizzle}"
@@ -134,11 +130,8 @@ class ByRange:
                         name=name or str(self))
 
     def channel_map(self, address_bytes: Extent) -> IndexMap:
-        domain = Space(addr=positive_size(ChannelError, "address_bytes", address_bytes,
-                                          where="ByRange.channel_map"))
-        (a,) = domain.symbols
-        return IndexMap(domain, Space(channel=self.num_channels), [self.channel(a)],
-                        name=str(self))
+        """``[addr] → [channel]``: the resource map of a conflict check."""
+        return _channel_map(self, address_bytes, "ByRange.channel_map")
 
     def __str__(self) -> str:
         return f"range({self.num_channels} channels × {self.channel_bytes} B)"
@@ -150,3 +143,10 @@ def _tidy(value):
 
 
 __all__ = ["ByRange", "Interleave"]
+
+
+def _channel_map(decoder: Interleave | ByRange, address_bytes: Extent, where: str) -> IndexMap:
+    domain = Space(addr=positive_size(ChannelError, "address_bytes", address_bytes, where=where))
+    (a,) = domain.symbols
+    return IndexMap(domain, Space(channel=decoder.num_channels), [decoder.channel(a)],
+                    name=str(decoder))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sympy
 from sympy.printing.latex import LatexPrinter
+from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
 from layoutalg.core.bits import BitOp
@@ -16,18 +17,17 @@ class IndexPrinter(StrPrinter):
     ``4*⌊n/8⌋`` cannot be misread) and modulo as a parenthesized ``mod``."""
 
     def _print_floor(self, expr):
-        try:
-            num, den = quotient(expr.args[0])
-        except Unsupported:
-            return super()._print_Function(expr)
-        return f"⌊{self._wrap(num)}/{self._wrap(den)}⌋"
+        return self._quotient(expr, "⌊", "⌋")
 
     def _print_ceiling(self, expr):
+        return self._quotient(expr, "⌈", "⌉")
+
+    def _quotient(self, expr, left: str, right: str) -> str:
         try:
             num, den = quotient(expr.args[0])
         except Unsupported:
             return super()._print_Function(expr)
-        return f"⌈{self._wrap(num)}/{self._wrap(den)}⌉"
+        return f"{left}{self._wrap(num)}/{self._wrap(den)}{right}"
 
     def _print_Mod(self, expr):
         left, right = expr.args
@@ -37,7 +37,7 @@ class IndexPrinter(StrPrinter):
         # ``mod`` binds looser than ``*``: 2*(i mod 3), never 2*i mod 3. SymPy
         # prints a negated product at Add level, so wrap from there up. Bit
         # operations bind looser than ``+`` (as in C and Python): wrap them too.
-        if isinstance(item, (sympy.Mod, BitOp)) and level >= precedence_of_add():
+        if isinstance(item, (sympy.Mod, BitOp)) and level >= PRECEDENCE["Add"]:
             return f"({self._print(item)})"
         return super().parenthesize(item, level, strict)
 
@@ -46,12 +46,6 @@ class IndexPrinter(StrPrinter):
         if expr.is_Atom or isinstance(expr, (sympy.floor, sympy.ceiling)):
             return text
         return f"({text})"
-
-
-def precedence_of_add() -> int:
-    from sympy.printing.precedence import PRECEDENCE
-
-    return PRECEDENCE["Add"]
 
 
 _PRINTER = IndexPrinter()

@@ -40,23 +40,21 @@ __all__ = [
 ]
 
 
-def _local_shapes_claim(subject, *, assume=(), timeout_ms=None):
-    if not isinstance(subject, DTensorLayout):
-        raise DTensorError(f"claim 'torch_local_shapes' applies to a DTensorLayout; the spec "
-                           f"returned {describe(subject)}")
-    options = {} if timeout_ms is None else {"timeout_ms": timeout_ms}
-    return check_local_shapes(subject, assume=assume, **options)
+def _claim(name: str, kind: type, check):
+    """The claim ``name``: ``check`` on a spec's subject of type ``kind``."""
 
-
-def _delivers_claim(subject, *, assume=(), timeout_ms=None):
-    if not isinstance(subject, Redistribution):
-        raise DTensorError(f"claim 'delivers' applies to a Redistribution; the spec returned "
-                           f"{describe(subject)}")
-    options = {} if timeout_ms is None else {"timeout_ms": timeout_ms}
-    return check_redistribution(subject, assume=assume, **options)
+    def run(subject, *, assume=(), timeout_ms=None):
+        if not isinstance(subject, kind):
+            raise DTensorError(f"claim {name!r} applies to a {kind.__name__}; the spec returned "
+                               f"{describe(subject)}")
+        options = {} if timeout_ms is None else {"timeout_ms": timeout_ms}
+        return check(subject, assume=assume, **options)
+    return run
 
 
 #: A spec may return a torch DTensor itself: its layout is read with DTensorLayout.of.
 bridge("torch DTensor", "torch.distributed.tensor", "DTensor", DTensorLayout.of)
-register_claim("torch_local_shapes", _local_shapes_claim, index_map=False)
-register_claim("delivers", _delivers_claim, index_map=False)
+register_claim("torch_local_shapes", _claim("torch_local_shapes", DTensorLayout, check_local_shapes),
+               index_map=False)
+register_claim("delivers", _claim("delivers", Redistribution, check_redistribution),
+               index_map=False)

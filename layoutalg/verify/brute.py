@@ -73,16 +73,23 @@ def _outside(m: IndexMap, ys: np.ndarray) -> np.ndarray:
     return np.any((ys < 0) | (ys >= extents), axis=1)
 
 
+def _first_bad(check: str, m: IndexMap, start: float, xs, ys, bad, reason: str) -> CheckResult:
+    """PROVED when no row of the image table is ``bad``; else REFUTED at the first, its
+    ``reason`` naming the element ``{x}`` and its image ``{y}``."""
+    rows = np.flatnonzero(bad)
+    if rows.size == 0:
+        return _result(Status.PROVED, check, m.label, start, reason="enumerated")
+    x = xs[rows[0]]
+    return _result(Status.REFUTED, check, m.label, start, _named(m.domain.names, x),
+                   reason.format(x=point_text(m.domain.names, x),
+                                 y=point_text(m.codomain.names, ys[rows[0]])))
+
+
 def check_in_bounds(m: IndexMap) -> CheckResult:
     start = time.perf_counter()
     xs, ys = image_table(m)
-    bad = np.flatnonzero(_outside(m, ys))
-    if bad.size == 0:
-        return _result(Status.PROVED, "in_bounds", m.label, start, reason="enumerated")
-    x = xs[bad[0]]
-    return _result(Status.REFUTED, "in_bounds", m.label, start, _named(m.domain.names, x),
-                   f"out of bounds: {point_text(m.domain.names, x)} maps to "
-                   f"{point_text(m.codomain.names, ys[bad[0]])}")
+    return _first_bad("in_bounds", m, start, xs, ys, _outside(m, ys),
+                      "out of bounds: {x} maps to {y}")
 
 
 def check_injective(m: IndexMap) -> CheckResult:
@@ -117,13 +124,8 @@ def check_images_valid(m: IndexMap) -> CheckResult:
     inside = ~_outside(m, ys)
     ok = np.ones(len(ys), dtype=bool)
     ok[inside] = _valid_mask(m, ys[inside])
-    bad = np.flatnonzero(~ok)
-    if bad.size == 0:
-        return _result(Status.PROVED, "images_valid", m.label, start, reason="enumerated")
-    x = xs[bad[0]]
-    return _result(Status.REFUTED, "images_valid", m.label, start, _named(m.domain.names, x),
-                   f"element {point_text(m.domain.names, x)} lands on padding slot "
-                   f"{point_text(m.codomain.names, ys[bad[0]])}")
+    return _first_bad("images_valid", m, start, xs, ys, ~ok,
+                      "element {x} lands on padding slot {y}")
 
 
 def _occupied(m: IndexMap, ys: np.ndarray) -> np.ndarray:
