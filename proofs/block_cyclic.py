@@ -17,9 +17,8 @@ two have the same codomain and the same valid slots (a slot-by-slot
 when the spec is built).
 """
 
-import sympy
-
 import layoutalg as la
+from _chains import same_codomain, valid_slots  # beside this file
 
 N, P, B = la.extents("N P B")
 
@@ -39,25 +38,6 @@ def deal_chain() -> la.Chain:
     rounds = la.cyclic(blocks.codomain, "n_block", P, names=("n_part", "n_round"))
     local = la.linearize(rounds.codomain, ["n_round", "n_offset"], name="n_local")
     return la.Chain((blocks, rounds, local), name="block-cyclic deal (N, P, B) by parts")
-
-
-def valid_slots(m: la.IndexMap, name: str) -> la.IndexMap:
-    """Slot → 1 where ``m`` calls it valid, 0 where padding: two maps with
-    equivalent ``valid_slots`` have the same valid slots."""
-    flag = sympy.Piecewise((1, m.valid), (0, True))
-    return la.IndexMap(m.codomain, la.Space(valid=2), [flag], name=name)
-
-
-def same_codomain(chain: la.Chain, library: la.IndexMap) -> la.IndexMap:
-    """The chain's composition, after checking its codomain is the library's."""
-    whole = chain.index_map()
-    if whole.codomain.names != library.codomain.names or any(
-        sympy.simplify(sympy.sympify(a) - b) != 0
-        for a, b in zip(whole.codomain.extents, library.codomain.extents)
-    ):
-        raise ValueError(f"the chain's codomain {whole.codomain} is not the library's "
-                         f"{library.codomain}; the theorem would be about another map")
-    return whole
 
 
 @la.spec(claims=["bijective_by_parts", ("equivalent", LIBRARY_DEAL)])

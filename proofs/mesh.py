@@ -18,12 +18,11 @@ chain's composition gives the same values at every element
 spec); the codomains are compared when the specs are built.
 """
 
-import sympy
-
 import layoutalg as la
 from layoutalg.mesh.axes import Axis, ceil_div
 from layoutalg.mesh.maps import separable_map
 from layoutalg.mesh.pattern_maps import pattern_from_axes
+from _chains import same_codomain, valid_slots  # beside this file
 
 M, N, PR, PC, QR, QC = la.extents("M N PR PC QR QC")
 
@@ -91,25 +90,6 @@ def block_cyclic_chain(br, bc, *, offsets: bool, name: str) -> la.Chain:
         local = la.linearize(pe_first.codomain, ["row", "col"], name="offset")
         parts += [local, la.scale(local.codomain, "offset", 4)]
     return la.Chain(tuple(parts), name=name)
-
-
-def valid_slots(m: la.IndexMap, name: str) -> la.IndexMap:
-    """Slot → 1 where ``m`` calls it valid, 0 where padding: two maps with
-    equivalent ``valid_slots`` have the same valid slots."""
-    flag = sympy.Piecewise((1, m.valid), (0, True))
-    return la.IndexMap(m.codomain, la.Space(valid=2), [flag], name=name)
-
-
-def same_codomain(chain: la.Chain, library: la.IndexMap) -> la.IndexMap:
-    """The chain's composition, after checking its codomain is the library's."""
-    whole = chain.index_map()
-    if whole.codomain.names != library.codomain.names or any(
-        sympy.simplify(sympy.sympify(a) - b) != 0
-        for a, b in zip(whole.codomain.extents, library.codomain.extents)
-    ):
-        raise ValueError(f"the chain's codomain {whole.codomain} is not the library's "
-                         f"{library.codomain}; the theorem would be about another map")
-    return whole
 
 
 BLOCK_CYCLIC_TILES = view_map(block_cyclic_axes(4, 4), "MeshLayout BlockCyclic(PR, PC, 4, 4) tiles",

@@ -26,14 +26,19 @@ PH, PW, SH, SW = la.extents("PH PW SH SW")
 GX, C = la.extents("GX C")
 
 
+def round_robin(item: str, part: str, slot: str, parts, name: str):
+    """``item`` i of N → ``part`` i mod ``parts`` at ``slot`` i // ``parts``."""
+    domain = la.Space(**{item: N})
+    (i,) = domain.symbols
+    codomain = la.Space(**{part: parts, slot: sympy.ceiling(N / parts)})
+    p, s = codomain.symbols
+    return la.IndexMap(domain, codomain, [i % parts, i // parts], inverse=[s * parts + p],
+                       valid=sympy.Lt(s * parts + p, N), name=name)
+
+
 def interleaved():
     """Page p → bank p mod B at slot p // B."""
-    domain = la.Space(page=N)
-    (p,) = domain.symbols
-    codomain = la.Space(bank=B, slot=sympy.ceiling(N / B))
-    bank, slot = codomain.symbols
-    return la.IndexMap(domain, codomain, [p % B, p // B], inverse=[slot * B + bank],
-                       valid=sympy.Lt(slot * B + bank, N), name="interleaved(N, B)")
+    return round_robin("page", "bank", "slot", B, "interleaved(N, B)")
 
 
 def interleaved_bytes(stride):
@@ -113,12 +118,7 @@ def height_sharding_all_sizes():
 def nd_round_robin_all_sizes():
     """N-d sharding deals shards round-robin: shard s → core s mod C at shard
     slot s // C, for every shard count N and core count C."""
-    domain = la.Space(shard=N)
-    (s,) = domain.symbols
-    codomain = la.Space(core=C, local=sympy.ceiling(N / C))
-    core, local = codomain.symbols
-    return la.IndexMap(domain, codomain, [s % C, s // C], inverse=[local * C + core],
-                       valid=sympy.Lt(local * C + core, N), name="round_robin(N, C)")
+    return round_robin("shard", "core", "local", C, "round_robin(N, C)")
 
 
 FR, FC, FH, FW = la.extents("FR FC FH FW")
