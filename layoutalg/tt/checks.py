@@ -21,7 +21,7 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
-from layoutalg.validate import is_int
+from layoutalg.validate import boolean, is_int, positive_int
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_in_bounds, check_surjective
 from layoutalg.verify.memory import check_fits
@@ -127,9 +127,7 @@ def check_page_count(
     >>> check_page_count(TensorSpec((64, 64), "bfloat16"), 4).status
     <Status.PROVED: 'PROVED'>
     """
-    if not is_int(count) or count < 1:
-        raise TTError(f"count must be a positive int; got {describe(count)}")
-    count = int(count)
+    count = positive_int(TTError, "count", count)
     if not hasattr(subject, "element_page_map"):
         raise TTError(f"subject must be a TensorSpec; got {describe(subject)}")
     from layoutalg.tt.maps import page_of_element_map
@@ -222,8 +220,7 @@ def check_fits_memory(
     """
     if not hasattr(subject, "page_map"):
         raise TTError(f"subject must be a TensorSpec; got {describe(subject)}")
-    if not isinstance(size_only, bool):
-        raise TTError(f"size_only must be True or False; got {describe(size_only)}")
+    size_only = boolean(TTError, "size_only", size_only)
     cap = subject.capacity if capacity is None else capacity
     if not is_int(cap) or cap < 1:
         raise TTError(f"capacity must be a positive int of bytes; got {describe(cap)}")

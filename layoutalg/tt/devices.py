@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from layoutalg.errors import describe
 from layoutalg.errors import TTError
-from layoutalg.validate import is_int
+from layoutalg.validate import positive_int, power_of_two
 
 GiB = 1 << 30
 
@@ -47,17 +47,14 @@ class Device:
         if not isinstance(self.name, str) or not self.name:
             raise TTError(f"device name must be a non-empty string; got {describe(self.name)}")
         for field in ("dram_banks", "l1_bytes", "dram_bank_bytes"):
-            object.__setattr__(self, field, _positive(field, getattr(self, field)))
+            object.__setattr__(self, field, positive_int(TTError, field, getattr(self, field)))
         grid = self.worker_grid
         if not (isinstance(grid, tuple) and len(grid) == 2):
             raise TTError(f"worker_grid must be an (x, y) pair of positive ints; got {describe(grid)}")
-        object.__setattr__(self, "worker_grid", (_positive("worker_grid x", grid[0]),
-                                                 _positive("worker_grid y", grid[1])))
+        object.__setattr__(self, "worker_grid", (positive_int(TTError, "worker_grid x", grid[0]),
+                                                 positive_int(TTError, "worker_grid y", grid[1])))
         for field in ("l1_alignment", "dram_alignment"):
-            value = _positive(field, getattr(self, field))
-            object.__setattr__(self, field, value)
-            if value & (value - 1):
-                raise TTError(f"{field} must be a power of two; got {value}")
+            object.__setattr__(self, field, power_of_two(TTError, field, getattr(self, field)))
 
     @property
     def l1_banks(self) -> int:
@@ -77,13 +74,6 @@ class Device:
     def core_grid(self, storage: str) -> tuple[int, int]:
         """The grid shards may be placed on: workers for L1, ``(banks, 1)`` for DRAM."""
         return (self.dram_banks, 1) if storage == "DRAM" else self.worker_grid
-
-
-def _positive(name: str, value: object) -> int:
-    """``value`` as a Python int at least 1 (NumPy integers too)."""
-    if not is_int(value) or value < 1:
-        raise TTError(f"{name} must be a positive int; got {describe(value)}")
-    return int(value)
 
 
 GRAYSKULL = Device("grayskull", dram_banks=8, l1_bytes=1 << 20, worker_grid=(12, 10),

@@ -27,7 +27,7 @@ from layoutalg.errors import TTError
 from layoutalg.tt.rules import build_placement, page_width
 from layoutalg.tt.sharded import NdShardSpec, ShardSpec, check_choice, check_shape, cores_in_order
 from layoutalg.tt.tiles import Tile
-from layoutalg.validate import is_int
+from layoutalg.validate import is_int, nonnegative_int
 
 LAYOUTS = ("TILE", "ROW_MAJOR")
 STORAGES = ("DRAM", "L1")
@@ -91,8 +91,7 @@ class TensorSpec:
                 f"layout (block-float elements share exponents per tile face); got {self.dtype.name}"
             )
         base = self.base_address
-        if not is_int(base) or base < 0:
-            raise TTError(f"base_address must be a nonnegative int; got {describe(base)}")
+        base = nonnegative_int(TTError, "base_address", base)
         if base % self.alignment:
             raise TTError(
                 f"base_address must be a multiple of the {self.storage} alignment "

@@ -33,7 +33,7 @@ BAD = [
     (lambda: tensor(device="n300"), "device must be one of ['blackhole', 'grayskull', 'wormhole_b0']"),
     (lambda: tensor(dtype="bfloat8_b", layout="ROW_MAJOR"),
      "dtype: BFLOAT4_B and BFLOAT8_B data types are not supported for ROW_MAJOR layout"),
-    (lambda: tensor(base_address=-32), "base_address must be a nonnegative int; got -32"),
+    (lambda: tensor(base_address=-32), "base_address must be an int >= 0; got -32"),
     (lambda: tensor(base_address=48),
      "base_address must be a multiple of the DRAM alignment 32 B on wormhole_b0; got 48"),
     (lambda: tensor().page_location(4), "page must be an int in [0, 4); got 4"),
