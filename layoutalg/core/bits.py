@@ -153,78 +153,74 @@ class BitAnd(BitOp):
         return None
 
 
-class ShiftRight(BitOp):
+class _Shift(BitOp):
+    """A shift of ``a`` by ``k`` bits: ``a`` itself when ``k`` is 0, 0 when ``a`` is."""
+
+    arg_names = ("a", "k")
+
+    @classmethod
+    def simplify_symbolic(cls, a, b):
+        if b == 0:
+            return a
+        if a == 0:
+            return sympy.Integer(0)
+        return None
+
+
+class ShiftRight(_Shift):
     """``a >> k`` = ``⌊a / 2**k⌋`` on non-negative integers."""
 
     op_text = ">>"
     op_latex = r"\gg"
     public = "shift_right"
-    arg_names = ("a", "k")
 
     @staticmethod
     def compute(a: int, b: int) -> int:
         return a >> b
 
-    @classmethod
-    def simplify_symbolic(cls, a, b):
-        if b == 0:
-            return a
-        if a == 0:
-            return sympy.Integer(0)
-        return None
 
-
-class ShiftLeft(BitOp):
+class ShiftLeft(_Shift):
     """``a << k`` = ``a * 2**k`` on non-negative integers."""
 
     op_text = "<<"
     op_latex = r"\ll"
     public = "shift_left"
-    arg_names = ("a", "k")
 
     @staticmethod
     def compute(a: int, b: int) -> int:
         return a << b
 
-    @classmethod
-    def simplify_symbolic(cls, a, b):
-        if b == 0:
-            return a
-        if a == 0:
-            return sympy.Integer(0)
-        return None
 
-
-def _builder(op: type[BitOp], name: str, second: str, doc: str):
-    """The public constructor ``name(a, <second>)`` of ``op``: both operands checked."""
+def _builder(op: type[BitOp], doc: str):
+    """``op``'s public constructor (``op.public``): both operands checked."""
 
     def build(a: object, b: object) -> sympy.Expr:
-        return op(_operand(a, name, "a"), _operand(b, name, second))
+        return op(*(_operand(v, op.public, name) for v, name in zip((a, b), op.arg_names)))
 
-    build.__name__ = build.__qualname__ = name
+    build.__name__ = build.__qualname__ = op.public
     build.__doc__ = doc
     return build
 
 
-bit_xor = _builder(BitXor, "bit_xor", "b", """``a ^ b`` (exclusive or) of two non-negative integer
+bit_xor = _builder(BitXor, """``a ^ b`` (exclusive or) of two non-negative integer
     expressions.
 
     >>> bit_xor(0b1100, 0b1010)
     6
     """)
-bit_and = _builder(BitAnd, "bit_and", "mask", """``a & mask`` of two non-negative integer
+bit_and = _builder(BitAnd, """``a & mask`` of two non-negative integer
     expressions (the mask usually a constant).
 
     >>> bit_and(0b1101, 0b0110)
     4
     """)
-shift_right = _builder(ShiftRight, "shift_right", "k", """``a >> k`` = ``⌊a / 2**k⌋`` for
+shift_right = _builder(ShiftRight, """``a >> k`` = ``⌊a / 2**k⌋`` for
     non-negative ``a`` and ``k``.
 
     >>> shift_right(13, 2)
     3
     """)
-shift_left = _builder(ShiftLeft, "shift_left", "k", """``a << k`` = ``a * 2**k`` for non-negative
+shift_left = _builder(ShiftLeft, """``a << k`` = ``a * 2**k`` for non-negative
     ``a`` and ``k``.
 
     >>> shift_left(3, 4)

@@ -210,29 +210,27 @@ def prove_raked_product(block: object, tiler: object, result: object = None, *,
 def prove_right_inverse(layout: object, result: object = None, *,
         method: str = "z3") -> CheckResult:
     """``L(R(i)) == i`` for every ``i < size(R)``."""
-    layout = as_layout(layout, "layout")
-    result = cute.right_inverse(layout) if result is None else as_layout(result, "result")
-    into = result.index_map(cosize=layout.size)
-    check = _checks(method)
-    outside = check.check_in_bounds(into)
-    if not outside.proved:
-        return _named(outside, "right_inverse")
-    round_trip = _composed(result, layout.size, layout, f"{layout} ∘ {result}")
-    return _named(check.check_equivalent(round_trip, strided(result.size, 1)), "right_inverse")
+    return _inverse("right_inverse", layout, result, method)
 
 
 def prove_left_inverse(layout: object, result: object = None, *,
         method: str = "z3") -> CheckResult:
     """``R(L(i)) == i`` for every ``i < size(L)``."""
+    return _inverse("left_inverse", layout, result, method)
+
+
+def _inverse(name: str, layout: object, result: object, method: str) -> CheckResult:
+    """``outer ∘ inner`` is ``i ↦ i`` on ``inner``'s domain, ``inner``'s offsets lying in
+    ``outer``'s domain: ``L ∘ R`` for a right inverse ``R``, ``R ∘ L`` for a left one."""
     layout = as_layout(layout, "layout")
-    result = cute.left_inverse(layout) if result is None else as_layout(result, "result")
-    into = layout.index_map(cosize=result.size)
+    result = getattr(cute, name)(layout) if result is None else as_layout(result, "result")
+    inner, outer = (result, layout) if name == "right_inverse" else (layout, result)
     check = _checks(method)
-    outside = check.check_in_bounds(into)
+    outside = check.check_in_bounds(inner.index_map(cosize=outer.size))
     if not outside.proved:
-        return _named(outside, "left_inverse")
-    round_trip = _composed(layout, result.size, result, f"{result} ∘ {layout}")
-    return _named(check.check_equivalent(round_trip, strided(layout.size, 1)), "left_inverse")
+        return _named(outside, name)
+    round_trip = _composed(inner, outer.size, outer, f"{outer} ∘ {inner}")
+    return _named(check.check_equivalent(round_trip, strided(inner.size, 1)), name)
 
 
 # -- helpers --------------------------------------------------------------------------
