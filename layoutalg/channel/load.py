@@ -21,7 +21,7 @@ from layoutalg.channel.layout import require_layout
 from layoutalg.channel.options import MATRICES
 from layoutalg.core.bounds import interval
 from layoutalg.errors import describe
-from layoutalg.validate import is_int
+from layoutalg.validate import is_int, nonnegative_int
 from layoutalg.verify.result import CheckResult, Status
 
 TILES_PER_CHUNK = 1 << 14
@@ -201,8 +201,7 @@ def _totals(totals) -> dict[int, tuple[int, int]]:
                            f"got {describe(totals)}")
     wanted = {}
     for channel, value in totals.items():
-        if not is_int(channel) or channel < 0:
-            raise ChannelError(f"totals: channel must be an int >= 0; got {describe(channel)}")
+        nonnegative_int(ChannelError, "channel", channel, where="totals")
         pair = (value, value) if is_int(value) else value
         if (not isinstance(pair, tuple) or len(pair) != 2
                 or not all(is_int(v) for v in pair)

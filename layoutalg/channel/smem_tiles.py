@@ -16,25 +16,12 @@ claim about the map holds for every tile height the assumptions allow.
 
 from __future__ import annotations
 
-import sympy
-
 from layoutalg.errors import SwizzleError
 from layoutalg.channel.swizzle import Swizzle
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import describe
-from layoutalg.validate import is_int
-
-
-def _rows(value):
-    if isinstance(value, sympy.Integer):
-        value = int(value)
-    if is_int(value) and value >= 1:
-        return int(value)
-    if isinstance(value, sympy.Expr) and value.is_integer and value.is_positive:
-        return value
-    raise SwizzleError(f"rows must be a positive int or a positive integer symbol (from "
-                       f"layoutalg.extents); got {describe(value)}")
+from layoutalg.validate import positive_int, positive_size
 
 
 def _swizzle(value) -> Swizzle | None:
@@ -47,10 +34,8 @@ def swizzled_tile(swizzle: Swizzle | None, rows, cols: int) -> IndexMap:
     """``(row, col) → offset``: the row-major tile's offsets through ``swizzle``
     (None: unswizzled), with the inverse ``(sw(o) // cols, sw(o) % cols)`` (a
     swizzle is its own inverse)."""
-    swizzle, rows = _swizzle(swizzle), _rows(rows)
-    if not is_int(cols) or cols < 1:
-        raise SwizzleError(f"cols must be a positive int; got {describe(cols)}")
-    cols = int(cols)
+    swizzle, rows = _swizzle(swizzle), positive_size(SwizzleError, "rows", rows)
+    cols = positive_int(SwizzleError, "cols", cols)
     domain, codomain = Space(row=rows, col=cols), Space(offset=rows * cols)
     row, col = domain.symbols
     (o,) = codomain.symbols
@@ -65,10 +50,9 @@ def column_read(swizzle: Swizzle | None, rows, *, row_bytes: int = 128,
                 access_bytes: int = 16) -> IndexMap:
     """``(col, row) → byte``: lane ``row`` reads the ``access_bytes`` chunk ``col``
     of its row of a ``rows × row_bytes`` tile, through ``swizzle`` (byte offsets)."""
-    swizzle, rows = _swizzle(swizzle), _rows(rows)
+    swizzle, rows = _swizzle(swizzle), positive_size(SwizzleError, "rows", rows)
     for name, value in (("row_bytes", row_bytes), ("access_bytes", access_bytes)):
-        if not is_int(value) or value < 1:
-            raise SwizzleError(f"{name} must be a positive int; got {describe(value)}")
+        positive_int(SwizzleError, name, value)
     if row_bytes % access_bytes:
         raise SwizzleError(f"row_bytes must be a multiple of access_bytes={access_bytes}; "
                            f"got {row_bytes}")
@@ -83,7 +67,7 @@ def column_read(swizzle: Swizzle | None, rows, *, row_bytes: int = 128,
 def row_read(swizzle: Swizzle | None, rows, *, row_bytes: int = 128,
              access_bytes: int = 16) -> IndexMap:
     """``(row, chunk) → byte``: lane ``chunk`` reads chunk ``chunk`` of row ``row``."""
-    swizzle, rows = _swizzle(swizzle), _rows(rows)
+    swizzle, rows = _swizzle(swizzle), positive_size(SwizzleError, "rows", rows)
     space = Space(row=rows, chunk=row_bytes // access_bytes)
     row, chunk = space.symbols
     plain = row * row_bytes + chunk * access_bytes

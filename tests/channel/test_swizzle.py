@@ -159,8 +159,9 @@ def test_random_swizzles_z3_matches_enumeration(bits, base, extra, negative, row
      "int or a positive integer symbol (declare it with layoutalg.extents); got n"),
     (lambda: SW128.after(la.IndexMap(la.Space(i=4), la.Space(a=4, b=4), [0, 0])),
      "Swizzle<3,4,3>.after: layout must be a CuteLayout or an IndexMap with one output; got "),
-    (lambda: column_read(SW128, -8), "rows must be a positive int or a positive integer symbol "
-     "(from layoutalg.extents); got -8"),
+    (lambda: column_read(SW128, -8), "rows must be a positive int; got -8"),
+    (lambda: column_read(SW128, 8.0), "rows must be a positive int or a positive integer symbol "
+     "(declare it with layoutalg.extents); got 8.0"),
 ])
 def test_bad_input(build, message):
     with pytest.raises(SwizzleError) as info:
