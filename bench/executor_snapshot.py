@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import pathlib
 import sys
 
 import numpy as np
@@ -82,7 +83,7 @@ def main() -> int:
     parser.add_argument("--compare", nargs=2, metavar=("A", "B"), help="compare two snapshots")
     args = parser.parse_args()
     if args.compare:
-        first, second = (json.load(open(path)) for path in args.compare)
+        first, second = (json.loads(pathlib.Path(path).read_text()) for path in args.compare)
         same = first == second
         for x, y in zip(first, second):
             print(f"{x['run']:30} {'same' if x == y else 'DIFFERENT'}; C exact: {x['C exact']} / "
@@ -90,7 +91,7 @@ def main() -> int:
         print("identical" if same else "SNAPSHOTS DIFFER")
         return 0 if same and len(first) == len(second) == len(RUNS) else 1
     found = [snapshot_of(*run) for run in RUNS]
-    json.dump(found, open(args.out, "w"), indent=1)
+    pathlib.Path(args.out).write_text(json.dumps(found, indent=1))
     print(f"{len(found)} runs written to {args.out} by {la.__file__}")
     return 0
 

@@ -11,27 +11,31 @@
 from layoutalg.errors import CapacityError, MachineError
 from layoutalg.execute.counters import Counters, Messages
 from layoutalg.execute.hierarchy import Hierarchy
+from layoutalg.execute.homes import Home, Placeable
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.matmul import DATAFLOWS, matmul
 from layoutalg.execute.messages import TransformCounters, execute_transform, run_transform
 from layoutalg.execute.placement import Placement, fetch, place, required_bytes, slots_of
 from layoutalg.execute.replay import Replay, replay, replay_channel_conflict
-from layoutalg.execute.targets import Target, target_for
+from layoutalg.execute.targets import Target, home_of, target_for
 
 __all__ = [
     "DATAFLOWS",
     "CapacityError",
     "Counters",
     "Hierarchy",
+    "Home",
     "Machine",
     "MachineError",
     "Messages",
+    "Placeable",
     "Placement",
     "Replay",
     "Target",
     "TransformCounters",
     "execute_transform",
     "fetch",
+    "home_of",
     "matmul",
     "place",
     "replay",

@@ -1,11 +1,12 @@
 """What to run a spec's subject on: its index map, element size and machine.
 
-Each family knows how its elements sit in memory; :func:`target_for` asks
-the subject (a mesh ``PlacedTensor``, a Tenstorrent ``TensorSpec``, a
-``SpyreLayout``, a ``ChannelLayout`` or a bare ``IndexMap``) and picks a
-machine: the family's preset where there is one (48 KB WSE PEs, a TT
-device's DRAM banks or L1, the Spyre layout's device bytes), else one just
-large enough.
+:func:`target_for` asks the subject for its layout (``index_map()``, the
+:class:`~layoutalg.core.laid_out.LaidOut` protocol) and where it runs (its
+``home()``, the :class:`~.homes.Placeable` protocol; the families that do
+not say it yet have theirs in :mod:`.family_homes`; a bare map runs as
+4-byte elements), and picks a machine: the home's preset where there is one
+(48 KB WSE PEs, a TT device's DRAM banks or L1, the Spyre layout's device
+bytes), else one just large enough. Nothing here names a family.
 """
 
 from __future__ import annotations
@@ -14,15 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from layoutalg.channel.layout import ChannelLayout
 from layoutalg.core.index_map import IndexMap
+from layoutalg.core.laid_out import index_map_of
 from layoutalg.errors import MachineError, describe
-from layoutalg.execute.machine import WSE_SRAM_BYTES, Machine
+from layoutalg.execute.family_homes import FAMILY_HOMES
+from layoutalg.execute.homes import Home, Placeable, bare_home
+from layoutalg.execute.machine import Machine
 from layoutalg.execute.placement import required_bytes
-from layoutalg.mesh.dtypes import element_size
-from layoutalg.mesh.placed import PlacedTensor
-from layoutalg.spyre.layout import SpyreLayout
-from layoutalg.tt.tensor import TensorSpec
 
 #: Layouts larger than this are refused by ``layoutalg run`` (256 MiB of fp32).
 MAX_ELEMENTS = 1 << 26
@@ -55,9 +54,10 @@ def target_for(subject, *, capacity: int | None = None, element_bytes: int | Non
     >>> t.family, t.itemsize, t.machine.memories
     ('core', 4, 1)
     """
-    family, m, size, in_bytes, memory_dims, preset, cap = _describe(subject)
-    size = size if element_bytes is None else element_bytes
-    in_bytes = in_bytes if offsets_in_bytes is None else offsets_in_bytes
+    m, home = home_of(subject)
+    size = home.element_bytes if element_bytes is None else element_bytes
+    in_bytes = home.offsets_in_bytes if offsets_in_bytes is None else offsets_in_bytes
+    memory_dims, preset, cap = home.memory_dims, home.preset, home.capacity
     if size not in (1, 2, 4, 8):
         raise MachineError(f"run: element size must be 1, 2, 4 or 8 bytes; got {size}")
     if not m.is_concrete:
@@ -73,47 +73,34 @@ def target_for(subject, *, capacity: int | None = None, element_bytes: int | Non
         probe = Machine.for_layout(m, capacity=1 << 62, memory_dims=memory_dims)
         need = int(required_bytes(m, probe, size, in_bytes).max(initial=0))
         cap, preset = max(64, -(-need // 64) * 64), "just large enough"
-    name = {"mesh": "PE", "tt": "bank" if memory_dims == 1 else "core", "spyre": "device",
-            "channel": "channel"}.get(family) or _memory_name(m, memory_dims)
+    name = home.memory_name or _memory_name(m, memory_dims)
     machine = Machine.for_layout(m, capacity=cap, memory_dims=memory_dims, name=name)
-    return Target(m, size, in_bytes, machine, family, preset)
+    return Target(m, size, in_bytes, machine, home.family, preset)
 
 
-def _describe(subject):
-    """(family, map, element bytes, offsets in bytes, memory dims, preset, capacity)."""
-    if isinstance(subject, PlacedTensor):
-        m = subject.index_map()
-        return ("mesh", m, element_size(subject.dtype), True, 2, "WSE, 48 KB per PE",
-                WSE_SRAM_BYTES)
-    if isinstance(subject, TensorSpec):
-        size = subject.dtype.element_bytes
-        if size is None:
-            raise MachineError(f"run: block-float dtype {subject.dtype.name} packs elements "
-                               f"below a byte; the executor moves whole bytes")
-        m = subject.index_map()
-        preset = f"{subject.device.name} {subject.storage}, {subject.capacity} B per " + (
-            "bank" if m.codomain.rank == 2 else "core")
-        return "tt", m, size, True, m.codomain.rank - 1, preset, subject.capacity
-    if isinstance(subject, SpyreLayout):
-        m = subject.index_map()
-        return ("spyre", m, subject.itemsize, False, 0,
-                f"one device memory of {subject.device_bytes} B", subject.device_bytes)
-    if isinstance(subject, ChannelLayout):
-        if not subject.is_concrete:
-            raise MachineError(f"run: channel layout {subject.label} has symbolic sizes; a run "
-                               f"needs numbers (bind them in the spec)")
-        m = subject.index_map()
-        return ("channel", m, 1, True, 1,
-                f"{subject.num_channels} channels of {subject.channel_bytes} B (each tile "
-                f"placed as its first byte)", int(subject.channel_bytes))
-    if isinstance(subject, IndexMap):
-        return "core", subject, 4, False, subject.codomain.rank - 1, None, None
-    if hasattr(subject, "index_map"):
-        m = subject.index_map()
-        if isinstance(m, IndexMap):
-            return "core", m, 4, False, m.codomain.rank - 1, None, None
-    raise MachineError(f"run: the spec must build an IndexMap or a family layout; "
-                       f"got {describe(subject)}")
+def home_of(subject: object) -> tuple[IndexMap, Home]:
+    """The index map of ``subject`` and its :class:`~.homes.Home`: the
+    subject's own ``home()``, else its family's (:mod:`.family_homes`, by
+    class), else a bare map's.
+
+    >>> import layoutalg as la
+    >>> m, home = home_of(la.strided((4, 4), (1, 4)))
+    >>> home.family, home.element_bytes, home.memory_dims
+    ('core', 4, 0)
+    """
+    m = index_map_of(subject)
+    if not isinstance(m, IndexMap):
+        raise MachineError(f"run: the spec must build an IndexMap or a family layout; "
+                           f"got {describe(subject)}")
+    if isinstance(subject, Placeable):
+        home = subject.home()
+    else:
+        said = next((FAMILY_HOMES[c] for c in type(subject).__mro__ if c in FAMILY_HOMES), None)
+        home = bare_home(m) if said is None else said(subject, m)
+    if not isinstance(home, Home):
+        raise MachineError(f"run: home() of {describe(subject)} must return a "
+                           f"layoutalg.execute.Home; got {describe(home)}")
+    return m, home
 
 
 def _memory_name(m: IndexMap, memory_dims: int) -> str:
