@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from layoutalg.errors import describe
 from layoutalg.errors import LinearLayoutError
 from layoutalg.linear.layout import LinearLayout
-from layoutalg.validate import is_int
+from layoutalg.validate import is_int, positive_int, power_of_two
 
 
 def _powers(values: object, argument: str, who: str, rank: int | None = None) -> list[int]:
@@ -43,11 +43,8 @@ def _powers(values: object, argument: str, who: str, rank: int | None = None) ->
         wanted = f"{rank} " if rank is not None else ""
         raise LinearLayoutError(f"{who}: {argument} must be a list of {wanted}powers of two; got "
                                 f"{describe(values)}")
-    for v in values:
-        if not is_int(v) or v < 1 or v & (v - 1):
-            raise LinearLayoutError(f"{who}: {argument} must hold powers of two; got "
-                                    f"{describe(list(values))}")
-    return [int(v) for v in values]
+    return [power_of_two(LinearLayoutError, f"{argument}[{k}]", v, where=who)
+            for k, v in enumerate(values)]
 
 
 def _order(order: object, rank: int, who: str) -> list[int]:
@@ -120,9 +117,7 @@ def swizzled_shared(vec: int, per_phase: int, max_phase: int, order: Sequence[in
     shape = _powers(shape, "shape", who)
     rank = len(shape)
     for name, value in (("vec", vec), ("per_phase", per_phase), ("max_phase", max_phase)):
-        if not is_int(value) or value < 1:
-            raise LinearLayoutError(f"{who}: {name} must be a positive int; got "
-                                    f"{describe(value)}")
+        positive_int(LinearLayoutError, name, value, where=who)
     order = _order(order, rank, who)
     if rank == 1:
         offsets = _identity(shape, order)

@@ -86,7 +86,7 @@ def test_swizzled_shared_as_in_triton_unit_tests(args, offsets):
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: blocked([1], [4], [4], [0], [12]), "shape must hold powers of two"),
+    (lambda: blocked([1], [4], [4], [0], [12]), "shape.0. must be a power of two; got 12"),
     (lambda: blocked([1, 1], [4], [4, 1], [0, 1], [16, 16]), "threads_per_warp must be a list of 2"),
     (lambda: blocked([1], [4], [4], [1], [16]), "order must be a permutation of range(1)"),
     (lambda: swizzled_shared(0, 1, 1, [1, 0], [8, 8]), "vec must be a positive int; got 0"),
