@@ -7,34 +7,22 @@ import re
 import shutil
 import subprocess
 import textwrap
-from io import StringIO
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import layoutalg as la
-from layoutalg.cli import main
 from layoutalg.docgen import site
 from layoutalg.docgen.pages import build_pages, write_pages
 from layoutalg.docgen.picture import layout_svg
+from cli_helpers import run_cli as run
+from spec_texts import TWO_SPECS
+
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SPECS = '''
-import layoutalg as la
-
-
-@la.spec(claims=["bijective"])
-def row_major():
-    """[4, 8] row-major."""
-    return la.linearize(la.Space(i=4, j=8))
-
-
-@la.spec(claims=["injective"], expect="REFUTED")
-def overlap():
-    """Row stride 4 instead of 8."""
-    return la.strided((8, 4), (1, 4))
+SPECS = TWO_SPECS + '''
 
 
 @la.spec(claims=["bijective"])
@@ -51,12 +39,6 @@ def symbolic():
     M, N = la.extents("M N")
     return la.strided((M, N), (1, M))
 '''
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = StringIO(), StringIO()
-    code = main(list(argv), stream=out, errors=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -20,23 +20,12 @@ import layoutalg as la
 from layoutalg.cli import main
 from layoutalg.docgen import catalog, mathml, offline
 from layoutalg.docgen.pages import Page, build_pages, formula_lines, layout_section
+from spec_texts import TWO_SPECS
+
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SPECS = '''
-import layoutalg as la
-
-
-@la.spec(claims=["bijective"])
-def row_major():
-    """[4, 8] row-major."""
-    return la.linearize(la.Space(i=4, j=8))
-
-
-@la.spec(claims=["injective"], expect="REFUTED")
-def overlap():
-    """Row stride 4 instead of 8."""
-    return la.strided((8, 4), (1, 4))
+SPECS = TWO_SPECS + '''
 
 
 @la.spec(claims=["injective"])
