@@ -24,6 +24,7 @@ brute-force twins (``layoutalg.verify.brute``).
 
 from __future__ import annotations
 
+import functools
 import time
 
 from layoutalg.core import cute_algebra as cute
@@ -129,45 +130,44 @@ def prove_complement(layout: object, cosize_hi: int | None = None, result: objec
     return _named(_checks(method).check_bijective(both.index_map(cosize=target)), "complement")
 
 
-def _tiled(op, prove, a: object, tiler: object, result: object, method: str):
-    """``(A, R, verdict)`` of a logical divide or product: ``R`` defaults to ``op(A, tiler)``;
-    the verdict is decided here without a tiler (``R ≡ A``) or with a tuple of tilers
-    (mode by mode, the untiled modes kept), else None."""
+def _tiled(op):
+    """Make a proof of ``R = op(A, B)`` for a layout ``B`` into one taking what ``op``
+    takes: ``R`` defaults to ``op(A, tiler)``; with no tiler ``R ≡ A`` is proved, with a
+    tuple of tilers mode by mode (the untiled modes kept)."""
     name = op.__name__
-    a = as_layout(a, "a")
-    result = op(a, tiler) if result is None else as_layout(result, "result")
-    if tiler is None:
-        return a, result, _named(check_layout_equivalent(result, a, method=method), name)
-    if isinstance(tiler, tuple):
-        parts = [prove(a[k], t, result[k], method=method)
-                 for k, t in enumerate(tiler) if t is not None]
-        return a, result, _all_of(name, f"{result} = {name}({a}, {_text(tiler)})",
-                                  parts + _kept(a, tiler, result, method))
-    return a, result, None
+
+    def wrap(proof):
+        @functools.wraps(proof)
+        def run(a: object, tiler: object, result: object = None, *,
+                method: str = "z3") -> CheckResult:
+            a = as_layout(a, "a")
+            result = op(a, tiler) if result is None else as_layout(result, "result")
+            if tiler is None:
+                return _named(check_layout_equivalent(result, a, method=method), name)
+            if isinstance(tiler, tuple):
+                parts = [run(a[k], t, result[k], method=method)
+                         for k, t in enumerate(tiler) if t is not None]
+                return _all_of(name, f"{result} = {name}({a}, {_text(tiler)})",
+                               parts + _kept(a, tiler, result, method))
+            return proof(a, as_layout(tiler, "tiler"), result, method=method)
+        return run
+    return wrap
 
 
-def prove_logical_divide(a: object, tiler: object, result: object = None, *,
+@_tiled(tiling.logical_divide)
+def prove_logical_divide(a: CuteLayout, b: CuteLayout, result: CuteLayout, *,
         method: str = "z3") -> CheckResult:
     """``R ≡ A ∘ (B, complement(B, size(A)))``, that complement proved (a tuple: by mode)."""
-    a, result, done = _tiled(tiling.logical_divide, prove_logical_divide, a, tiler, result,
-                             method)
-    if done is not None:
-        return done
-    b = as_layout(tiler, "tiler")
     rest = cute.complement(b, a.size)
     return _all_of("logical_divide", f"{result} = logical_divide({a}, {b})", [
         prove_complement(b, a.size, rest, method=method),
         prove_composition(a, cute.make_layout(b, rest), result, method=method)])
 
 
-def prove_logical_product(a: object, tiler: object, result: object = None, *,
+@_tiled(tiling.logical_product)
+def prove_logical_product(a: CuteLayout, b: CuteLayout, result: CuteLayout, *,
         method: str = "z3") -> CheckResult:
     """``R = (A, C ∘ B)`` with ``C = complement(A, size(A)·cosize(B))``: both proved."""
-    a, result, done = _tiled(tiling.logical_product, prove_logical_product, a, tiler, result,
-                             method)
-    if done is not None:
-        return done
-    b = as_layout(tiler, "tiler")
     hi = a.size * b.cosize
     rest = cute.complement(a, hi)
     if result.rank != 2:
