@@ -74,6 +74,9 @@ class Machine:
     capacity: int
     name: str = "memory"
     _store: _Store = field(default=None, compare=False, repr=False)
+    #: the dims' names and extents (made from ``dims``)
+    names: tuple[str, ...] = field(default=(), init=False, compare=False, repr=False)
+    shape: tuple[int, ...] = field(default=(), init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.dims, tuple):
@@ -85,6 +88,8 @@ class Machine:
                 raise MachineError(
                     f"Machine: each dim must be (name, positive int); got {describe(dim)}")
         object.__setattr__(self, "dims", tuple((name, int(n)) for name, n in self.dims))
+        object.__setattr__(self, "names", tuple(name for name, _ in self.dims))
+        object.__setattr__(self, "shape", tuple(n for _, n in self.dims))
         object.__setattr__(self, "capacity", _bytes("Machine", "capacity", self.capacity))
         if not isinstance(self.name, str) or not self.name:
             raise MachineError(f"Machine: name must be a non-empty string; "
@@ -163,14 +168,6 @@ class Machine:
         return cls(tuple(zip(layout.codomain.names[:count], extents)), capacity, name=name)
 
     # -- shape -----------------------------------------------------------------------
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(n for n, _ in self.dims)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(e for _, e in self.dims)
 
     @property
     def rank(self) -> int:

@@ -13,11 +13,12 @@ import pytest
 import sympy
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from mesh_strategies import mesh_layouts
 from strategies import layouts
 
 import layoutalg as la
-from layoutalg.execute import CapacityError, Machine, MachineError, fetch, place
 from layoutalg.errors import PlacementError
+from layoutalg.execute import CapacityError, Machine, MachineError, fetch, place
 from layoutalg.execute.plan import progressions
 from layoutalg.verify import brute
 
@@ -127,20 +128,7 @@ def test_round_trip_of_tt_tensor_specs(spec, seed):
     assert np.array_equal(fetch(m, machine, dtype, offsets_in_bytes=True), data)
 
 
-def mesh_layouts():
-    layout = pytest.importorskip("layoutalg.mesh.layout")
-    L = layout.MeshLayout
-    return st.one_of(
-        st.builds(L.grid, st.integers(1, 4), st.integers(1, 4)),
-        st.builds(L.block_cyclic, st.integers(1, 3), st.integers(1, 3), st.integers(1, 3),
-                  st.integers(1, 3)),
-        st.builds(L.row_partition, st.integers(1, 5)),
-        st.builds(L.col_partition, st.integers(1, 5)),
-        st.just(L.single_pe()),
-    )
-
-
-@given(st.deferred(mesh_layouts), st.tuples(st.integers(1, 13), st.integers(1, 13)))
+@given(mesh_layouts(4, 3, 5), st.tuples(st.integers(1, 13), st.integers(1, 13)))
 def test_round_trip_of_mesh_layouts(layout, shape):
     m = layout.index_map(shape, element_size=4)
     machine = machine_for(m, 2, 4, in_bytes=True)
