@@ -23,7 +23,7 @@ from layoutalg.dtensor.maps import placement_map, sharding
 from layoutalg.dtensor.placements import Placement, Shard
 from layoutalg.dtensor.placements import placements as read_placements
 from layoutalg.errors import describe
-from layoutalg.validate import is_int
+from layoutalg.validate import index, is_int, positive_size
 
 
 @dataclass(frozen=True, init=False)
@@ -161,26 +161,16 @@ def _extents(argument: str, values) -> tuple:
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
         raise DTensorError(f"{argument}: must be a non-empty sequence of positive ints or "
                            f"positive integer symbols; got {describe(values)}")
-    checked = []
-    for k, value in enumerate(values):
-        if is_int(value) and value >= 1:
-            checked.append(int(value))
-        elif isinstance(value, sympy.Expr) and value.is_integer and value.is_positive:
-            checked.append(value)
-        else:
-            raise DTensorError(f"{argument}[{k}]: must be a positive int or a positive integer "
-                               f"symbol (la.extents); got {describe(value)}")
-    return tuple(checked)
+    return tuple(positive_size(DTensorError, f"{argument}[{k}]", value)
+                 for k, value in enumerate(values))
 
 
 def _point(argument: str, values, extents: tuple[int, ...]) -> tuple[int, ...]:
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or (
             len(values) != len(extents)):
         raise DTensorError(f"{argument}: must be {len(extents)} ints; got {describe(values)}")
-    for k, (v, e) in enumerate(zip(values, extents)):
-        if not is_int(v) or not 0 <= v < e:
-            raise DTensorError(f"{argument}[{k}]: must be an int in [0, {e}); got {describe(v)}")
-    return tuple(int(v) for v in values)
+    return tuple(index(DTensorError, f"{argument}[{k}]", v, e)
+                 for k, (v, e) in enumerate(zip(values, extents)))
 
 
 def _tuple(values) -> str:

@@ -26,7 +26,7 @@ from layoutalg.dtensor.layout import DTensorLayout
 from layoutalg.dtensor.maps import is_flat
 from layoutalg.dtensor.placements import Placement, Replicate, Shard
 from layoutalg.errors import describe
-from layoutalg.validate import is_int
+from layoutalg.validate import is_int, nonnegative_int
 
 SIZES = ("pieces", "flat")
 
@@ -54,7 +54,7 @@ class AllGather:
             raise DTensorError(f"AllGather: mesh_dims must be distinct mesh dims (ints >= 0); "
                                f"got {describe(self.mesh_dims)}")
         object.__setattr__(self, "mesh_dims", tuple(sorted(int(k) for k in dims)))
-        _check_dim("AllGather", "dim", self.dim)
+        nonnegative_int(DTensorError, "dim", self.dim, where="AllGather")
         if self.sizes not in SIZES:
             raise DTensorError(f"AllGather: sizes must be one of {SIZES}; got {self.sizes!r}")
 
@@ -96,9 +96,9 @@ class AllToAll:
     to_dim: int
 
     def __post_init__(self) -> None:
-        _check_dim("AllToAll", "mesh_dim", self.mesh_dim)
-        _check_dim("AllToAll", "from_dim", self.from_dim)
-        _check_dim("AllToAll", "to_dim", self.to_dim)
+        nonnegative_int(DTensorError, "mesh_dim", self.mesh_dim, where="AllToAll")
+        nonnegative_int(DTensorError, "from_dim", self.from_dim, where="AllToAll")
+        nonnegative_int(DTensorError, "to_dim", self.to_dim, where="AllToAll")
         if self.from_dim == self.to_dim:
             raise DTensorError(f"AllToAll: from_dim and to_dim must differ; got {self.to_dim} "
                                f"twice")
@@ -139,8 +139,8 @@ class LocalChunk:
     dim: int
 
     def __post_init__(self) -> None:
-        _check_dim("LocalChunk", "mesh_dim", self.mesh_dim)
-        _check_dim("LocalChunk", "dim", self.dim)
+        nonnegative_int(DTensorError, "mesh_dim", self.mesh_dim, where="LocalChunk")
+        nonnegative_int(DTensorError, "dim", self.dim, where="LocalChunk")
 
     def __str__(self) -> str:
         return f"chunk(mesh dim {self.mesh_dim}, dim {self.dim})"
@@ -212,8 +212,3 @@ def _delinearize(rank, group: tuple[int, ...], parts: list) -> dict:
         stride //= n
         out[f"m{k}"] = (rank // stride) % n if stride else rank
     return out
-
-
-def _check_dim(step: str, argument: str, value) -> None:
-    if not is_int(value) or value < 0:
-        raise DTensorError(f"{step}: {argument} must be an int >= 0; got {describe(value)}")

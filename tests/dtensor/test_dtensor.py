@@ -94,17 +94,17 @@ def test_bad_placements_name_the_rule(value, message):
 
 
 @pytest.mark.parametrize("args, message", [
-    (((0, 2), ["R", "R"], (4,)), "mesh_shape[0]: must be a positive int or a positive integer "
-                                 "symbol (la.extents); got 0"),
-    (((2,), ["R"], (4, -1)), "shape[1]: must be a positive int or a positive integer symbol "
-                             "(la.extents); got -1"),
+    (((0, 2), ["R", "R"], (4,)), "mesh_shape[0] must be a positive int; got 0"),
+    (((2,), ["R"], (4, -1)), "shape[1] must be a positive int; got -1"),
+    (((2,), ["R"], (4, 1.5)), "shape[1] must be a positive int or a positive integer symbol "
+                              "(declare it with layoutalg.extents); got 1.5"),
     (((2,), ["R"], ()), "shape: must be a non-empty sequence of positive ints"),
     (((2, 2), ["R"], (4,)), "placements: one per mesh dim (2 for mesh (2, 2)); got 1: ['R']"),
     (((2,), ["S(2)"], (4, 4)), "placements[0]: Shard dim must lie in [-2, 2) for a rank-2 "
                                "tensor; got S(2)"),
     (((2, 2), ["S(0)", "S(0)"], (N,)), "placements: tensor dim 0 is sharded by mesh dims [0, 1] "
                                        "whose nested pieces depend on the sizes"),
-    (((True,), ["R"], (4,)), "mesh_shape[0]: must be a positive int"),
+    (((True,), ["R"], (4,)), "mesh_shape[0] must be a positive int"),
 ])
 def test_bad_layouts_name_the_argument(args, message):
     with pytest.raises(DTensorError) as error:
@@ -410,7 +410,7 @@ def test_the_planner_gathers_inner_shards_before_changing_an_outer_one():
      "plan_redistribution: mesh dim 0: Partial placements are not modelled"),
     (lambda: DTensorLayout((K,), ["S(0)"], (N,)).owners((0,)),
      "DTensor (N,) on mesh (K,) as [S(0)]: looking up one element or rank needs concrete"),
-    (lambda: SOURCE.local_shape((2, 0)), "coord[0]: must be an int in [0, 2); got 2"),
+    (lambda: SOURCE.local_shape((2, 0)), "coord[0] must lie in [0, 2); got 2"),
 ])
 def test_bad_plans_name_the_step(build, message):
     with pytest.raises(DTensorError) as error:
