@@ -39,7 +39,7 @@ from layoutalg.core.combinators import compose
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import CompositionError, MapError, describe
 from layoutalg.verify import composition as facts
-from layoutalg.verify import one_query
+from layoutalg.verify import one_query, radix
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import (check_bijective, check_images_valid, check_in_bounds,
                                      check_injective, inverse_misses, other_way_to_bijective)
@@ -108,6 +108,37 @@ def _proved(chain: Chain, whole: IndexMap, shown: list[CheckResult]) -> str:
 _OPENING = contextvars.ContextVar("opening_parts", default=False)
 
 
+PART_MS = 10  # the whole's queries get this per part before the lemma on the parts
+
+
+@one_query.structured_when
+def _opens_into_parts(m: IndexMap) -> int | None:
+    """``by_recorded_parts`` will try ``m`` (compose made it of parts),
+    whose small queries cost some ``PART_MS`` each: the whole's two queries
+    get as much before it."""
+    parts = facts.parts_of(m)
+    if _OPENING.get() or parts is None or len(parts) < 2:
+        return None
+    return PART_MS * len(parts)
+
+
+@one_query.structured_when
+def _reads_as_digits(m: IndexMap) -> int | None:
+    """``by_digits`` will try ``m`` (the mixed-radix lemma's shape), at the
+    cost of one query about its sizes: before the whole's queries."""
+    return 0 if radix.shape(m) is not None else None
+
+
+@other_way_to_bijective
+def by_digits(m: IndexMap, assume: Assume, timeout_ms: int) -> CheckResult | None:
+    """The mixed-radix lemma (``verify.radix``) on ``m`` itself: PROVED or None."""
+    start = time.perf_counter()
+    proved = radix.digit_by_digit(m, assume, timeout_ms)
+    if proved is None:
+        return None
+    return q.result(Status.PROVED, "bijective", m.label, start, reason=proved.reason)
+
+
 @other_way_to_bijective
 def by_recorded_parts(m: IndexMap, assume: Assume, timeout_ms: int) -> CheckResult | None:
     """When ``compose`` made ``m`` of parts, the lemma on those parts:
@@ -140,6 +171,22 @@ def by_recorded_parts(m: IndexMap, assume: Assume, timeout_ms: int) -> CheckResu
     return q.result(Status.PROVED, "bijective", m.label, start, reason=_proved(chain, whole, shown))
 
 
+@other_way_to_bijective
+def by_both_queries_after_structure(m: IndexMap, assume: Assume,
+                                    timeout_ms: int) -> CheckResult | None:
+    """The last structural way: the two queries of ``verify.one_query``,
+    which ``check_bijective`` left to the structural ways for ``m`` (PROVED
+    or None; the checks one by one follow)."""
+    if one_query.whole_budget(m) is None:
+        return None  # check_bijective asked them with the whole budget already
+    start = time.perf_counter()
+    if not one_query.bijection_by_inverse(m, assume, timeout_ms, wait_for_structure=False):
+        return None
+    padding_note = "" if m.valid is None else " (padding excluded)"
+    return q.result(Status.PROVED, "bijective", m.label, start,
+                    reason=f"a bijection onto the valid slots of {m.codomain}{padding_note}")
+
+
 def _composition(chain: Chain, timeout_ms: int) -> IndexMap | CheckResult:
     """``chain.index_map()``, once every link is proved (each part's images,
     reached from the chain's domain, lie in the next part's domain); else why
@@ -164,20 +211,32 @@ def _composition(chain: Chain, timeout_ms: int) -> IndexMap | CheckResult:
 
 def _bijection_with_right_inverse(g: IndexMap, assume: Assume, timeout_ms: int) -> CheckResult:
     """``g`` maps its whole domain into its valid slots, one to one, and its
-    inverse is right on every valid slot (so ``g`` is onto them)."""
+    inverse is right on every valid slot (so ``g`` is onto them).
+
+    The mixed-radix lemma first (no query about the sum), then the queries
+    of ``verify.one_query``; when they do not prove it, only what they left
+    open is asked again: the three point checks unless the point query was
+    unsat (which proves all three), and the inverse query unless it was
+    answered (it had the whole budget)."""
     start = time.perf_counter()
     if g.inverse is None:
         return q.result(Status.UNKNOWN, "bijection with a right inverse", g.label, start,
                         reason="the lemma needs an inverse for every part after the first")
+    by_digits = radix.digit_by_digit(g, assume, timeout_ms)
+    if by_digits is not None:
+        return by_digits
     proved = "a bijection of its domain onto its valid slots, with a right inverse"
-    if one_query.bijection_by_inverse(g, assume, timeout_ms, together=True):
+    tried = one_query.attempt(g, assume, timeout_ms, together=True, inverse_ms=timeout_ms)
+    if tried.proved:
         return q.result(Status.PROVED, "bijection with a right inverse", g.label, start,
                         reason=proved)
-    for check in (check_in_bounds, check_injective, check_images_valid):
-        part = check(g, assume=assume, timeout_ms=timeout_ms)
-        if not part.proved:
-            return part
-    outcome = inverse_misses(g, assume, timeout_ms)
+    if tried.point is None or tried.point.answer != "unsat":
+        for check in (check_in_bounds, check_injective, check_images_valid):
+            part = check(g, assume=assume, timeout_ms=timeout_ms)
+            if not part.proved:
+                return part
+    outcome = tried.inverse if tried.inverse is not None else inverse_misses(g, assume,
+                                                                             timeout_ms)
     y, _ = q.unknowns(g.codomain)
     return q.verdict(outcome, "bijection with a right inverse", g.label, start,
                      proved=proved,
