@@ -16,17 +16,8 @@ from test_linear_triton_truths import GLUON_BROADCAST, HEADER_SWIZZLE, MMA_V2_32
 import layoutalg as la
 from layoutalg.runner import dsl
 from layoutalg.linear import (
-    ConversionError,
-    LinearLayout,
-    LinearLayoutError,
-    bank_conflicts,
-    check_equivalent,
-    check_injective,
-    check_invertible,
-    check_surjective,
-    compose,
-    convert,
-    distributed,
+    ConversionError, LinearLayout, LinearLayoutError, bank_conflicts, check_equivalent,
+    check_injective, check_invertible, check_surjective, compose, convert, distributed,
     parse_linear_layout,
 )
 from layoutalg.verify import brute as core_brute

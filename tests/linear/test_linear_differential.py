@@ -17,17 +17,8 @@ from hypothesis import strategies as st
 
 import layoutalg as la
 from layoutalg.linear import (
-    ConversionError,
-    LinearLayout,
-    bank_conflicts,
-    check_conversion,
-    check_equivalent,
-    check_injective,
-    check_invertible,
-    check_surjective,
-    compose,
-    convert,
-    free_variable_masks,
+    ConversionError, LinearLayout, bank_conflicts, check_conversion, check_equivalent,
+    check_injective, check_invertible, check_surjective, compose, convert, free_variable_masks,
 )
 from oracles import linear as brute
 

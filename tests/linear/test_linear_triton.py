@@ -68,6 +68,15 @@ def test_same_verdicts_values_and_text_as_triton(layout):
         assert layout(**point) == tuple(theirs[n] for n in layout.out_names)
 
 
+def same_everywhere(ours, theirs, domain, names) -> None:
+    """Our layout and the Triton port's give the same point (``names`` of it) at every
+    input of ``domain``."""
+    for flat in range(domain.in_size):
+        point = domain.unflat_in(flat)
+        got = theirs.apply(point)
+        assert ours(**point) == tuple(got[n] for n in names)
+
+
 @settings(max_examples=100)
 @given(any_layout, st.data())
 def test_compose_as_triton(inner, data):
@@ -75,10 +84,7 @@ def test_compose_as_triton(inner, data):
     outer = data.draw(layouts(in_dims=inner.out_names, out_bits=[2], in_bits=widths))
     ours = compose(inner, outer)
     theirs = to_triton(inner).compose(to_triton(outer))
-    for flat in range(inner.in_size):
-        point = inner.unflat_in(flat)
-        got = theirs.apply(point)
-        assert ours(**point) == tuple(got[n] for n in ours.out_names)
+    same_everywhere(ours, theirs, inner, ours.out_names)
 
 
 @settings(max_examples=100)
@@ -90,10 +96,7 @@ def test_conversion_as_triton_invert_and_compose(a, data):
     ours = convert(a, b)
     # Triton: C = B.invertAndCompose(A) satisfies B(x) = A(C(x)), i.e. C = A⁻¹∘B
     theirs = to_triton(b).invert_and_compose(to_triton(a))
-    for flat in range(b.in_size):
-        point = b.unflat_in(flat)
-        got = theirs.apply(point)
-        assert ours(**point) == tuple(got[n] for n in a.in_names)
+    same_everywhere(ours, theirs, b, a.in_names)
 
 
 @settings(max_examples=100)

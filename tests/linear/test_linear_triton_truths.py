@@ -22,16 +22,8 @@ import pytest
 
 import layoutalg as la
 from layoutalg.linear import (
-    ConversionError,
-    LinearLayout,
-    bank_conflicts,
-    check_conversion,
-    check_equivalent,
-    check_injective,
-    check_invertible,
-    check_surjective,
-    convert,
-    distributed,
+    ConversionError, LinearLayout, bank_conflicts, check_conversion, check_equivalent,
+    check_injective, check_invertible, check_surjective, convert, distributed,
 )
 from oracles import linear as brute
 
