@@ -29,6 +29,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import describe
 from layoutalg.errors import TTError
+from layoutalg.validate import first_not_positive
 from layoutalg.tt.placement import ceil_div
 from layoutalg.tt.sharded import ShardSpec
 from layoutalg.tt.tensor import TensorSpec
@@ -215,9 +216,8 @@ def _sharded(spec) -> ShardSpec:
 
 
 def _shape2(value) -> tuple[int, int]:
-    if (isinstance(value, (tuple, list)) and len(value) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value)):
-        return (value[0], value[1])
+    if isinstance(value, (tuple, list)) and len(value) == 2 and first_not_positive(value) is None:
+        return (int(value[0]), int(value[1]))
     raise TTError(f"padded must be a (height, width) pair of positive ints; got {describe(value)}")
 
 

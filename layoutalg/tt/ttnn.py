@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from layoutalg.core.laid_out import bridge as declare_bridge
 from layoutalg.errors import describe
 from layoutalg.errors import ShardSpecError, TTError
+from layoutalg.validate import first_not_positive
 from layoutalg.tt.sharded import NdShardSpec, ShardSpec
 from layoutalg.tt.tensor import TensorSpec
 from layoutalg.tt.ttnn_text import parse_memory_config
@@ -230,7 +231,7 @@ def enum_name(value: object, name: str, choices: tuple[str, ...]) -> str:
 
 
 def _grid_size(x, y, value) -> tuple[int, int]:
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in (x, y)):
+    if first_not_positive((x, y)) is not None:
         raise ShardSpecError(f"grid: a grid size (x, y) must be two ints >= 1 (cores across, "
                              f"cores down); got {describe(value)}")
     return (int(x), int(y))
