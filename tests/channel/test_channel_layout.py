@@ -15,12 +15,8 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 from test_channel_seed import (
-    hardware_layout_tiles,
-    interleave_channel,
-    iteration_aware_channel,
-    matrix_channel_groups,
-    matrix_tile_address,
-    round_robin_global_index,
+    hardware_layout_tiles, interleave_channel, iteration_aware_channel, matrix_channel_groups,
+    matrix_tile_address, round_robin_global_index,
 )
 
 import layoutalg as la

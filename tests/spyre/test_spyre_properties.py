@@ -217,11 +217,17 @@ def test_stride_map_round_trips_to_an_equivalent_layout(layout):
 # -- Z3 against enumeration -------------------------------------------------------------------
 
 
+def bijective_by_both(m: la.IndexMap):
+    """Z3's verdict on ``m``'s bijectivity, after checking the enumeration twin agrees."""
+    verdict = la.check_bijective(m, timeout_ms=TIMEOUT_MS)
+    agree(verdict, brute.check_bijective(m))
+    return verdict
+
+
 @given(st.one_of(layouts(), broken_layouts()))
 def test_index_map_bijectivity_agrees(layout):
     m = layout.index_map()
-    verdict = la.check_bijective(m, timeout_ms=TIMEOUT_MS)
-    agree(verdict, brute.check_bijective(m))
+    verdict = bijective_by_both(m)
     truth = seed_bijective(layout)
     assert verdict.proved is truth, verdict
     if truth:  # and the bijection proved is the seed's: each element to its own slot
@@ -234,8 +240,7 @@ def test_index_map_bijectivity_agrees(layout):
 @given(st.one_of(layouts(), broken_layouts()))
 def test_device_bytes_agree(layout):
     m = layout.device_offset_map()
-    verdict = la.check_bijective(m, timeout_ms=TIMEOUT_MS)
-    agree(verdict, brute.check_bijective(m))
+    verdict = bijective_by_both(m)
     held = seed_slots(layout)
     elements = DTYPES[layout.dtype]  # per 128-byte stick
     inside = all(slot[-1] < elements for slots in held.values() for slot in slots)

@@ -166,9 +166,14 @@ def test_a_wrong_inverse_does_not_refute_a_bijection():
 # -- check_bijective -----------------------------------------------------------------
 
 
+def transpose_into(rows: int, name: str) -> la.IndexMap:
+    """``(i, j) ↦ (j, i)`` of a 3 × 5 grid into ``5 × rows`` slots, with its inverse."""
+    return make(S(i=3, j=5), S(a=5, b=rows), lambda i, j, a, b: [j, i],
+                inverse=lambda i, j, a, b: [b, a], name=name)
+
+
 def test_bijective_proved_for_a_transpose():
-    m = make(S(i=3, j=5), S(a=5, b=3), lambda i, j, a, b: [j, i],
-             inverse=lambda i, j, a, b: [b, a], name="transpose")
+    m = transpose_into(3, "transpose")
     verdict = la.check_bijective(m)
     assert verdict.status is PROVED
     assert "bijection" in verdict.reason
@@ -185,8 +190,7 @@ def test_bijective_refuted_reports_the_failing_part(m, part):
 
 
 def test_transpose_into_a_too_small_codomain_is_refuted():
-    m = make(S(i=3, j=5), S(a=5, b=2), lambda i, j, a, b: [j, i],
-             inverse=lambda i, j, a, b: [b, a], name="transpose_short")
+    m = transpose_into(2, "transpose_short")
     verdict = la.check_bijective(m)
     assert verdict.status is REFUTED
     x = domain_point(m, verdict.counterexample)
