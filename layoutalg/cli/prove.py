@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -14,7 +15,8 @@ from rich.table import Table
 
 from layoutalg.runner import prover, reports
 from layoutalg.errors import OutputError, SpecError
-from layoutalg.runner.proof_cache import ProofCache
+from layoutalg.runner.proof_cache import ProofCache, default_directory
+from layoutalg.runner.spec_timing import SpecTimes
 from layoutalg.runner.worker_pool import WorkerPool
 
 STYLE = {"PROVED": "green", "REFUTED": "yellow", "UNKNOWN": "red", "ERROR": "red"}
@@ -30,11 +32,14 @@ class InterruptedRun(KeyboardInterrupt):
 
 def run_prove(args, stream: TextIO) -> int:
     cache = open_cache(args)
-    # With --no-cache every spec will need a worker: -j workers start now, so
-    # their imports overlap finding the specs here. With a cache, maybe none
-    # will: they start at the first spec the cache does not hold.
+    # -j workers start now, before the spec modules are imported here: forked
+    # from this process (still one thread), they start with all it imported.
+    # With --no-cache every spec will need them, so each imports the spec
+    # modules meanwhile; with a cache maybe none will, so they wait.
     parallel = args.jobs > 1 and not args.dask
-    with worker_pool(args.jobs, warm=cache is None) if parallel else nullcontext() as pool:
+    prepare = functools.partial(_prepare_worker, tuple(map(str, args.paths)) if cache is None
+                                else None)
+    with worker_pool(args.jobs, warm=True, prepare=prepare) if parallel else nullcontext() as pool:
         return _run_prove(args, stream, cache, pool)
 
 
@@ -46,18 +51,21 @@ def _run_prove(args, stream: TextIO, cache, pool) -> int:
     console = Console(file=stream, width=None if stream.isatty() else 132, highlight=False)
     done: dict[int, list[prover.Outcome]] = {}
     order = {id(item): index for index, item in enumerate(found)}
+    times = SpecTimes(args.cache_dir if args.cache_dir is not None else default_directory())
     interrupted = False
     with progress_reporter(console, len(found), quiet=args.quiet) as advance:
         def on_done(item: prover.Found, outcomes: list[prover.Outcome]) -> None:
             done[order[id(item)]] = outcomes
+            times.record(item, outcomes)
             advance(item, outcomes)
 
         try:
-            prove_all(args, found, on_done, cache, pool)
+            prove_all(args, found, on_done, cache, pool, costs=times.estimate(found))
         except KeyboardInterrupt:
             interrupted = True
             if pool is not None:
                 pool.terminate()  # stop the workers now, not after the report
+    times.save()
     outcomes = [o for index in sorted(done) for o in done[index]]
     if outcomes and not args.quiet:
         console.print(result_table(outcomes))
@@ -90,10 +98,12 @@ def open_cache(args) -> ProofCache | None:
     return ProofCache(args.cache_dir)
 
 
-def prove_all(args, found, on_done, cache, pool: WorkerPool | None = None) -> None:
+def prove_all(args, found, on_done, cache, pool: WorkerPool | None = None,
+              costs=None) -> None:
     """Prove in this process, in ``-j`` worker processes (``pool`` when already
-    started), or on a Dask cluster."""
-    options = {"on_done": on_done, "cache": cache, "claim_seconds": args.claim_timeout}
+    started), or on a Dask cluster; ``costs`` orders the work (``prover.prove``)."""
+    options = {"on_done": on_done, "cache": cache, "claim_seconds": args.claim_timeout,
+               "costs": costs}
     if args.dask:
         with dask_client(args.dask) as client:
             prover.prove(found, executor=client.get_executor(), **options)
@@ -107,12 +117,14 @@ def prove_all(args, found, on_done, cache, pool: WorkerPool | None = None) -> No
 
 
 @contextmanager
-def worker_pool(jobs: int, *, warm: bool = False) -> Iterator[WorkerPool]:
+def worker_pool(jobs: int, *, warm: bool = False,
+                prepare: Callable[[], None] | None = None) -> Iterator[WorkerPool]:
     """Worker processes that leave Ctrl-C to this one, and are stopped at
     once (not waited for) when the run is interrupted or fails. A worker that
     dies fails only the spec it held (``layoutalg.runner.worker_pool``). ``warm``:
-    start them now rather than at the first task."""
-    pool = WorkerPool(jobs, initializer=_leave_sigint_to_parent, warm=warm)
+    start them now rather than at the first task; ``prepare``: what each
+    runs first (default ``_leave_sigint_to_parent``)."""
+    pool = WorkerPool(jobs, initializer=prepare or _leave_sigint_to_parent, warm=warm)
     try:
         yield pool
     except BaseException:
@@ -123,6 +135,25 @@ def worker_pool(jobs: int, *, warm: bool = False) -> Iterator[WorkerPool]:
 
 def _leave_sigint_to_parent() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _prepare_worker(paths: tuple[str, ...] | None) -> None:
+    """A worker's start: Ctrl-C is left to the parent; with ``paths`` (None:
+    none) it imports their spec modules now, while the parent does the same,
+    so its tasks find them imported. A module that does not import is
+    skipped: the parent reports it."""
+    _leave_sigint_to_parent()
+    if paths is None:
+        return
+    try:
+        files = prover.spec_files(paths or prover.default_paths())
+    except SpecError:
+        return
+    for file in files:
+        try:
+            prover.load_module(file)
+        except SpecError:
+            continue
 
 
 @contextmanager

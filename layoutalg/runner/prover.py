@@ -11,8 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, Future, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from layoutalg.runner.claim_limit import ClaimTimeLimit, within
 from layoutalg.core.index_map import IndexMap
@@ -22,9 +21,6 @@ from layoutalg.runner.spec_imports import isolated
 from layoutalg.verify import query
 from layoutalg.verify.result import CheckResult
 from layoutalg.runner.worker_pool import WorkerDied
-
-if TYPE_CHECKING:
-    from layoutalg.runner.proof_cache import ProofCache
 
 DEFAULT_FOLDERS = ("specs", "proofs")
 
@@ -237,13 +233,22 @@ def _prove_spec(found: Found, claim_seconds: float | None) -> list[Outcome]:
     return outcomes
 
 
+class OutcomeCache(Protocol):
+    """What ``prove`` asks of a cache (``runner.proof_cache.ProofCache``)."""
+
+    def get(self, found: Found) -> list[Outcome] | None: ...
+
+    def put(self, found: Found, outcomes: list[Outcome]) -> None: ...
+
+
 def prove(
     found: Sequence[Found],
     *,
     on_done: Callable[[Found, list[Outcome]], None] | None = None,
     executor: Executor | None = None,
-    cache: ProofCache | None = None,
+    cache: OutcomeCache | None = None,
     claim_seconds: float | None = None,
+    costs: Sequence[float] | None = None,
 ) -> list[Outcome]:
     """Prove every spec, calling ``on_done`` after each; outcomes in spec order.
 
@@ -252,6 +257,9 @@ def prove(
             Dask cluster's ``client.get_executor()``); None proves in-process.
         cache: a ``ProofCache``; specs whose content is unchanged are not redone.
         claim_seconds: wall-clock limit per claim (None: no limit).
+        costs: each spec's expected time (``runner.spec_timing``): with an
+            executor the costly ones are handed out first (default: the
+            number of claims). It orders the work, never the outcomes.
 
     A worker that dies (killed, out of memory) makes its spec's claims ERROR;
     Ctrl-C (KeyboardInterrupt) goes up to the caller, which holds what
@@ -259,6 +267,11 @@ def prove(
     """
     results: dict[int, list[Outcome]] = {}
     pending: dict[Future, int] = {}
+    if costs is None:
+        costs = [float(len(item.spec.claims)) for item in found]
+    elif len(costs) != len(found):
+        raise ValueError(f"costs: one per spec ({len(found)}); got {len(costs)}")
+    todo = []
     for index, item in enumerate(found):
         cached = cache.get(item) if cache is not None else None
         if cached is not None:
@@ -269,11 +282,15 @@ def prove(
             results[index] = prove_spec(item, claim_seconds)
             _finish(item, results[index], cache, on_done)
         else:
-            # a WorkerPool keeps the specs of one module on one worker when it can
-            submit = getattr(executor, "submit_near", None)
-            args = (prove_by_name, str(item.path), item.spec.name, claim_seconds)
-            future = submit(str(item.path), *args) if submit else executor.submit(*args)
-            pending[future] = index
+            todo.append(index)
+    # the costly first (a WorkerPool also keeps the specs of one module on one
+    # worker when it can); the outcomes still come back in spec order
+    submit = getattr(executor, "submit_costed", None)
+    for index in sorted(todo, key=lambda k: -costs[k]):
+        args = (prove_by_name, str(found[index].path), found[index].spec.name, claim_seconds)
+        future = (submit(costs[index], str(found[index].path), *args) if submit
+                  else executor.submit(*args))
+        pending[future] = index
     for future in as_completed(pending):
         index = pending[future]
         try:

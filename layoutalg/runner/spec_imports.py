@@ -14,6 +14,7 @@ packages and layoutalg.
 
 from __future__ import annotations
 
+import os
 import site
 import sys
 import sysconfig
@@ -65,16 +66,35 @@ def _users_modules_named_from(folder: str) -> dict[str, object]:
     runs, its own folder's module must win."""
     aside = {}
     here = Path(folder)
+    held = module_names_in(folder)
     for name, module in list(sys.modules.items()):
-        if name == "__main__" or name.startswith(SPEC_MODULE_PREFIX) or "." in name:
-            continue
-        if not ((here / f"{name}.py").is_file() or (here / name / "__init__.py").is_file()):
+        if name not in held or name == "__main__" or name.startswith(SPEC_MODULE_PREFIX):
             continue
         file = getattr(module, "__file__", None)
         if file and is_users(module) and Path(file).resolve().parent != here \
                 and Path(file).resolve().parent.parent != here:
             aside[name] = sys.modules.pop(name, module)
     return aside
+
+
+def module_names_in(folder: str) -> frozenset[str]:
+    """The top-level module names ``folder`` holds: ``name.py`` files and
+    ``name/__init__.py`` packages. One listing of the folder, not a look-up
+    per imported module (a spec is built inside ``isolated`` while a thousand
+    modules are imported)."""
+    names = set()
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                stem = entry.name[:-3] if entry.name.endswith(".py") else None
+                if stem is not None and "." not in stem and entry.is_file():
+                    names.add(stem)
+                elif "." not in entry.name and entry.is_dir() \
+                        and os.path.isfile(os.path.join(entry.path, "__init__.py")):
+                    names.add(entry.name)
+    except OSError:
+        return frozenset()
+    return frozenset(names)
 
 
 def is_users(module) -> bool:

@@ -8,9 +8,16 @@ hands each task to one idle worker over that worker's own pipe, so it always
 knows what each worker holds: a worker that dies fails that task's future
 with ``WorkerDied``, and a fresh worker takes its place for the tasks left.
 
-Workers are forked from a forkserver (a fresh single-threaded process), not
-from this one: a replacement is started by the pool's thread, and a fork of
-a threaded process may copy a lock another thread holds.
+The first workers of a ``warm`` pool are forked from this process at once,
+when it runs a single thread (the CLI before it imports any spec): they
+start with everything it has imported, at no cost. Any other worker (a
+replacement, or when this process already runs threads) is forked from a
+forkserver (a fresh single-threaded process): a fork of a threaded process
+may copy a lock another thread holds.
+
+Tasks may carry a cost (``submit_costed``): an idle worker takes the most
+costly task queued, so the long ones start first and the short ones fill
+the end, and both workers stay busy to the last.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ class _Task:
     args: tuple
     kwargs: dict
     group: object = None  # tasks of one group go to one worker when they can
+    cost: float = 0.0  # the most costly queued task goes first
 
 
 @dataclass(eq=False)
@@ -56,6 +64,7 @@ class _Worker:
     pipe: Connection  # this end: tasks go out, answers come back
     task: _Task | None = None
     group: object = None  # of the last task it ran
+    forked: bool = False  # from this process, not the forkserver
 
 
 class WorkerPool(Executor):
@@ -63,9 +72,11 @@ class WorkerPool(Executor):
 
     ``submit`` and ``shutdown`` as for any ``Executor``; ``terminate`` stops
     the workers at once (Ctrl-C), without waiting for their tasks. With
-    ``warm`` the workers are started at once by the pool's thread (the
-    forkserver's imports overlap whatever this process does meanwhile, such
-    as finding the specs), not at the first ``submit``.
+    ``warm`` the workers are started now, not at the first ``submit``:
+    forked from this process when it runs one thread (see the module
+    docstring), else from the forkserver by the pool's thread (its imports
+    overlap whatever this process does meanwhile). ``initializer`` then
+    overlaps it too (the CLI's workers import the spec modules meanwhile).
     """
 
     def __init__(self, jobs: int, initializer: Callable[[], None] | None = None, *,
@@ -82,9 +93,18 @@ class WorkerPool(Executor):
         self._stopped = False  # terminate(): end now
         self._wake_read, self._wake_write = os.pipe()
         os.set_blocking(self._wake_write, False)
+        if warm and forkable_here():
+            fork = multiprocessing.get_context("fork")
+            while len(self._workers) < jobs:
+                self._start_worker(fork)
         self._thread = threading.Thread(target=self._manage, name="layoutalg-worker-pool",
                                         daemon=True)
         self._thread.start()
+
+    @property
+    def started_by_fork(self) -> bool:
+        """True when the first workers were forked from this process."""
+        return any(w.forked for w in self._workers)
 
     def submit(self, fn, /, *args, **kwargs) -> Future:
         return self.submit_near(None, fn, *args, **kwargs)
@@ -94,12 +114,18 @@ class WorkerPool(Executor):
         (specs of one module: it is imported there, and what the worker
         proved and cached for its maps is reused), and else a group no
         other worker is on; any idle worker takes any task rather than wait."""
+        return self.submit_costed(0.0, group, fn, *args, **kwargs)
+
+    def submit_costed(self, cost: float, group, fn, /, *args, **kwargs) -> Future:
+        """``submit_near``, for a task that takes about ``cost`` (any unit):
+        an idle worker takes the most costly task queued; ``group`` decides
+        between tasks of equal cost."""
         future: Future = Future()
         with self._lock:
             if self._closing:
                 raise RuntimeError("WorkerPool.submit: the pool is shut down; submit before "
                                    "shutdown()")
-            self._queued.append(_Task(future, fn, args, kwargs, group))
+            self._queued.append(_Task(future, fn, args, kwargs, group, float(cost)))
             self._wake()
         return future
 
@@ -190,12 +216,16 @@ class WorkerPool(Executor):
             worker.task, worker.group = task, task.group
 
     def _take_for(self, worker: _Worker) -> _Task:
-        """The queued task for ``worker`` (see ``submit_near``), taken off the queue."""
+        """The queued task for ``worker``, taken off the queue: the most
+        costly (``submit_costed``); among equals, as ``submit_near`` says,
+        first in first out at last."""
+        top = max(t.cost for t in self._queued)
+        equal = [t for t in self._queued if t.cost == top]
         others = {w.group for w in self._workers if w is not worker}
-        chosen = next((t for t in self._queued if t.group is not None
+        chosen = next((t for t in equal if t.group is not None
                        and t.group == worker.group), None)
         if chosen is None:
-            chosen = next((t for t in self._queued if t.group not in others), self._queued[0])
+            chosen = next((t for t in equal if t.group not in others), equal[0])
         self._queued.remove(chosen)
         return chosen
 
@@ -217,13 +247,20 @@ class WorkerPool(Executor):
             _settle(worker.task.future, False, WorkerDied(_cause(worker.process.exitcode)))
         self._forget(worker)
 
-    def _start_worker(self) -> _Worker:
-        ours, theirs = self._context.Pipe()
-        process = self._context.Process(target=_serve, args=(theirs, self._initializer),
-                                        name="layoutalg-worker", daemon=True)
+    def _start_worker(self, context=None) -> _Worker:
+        """A new worker: from ``context`` (the fork of this process, only
+        while it runs one thread: ``__init__``), else from the forkserver."""
+        context = context or self._context
+        ours, theirs = context.Pipe()
+        # a fork holds copies of this process's ends of the pool's pipes: it closes them
+        ours_here = () if context is self._context else (
+            self._wake_read, self._wake_write, ours.fileno(),
+            *(w.pipe.fileno() for w in self._workers))
+        process = context.Process(target=_serve, args=(theirs, self._initializer, ours_here),
+                                  name="layoutalg-worker", daemon=True)
         process.start()
         theirs.close()
-        worker = _Worker(process, ours)
+        worker = _Worker(process, ours, forked=context is not self._context)
         self._workers.append(worker)
         return worker
 
@@ -270,8 +307,26 @@ class WorkerPool(Executor):
             pass
 
 
-def _serve(pipe: Connection, initializer: Callable[[], None] | None) -> None:
-    """A worker: run each task sent, send back ``(True, result)`` or ``(False, exception)``."""
+def forkable_here() -> bool:
+    """True when this process may fork workers itself: the platform forks,
+    and no other thread runs here (no lock of theirs to copy half-held)."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def _serve(pipe: Connection, initializer: Callable[[], None] | None,
+           close: tuple[int, ...] = ()) -> None:
+    """A worker: run each task sent, send back ``(True, result)`` or ``(False, exception)``.
+    ``close``: the pool's own file descriptors a fork inherited; each is
+    pointed at /dev/null rather than closed, so its number is not reused
+    while a copied object of the pool's still holds it."""
+    if close:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in close:
+            try:
+                os.dup2(null, fd)
+            except OSError:
+                pass
+        os.close(null)
     if initializer is not None:
         initializer()
     while True:

@@ -37,6 +37,7 @@ import pytest
 
 import layoutalg as la
 from layoutalg.cli import main
+from layoutalg.runner import spec_timing
 
 HANG_GUARD = 120  # seconds; only a guard against a hang, never an assertion
 
@@ -545,7 +546,11 @@ def test_two_runs_sharing_one_cache_at_once(tmp_path):
     assert len(first) == 2 + 2 * 4
     entries = cache_entries(cache)
     assert len(entries) == 6
-    assert [p.name for p in cache.iterdir() if p.suffix != ".json"] == []  # no half entries
+    # no half entries; beside them, the specs' timing (spec_timing), whole too
+    assert [p.name for p in cache.iterdir() if p.suffix != ".json"] == [spec_timing.FOLDER]
+    assert [p.name for p in (cache / spec_timing.FOLDER).iterdir()] == [spec_timing.FILE]
+    assert len(json.loads((cache / spec_timing.FOLDER / spec_timing.FILE).read_text())[
+        "seconds"]) == 6
     for entry in entries:
         data = json.loads(entry.read_text())
         rows = data["outcomes"]

@@ -1,0 +1,79 @@
+"""How long each spec took last time: ``prove -j`` hands out the longest first.
+
+With many workers the run ends when the last one does; handing out the
+long specs first and the short ones last keeps every worker busy to the end.
+The estimate is the spec's CPU seconds in the last run that proved it (kept
+in ``timing/specs.json`` of the cache folder, even under ``--no-cache``:
+it orders the work, it never decides a verdict), else its number of claims
+times the typical second per claim of the specs known. Best-effort like
+the cache: a file that cannot be read or written is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from layoutalg.runner.prover import Found, Outcome
+
+FOLDER = "timing"
+FILE = "specs.json"
+KEEP = 20000  # entries kept (the most recently proved): the file stays small
+PER_CLAIM = 0.05  # seconds per claim when no spec is known yet
+
+
+class SpecTimes:
+    """Seconds per spec (``path::name``) from earlier runs, and this run's."""
+
+    def __init__(self, directory: Path | str | None) -> None:
+        self.path = Path(directory) / FOLDER / FILE if directory is not None else None
+        self.seconds: dict[str, float] = self._read()
+
+    def _read(self) -> dict[str, float]:
+        if self.path is None:
+            return {}
+        try:
+            data = json.loads(self.path.read_text())
+            return {str(k): float(v) for k, v in data["seconds"].items()}
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            return {}
+
+    def estimate(self, found: Sequence[Found]) -> list[float]:
+        """The expected seconds of each spec of ``found``."""
+        per_claim = self._typical_per_claim(found)
+        return [self.seconds.get(key(item), len(item.spec.claims) * per_claim) for item in found]
+
+    def _typical_per_claim(self, found: Sequence[Found]) -> float:
+        rates = [self.seconds[key(item)] / len(item.spec.claims) for item in found
+                 if key(item) in self.seconds and item.spec.claims]
+        return statistics.median(rates) if rates else PER_CLAIM
+
+    def record(self, item: Found, outcomes: Iterable[Outcome]) -> None:
+        """Note what ``item``'s claims took (CPU seconds; wall where no CPU was measured)."""
+        self.seconds.pop(key(item), None)  # to the end: the most recent
+        self.seconds[key(item)] = round(sum(o.cpu_seconds or o.seconds for o in outcomes), 6)
+
+    def save(self) -> None:
+        """Write the times (best-effort: skipped when the folder cannot be written)."""
+        if self.path is None:
+            return
+        kept = dict(list(self.seconds.items())[-KEEP:])
+        temporary = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".specs.",
+                                                 suffix=".tmp")
+            with os.fdopen(handle, "w") as file:
+                json.dump({"seconds": kept}, file)
+            os.replace(temporary, self.path)
+        except OSError:
+            if temporary is not None:
+                Path(temporary).unlink(missing_ok=True)
+
+
+def key(item: Found) -> str:
+    return f"{item.path.resolve()}::{item.spec.name}"
