@@ -135,8 +135,10 @@ def index(error: Error, name: str, value: object, extent: int, *, where: str = "
     return value
 
 
-def positive_int(error: Error, name: str, value: object, *, where: str = "") -> int:
-    """``value`` as a Python int if it is an int ≥ 1 (NumPy too, never a bool).
+def positive_int(error: Error, name: str, value: object, *, where: str = "",
+                 unit: str = "") -> int:
+    """``value`` as a Python int if it is an int ≥ 1 (NumPy too, never a bool);
+    ``unit`` names what it counts in the message (``a positive int of bytes``).
 
     >>> positive_int(LayoutError, "rows", np.int32(4))
     4
@@ -145,7 +147,8 @@ def positive_int(error: Error, name: str, value: object, *, where: str = "") -> 
     layoutalg.errors.LayoutError: grid: rows must be a positive int; got True
     """
     if not is_int(value) or value < 1:
-        raise _refuse(error, where, name, "be a positive int", describe(value))
+        raise _refuse(error, where, name, "be a positive int" + (f" of {unit}" if unit else ""),
+                      describe(value))
     return int(value)
 
 

@@ -21,7 +21,7 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
-from layoutalg.validate import boolean, is_int, positive_int
+from layoutalg.validate import boolean, positive_int, positive_size
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_in_bounds, check_surjective
 from layoutalg.verify.memory import check_fits
@@ -164,10 +164,7 @@ def check_aligned(
         if not hasattr(subject, "alignment"):
             raise TTError("check_aligned: give alignment= for a bare IndexMap")
         alignment = subject.alignment
-    if not _positive_size(alignment):
-        raise TTError(
-            f"alignment must be a positive int (or positive integer symbol); got "
-            f"{describe(alignment)}")
+    alignment = positive_size(TTError, "alignment", alignment)
     if not isinstance(alignment, int):
         # a symbolic alignment becomes a parameter of the query (positive, in the model)
         m = m.assuming(sympy.Ge(alignment, 1, evaluate=False))
@@ -194,14 +191,6 @@ def check_aligned(
     )
 
 
-def _positive_size(value: object) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return value >= 1
-    return isinstance(value, sympy.Expr) and bool(value.is_integer and value.is_positive)
-
-
 def check_fits_memory(
     subject: object, capacity: int | None = None, *, size_only: bool = False, assume=(),
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
@@ -222,9 +211,7 @@ def check_fits_memory(
         raise TTError(f"subject must be a TensorSpec; got {describe(subject)}")
     size_only = boolean(TTError, "size_only", size_only)
     cap = subject.capacity if capacity is None else capacity
-    if not is_int(cap) or cap < 1:
-        raise TTError(f"capacity must be a positive int of bytes; got {describe(cap)}")
-    cap = int(cap)
+    cap = positive_int(TTError, "capacity", cap, unit="bytes")
     start = subject.base_address if size_only else 0  # addresses compared with start + cap
     m = subject.page_map()
     per = m.codomain.names[:-1]

@@ -451,7 +451,7 @@ API_ROWS = [
         "device must be one of ['blackhole', 'grayskull', 'wormhole_b0'] or a layoutalg.tt.Device; "
         "got 'h100'", id="tt-device"),
     row(lambda: la.tt.TensorSpec((64, 64), "bfloat16", base_address=-1), TTError,
-        "base_address must be a nonnegative int; got -1", id="tt-base-address"),
+        "base_address must be an int >= 0; got -1", id="tt-base-address"),
     row(lambda: la.tt.TensorSpec((64, 64), "bfloat8_b", layout="ROW_MAJOR"), TTError,
         "dtype: BFLOAT4_B and BFLOAT8_B data types are not supported for ROW_MAJOR layout "
         "(block-float elements share exponents per tile face); got bfloat8_b",
@@ -518,10 +518,11 @@ API_ROWS = [
     row(lambda: la.channel.check_conflict_free(3), ChannelError,
         "check_conflict_free: layout must be a ChannelLayout; got 3", id="channel-conflict-layout"),
     row(lambda: la.channel.check_fits(CHANNEL, -1), ChannelError,
-        "check_fits: capacity must be a positive number of bytes; got -1",
+        "check_fits: capacity must be a positive int; got -1",
         id="channel-fits-negative"),
     row(lambda: la.channel.check_fits(CHANNEL, "4096"), ChannelError,
-        "check_fits: capacity must be a positive number of bytes; got '4096'",
+        "check_fits: capacity must be a positive int or a positive integer symbol (declare it "
+        "with layoutalg.extents); got '4096'",
         id="channel-fits-string"),
     row(lambda: la.channel.check_load_balance(CHANNEL, 0.5), ChannelError,
         "check_load_balance: max_ratio must be a number >= 1; got 0.5", id="channel-load-balance"),

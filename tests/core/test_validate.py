@@ -117,6 +117,12 @@ def test_positive_int_refuses(value, shown):
     assert message.endswith(shown[:100]) or shown in message
 
 
+def test_positive_int_names_its_unit():
+    assert v.positive_int(LayoutError, "capacity", 64, unit="bytes") == 64
+    assert refusal(lambda: v.positive_int(LayoutError, "capacity", 0, unit="bytes")) == (
+        "capacity must be a positive int of bytes; got 0")
+
+
 @pytest.mark.parametrize("value", [0, 1, 9, np.int32(0), HUGE])
 def test_nonnegative_int_accepts(value):
     assert v.nonnegative_int(LayoutError, "base", value) == int(value)

@@ -110,7 +110,7 @@ BAD = [
     (lambda: tt.check_holds_pages(tensor(), 0, [-1]), "pages must be nonnegative ints"),
     (lambda: tt.check_page_count(tensor(), 0), "count must be a positive int; got 0"),
     (lambda: tt.check_aligned(tensor(), 0),
-     "alignment must be a positive int (or positive integer symbol); got 0"),
+     "alignment must be a positive int; got 0"),
     (lambda: tt.check_fits_memory(tensor(), -1), "capacity must be a positive int of bytes; got -1"),
     (lambda: tt.check_holds_pages("spec", 0, [0]), "subject must be a TensorSpec or a page IndexMap"),
 ]
