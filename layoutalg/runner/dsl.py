@@ -191,12 +191,22 @@ def _parse_claim(claim: object, expect: object) -> Claim:
     return Claim(name, args, expect)
 
 
-def run_claim(spec_: Spec, claim: Claim, subject: Any):
-    """Check one claim on a built subject; returns a CheckResult."""
+def run_claim(spec_: Spec, claim: Claim, subject: Any, maps: dict | None = None):
+    """Check one claim on a built subject; returns a CheckResult.
+
+    ``maps``: a dict kept across the claims of one spec, holding the
+    subject's ``index_map()`` once made, so its claims check one map (and
+    what is learnt of it) rather than make it anew each.
+    """
     kind = claim_kind(claim.name)
     target = subject
     if kind.index_map and isinstance(subject, LaidOut):
-        target = subject.index_map()
+        if maps is None:
+            target = subject.index_map()
+        else:
+            if "index_map" not in maps:
+                maps["index_map"] = subject.index_map()
+            target = maps["index_map"]
     options = {"assume": spec_.assume}
     if spec_.timeout_ms is not None:
         options["timeout_ms"] = spec_.timeout_ms

@@ -210,12 +210,13 @@ def _prove_spec(found: Found, claim_seconds: float | None) -> list[Outcome]:
         return [_failed(found, claim, f"spec raised {type(exc).__name__}: {exc}", start)
                 for claim in found.spec.claims]
     outcomes = []
+    maps: dict = {}  # the subject's index map, made once for all its claims
     for claim in found.spec.claims:
         claim_start = time.perf_counter()
         cpu_start = time.process_time()
         try:
             with within(claim_seconds):
-                result = run_claim(found.spec, claim, subject)
+                result = run_claim(found.spec, claim, subject, maps)
         except ClaimTimeLimit:
             outcomes.append(_failed(found, claim, f"exceeded the per-claim limit of "
                                     f"{claim_seconds:g} s (--claim-timeout)", claim_start,
