@@ -108,14 +108,22 @@ def _proved(chain: Chain, whole: IndexMap, shown: list[CheckResult]) -> str:
 _OPENING = contextvars.ContextVar("opening_parts", default=False)
 
 
-PART_MS = 10  # the whole's queries get this per part before the lemma on the parts
+# The whole's two queries get this per part before the lemma on the parts.
+# 0: the parts first, always — their cost is some 10 ms CPU a part, so a
+# chain's proof grows linearly in its length (bench/growth.py: 16 … 81 ms for
+# depth 1 … 8 at radix 4, where the whole's queries took 10 ms to depth 4,
+# then 0.3–3.4 s). A chain of a few easy parts pays for it: three parts cost
+# some 40 ms where the whole answered in 14. With 10, such a chain is
+# answered whole again, and a hard one costs at most twice its parts (the
+# budget is wall time: under load it buys less); measured, the depth curve
+# then steps from 11 to 94 ms at depth 5 (radix 4) and grows linearly on.
+PART_MS = 0
 
 
 @one_query.structured_when
 def _opens_into_parts(m: IndexMap) -> int | None:
-    """``by_recorded_parts`` will try ``m`` (compose made it of parts),
-    whose small queries cost some ``PART_MS`` each: the whole's two queries
-    get as much before it."""
+    """``by_recorded_parts`` will try ``m`` (compose made it of parts), at
+    some 10 ms a part: the whole's two queries get ``PART_MS`` a part before."""
     parts = facts.parts_of(m)
     if _OPENING.get() or parts is None or len(parts) < 2:
         return None

@@ -1,0 +1,141 @@
+"""check_bijective tries the structural ways first on a map compose made of
+parts or a mixed-radix linearization (issue 17 item 5: cost linear in chain
+depth), then the whole's queries; the verdicts stay those of enumeration.
+
+Truth comes from ``layoutalg.verify.brute`` and from Python ints written
+here; the differential test composes random maps (bijective or not, with
+right or wrong inverses) and compares ``check_bijective`` with enumeration.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import STEPS, Fresh, maps
+
+import layoutalg as la
+from layoutalg.verify import brute, one_query, parts
+from layoutalg.verify.result import Status
+
+TIMEOUT_MS = 60_000  # a margin, not a budget
+
+
+def dims_map(d: int, radix: int) -> la.IndexMap:
+    """bench/growth.py's dims axis: d dims of 16 split by the radix, the
+    outer parts first, the inner parts linearized."""
+    m = la.Space(**{f"d{k}": 16 for k in range(d)})
+    for k in range(d):
+        m = la.split(m, f"d{k}", radix, names=(f"p{k}", f"x{k}"))
+    m = la.permute(m, [f"p{k}" for k in range(d)] + [f"x{k}" for k in range(d)])
+    return la.linearize(m, [f"x{k}" for k in range(d)])
+
+
+def depth_map(levels: int, radix: int, size: int) -> la.IndexMap:
+    """bench/growth.py's depth axis on [i: size]: split, deal, reverse, fuse in turn."""
+    m = la.Space(i=size)
+    for level in range(1, levels + 1):
+        space = m if isinstance(m, la.Space) else m.codomain
+        widest = max(space.names, key=space.extent)
+        kind = level % 4
+        if kind == 1:
+            m = la.split(m, widest, radix, names=(f"s{level}", f"t{level}"))
+        elif kind == 2:
+            m = la.cyclic(m, widest, radix, names=(f"part{level}", f"local{level}"))
+        elif kind == 3:
+            m = la.permute(m, list(reversed(space.names)))
+        else:
+            m = la.fuse(m, space.names[0], space.names[1], name=f"f{level}")
+    return m
+
+
+BENCH_MAPS = [(dims_map, 3, 2), (dims_map, 2, 4), (depth_map, 6, 4, 1 << 10),
+              (depth_map, 8, 2, 1 << 9)]
+
+
+@pytest.mark.parametrize("part_ms", [0, 10])
+def test_the_bench_maps_are_proved_and_are_bijections(part_ms, monkeypatch):
+    monkeypatch.setattr(parts, "PART_MS", part_ms)
+    for build, *args in BENCH_MAPS:
+        m = build(*args)
+        verdict = la.check_bijective(m, timeout_ms=TIMEOUT_MS)
+        assert verdict.proved, verdict
+        assert "by parts" in verdict.reason or part_ms, verdict  # parts first at 0
+        assert brute.check_bijective(m).proved
+
+
+def test_the_linearize_part_is_proved_by_its_digits(monkeypatch):
+    monkeypatch.setattr(parts, "PART_MS", 0)
+    verdict = la.check_bijective(dims_map(3, 2), timeout_ms=TIMEOUT_MS)
+    assert "linearize: a bijection of its domain onto its codomain" in verdict.reason
+    assert "mixed-radix" in verdict.reason
+
+
+def test_the_whole_waits_only_for_a_structural_way_that_will_try():
+    composed = dims_map(2, 2)
+    assert one_query.whole_budget(composed) == parts.PART_MS * 4  # split, split, permute, linearize
+    assert one_query.whole_budget(la.linearize(la.Space(a=3, b=4))) == 0
+    d = la.Space(i=12)
+    (i,) = d.symbols
+    assert one_query.whole_budget(la.IndexMap(d, d, [11 - i], inverse=[11 - d.symbols[0]])) is None
+
+
+def test_a_composed_bijection_whose_part_fails_the_lemma_is_proved_whole():
+    """[i:4] into [t:8] (slots 4.. padding), then t ↦ t mod 4: the second
+    part folds its domain (no lemma), yet the composition i ↦ i mod 4 on
+    [0, 4) is a bijection onto [o:4]; the whole's queries prove it."""
+    d = la.Space(i=4)
+    (i,) = d.symbols
+    wide = la.Space(t=8)
+    (t,) = wide.symbols
+    first = la.IndexMap(d, wide, [i], inverse=[t], valid=t < 4, name="into eight")
+    out = la.Space(o=4)
+    fold = la.IndexMap(wide, out, [t % 4], inverse=[out.symbols[0]], name="fold")
+    m = la.compose(first, fold)
+    assert [m(k) for k in range(4)] == [(0,), (1,), (2,), (3,)]
+    verdict = la.check_bijective(m, timeout_ms=TIMEOUT_MS)
+    assert verdict.proved and "by parts" not in verdict.reason, verdict
+    assert brute.check_bijective(m).proved
+
+
+def test_a_part_whose_inverse_is_wrong_is_refuted_at_a_real_miss():
+    """o ↦ (o + 1) mod 12 with the inverse s ↦ (s - 1 + 1) mod 12 = s: a
+    bijection, its inverse wrong at every slot."""
+    space = la.Space(o=12)
+    (o,) = space.symbols
+    target = la.Space(s=12)
+    (s,) = target.symbols
+    turn = la.IndexMap(space, target, [(o + 1) % 12], inverse=[s % 12], name="turn")
+    verdict = parts._bijection_with_right_inverse(turn, (), TIMEOUT_MS)
+    assert verdict.status is Status.REFUTED, verdict
+    slot = int(verdict.reason.rsplit("(", 1)[1].split(",")[0])
+    assert (slot + 1) % 12 != slot      # turn(inverse(slot)) = slot + 1 mod 12
+
+
+@st.composite
+def composed(draw):
+    """A random map (bijective or not, right or wrong inverse) followed by a
+    combinator on its codomain, composed as compose records it."""
+    first = draw(maps())
+    space = la.Space.of(tuple(f"t{k}" for k in range(first.codomain.rank)),
+                        tuple(int(e) for e in first.codomain.extents))
+    step = STEPS[draw(st.sampled_from(sorted(STEPS)))]
+    then = step(draw, space, Fresh()) or la.identity(space)
+    return la.Chain((first, then))
+
+
+@settings(max_examples=100, deadline=None)
+@given(composed())
+def test_check_bijective_on_compositions_agrees_with_enumeration(chain):
+    if brute.check_bijective_by_parts(chain).refuted and chain_undefined(chain):
+        return  # no composition to check
+    whole = chain.index_map()
+    verdict = la.check_bijective(whole, timeout_ms=TIMEOUT_MS)
+    assert verdict.status is not Status.UNKNOWN, verdict
+    assert verdict.status is brute.check_bijective(whole).status, (verdict, whole)
+
+
+def chain_undefined(chain) -> bool:
+    """Does the first part send some point outside its codomain?"""
+    first = chain.parts[0]
+    return not brute.check_in_bounds(first).proved
