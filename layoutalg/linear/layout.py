@@ -29,7 +29,7 @@ from layoutalg.errors import describe
 from layoutalg.linear import gf2
 from layoutalg.errors import LinearLayoutError
 from layoutalg.linear.maps import xor_index_map
-from layoutalg.validate import (all_distinct, identifier, int_tuple, is_int, named_pairs,
+from layoutalg.validate import (all_distinct, identifier, index, int_tuple, is_int, named_pairs,
                                 power_of_two)
 
 Bases = tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]
@@ -192,9 +192,7 @@ class LinearLayout:
             if name not in sizes:
                 raise LinearLayoutError(f"LinearLayout: unknown in dim {name!r}; the in dims "
                                         f"are {self.in_names}")
-            if not is_int(value) or not 0 <= value < sizes[name]:
-                raise LinearLayoutError(f"LinearLayout: {name} must be an int in "
-                                        f"[0, {sizes[name]}); got {describe(value)}")
+            index(LinearLayoutError, name, value, sizes[name], where="LinearLayout")
 
     def apply_flat(self, x: int) -> int:
         """The flattened output of the flattened input ``x``."""

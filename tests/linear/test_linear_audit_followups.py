@@ -371,7 +371,7 @@ TWO_DIMS = LinearLayout({"lane": [[1], [2]], "warp": [[4]]})
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: TWO_DIMS.flat_in({"lane": 4}), r"lane must be an int in \[0, 4\); got 4"),
+    (lambda: TWO_DIMS.flat_in({"lane": 4}), r"lane must lie in \[0, 4\); got 4"),
     (lambda: TWO_DIMS.flat_in({"thread": 1}), "unknown in dim 'thread'"),
     (lambda: TWO_DIMS.flat_in([("lane", 1)]), "point must be a dict"),
     (lambda: TWO_DIMS.unflat_in(8), r"LinearLayout.unflat_in: .* \[0, 8\); got 8"),

@@ -37,7 +37,7 @@ BAD_INPUT = [
     (lambda: LinearLayout("lane"), "a dict"),
     (lambda: LinearLayout([("lane", [[1]]), ("lane", [[2]])]), "in dim names must differ"),
     (lambda: LinearLayout({"lane": [[1, 0]]}, ["dim0"]), "one value per out dim ('dim0',)"),
-    (lambda: MMA_V2_32x32(lane=32), "lane must be an int in [0, 32); got 32"),
+    (lambda: MMA_V2_32x32(lane=32), "LinearLayout: lane must lie in [0, 32); got 32"),
     (lambda: MMA_V2_32x32(thread=1), "unknown in dim 'thread'"),
     (lambda: GLUON_BROADCAST.inverse(), "must be invertible"),
     (lambda: compose(MMA_V2_32x32, MMA_V2_32x32), "inner's out dims must be outer's in dims"),
