@@ -50,14 +50,10 @@ class TorchLayout:
         if stride is None:
             strides = contiguous_strides(checked)
         else:
-            strides = int_tuple(SpyreError, "stride", stride)
+            strides = int_tuple(SpyreError, "stride", stride, least=0)
             if len(strides) != len(checked):
                 raise SpyreError(f"stride must have one entry per dim of size {listed(checked)} "
                                  f"({len(checked)}); got {describe(stride)}")
-            for k, value in enumerate(strides):
-                if value < 0:
-                    raise SpyreError(f"stride[{k}] must be a nonnegative int; got {value} in "
-                                     f"stride={listed(strides)}")
         object.__setattr__(self, "size", checked)
         object.__setattr__(self, "stride", tuple(strides))
 

@@ -84,7 +84,7 @@ CASES = [
                                                       stride=[8]),
      r"stride must have one entry per dim of size \[4, 8\] \(2\); got \[8\]"),
     ("negative stride", SpyreError, lambda: TorchLayout([4, 8], [8, -1]),
-     r"stride\[1\] must be a nonnegative int; got -1"),
+     r"stride\[1\] must be an int >= 0; got -1"),
     # -- defaults ---------------------------------------------------------------------------
     ("rank 7", SpyreError, lambda: default_layout([2] * 7),
      r"rank 0 to 6 after size-1 dims are dropped; got size=\[2, 2, 2, 2, 2, 2, 2\] \(rank 7"),
