@@ -24,11 +24,14 @@ and CPU time kept; the first run's wall time is shown too); the ratio of
 each CPU median to the one before is the growth per step (CPU time of the
 process, Z3's threads included: steadier than wall time on a loaded
 machine), and the fitted exponent says how time scales with the variable
-(0: flat, 1: linear; least squares on log–log, points from 1 up). Every verdict must be PROVED. ``--profile``
+(0: flat, 1: linear; least squares on log–log, points from 1 up); the CPU
+time per unit of the variable is constant where growth is linear. Every
+verdict must be PROVED. ``--profile``
 profiles the slowest point of the run (cProfile, the top functions by
 cumulative time).
 
     python bench/growth.py [--repeat 3] [--axis size --axis depth] [--radix 4] [--profile 15]
+                           [--part-ms MS]
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from rich.console import Console
 from rich.table import Table
 
 import layoutalg as la
+from layoutalg.verify import parts
 
 PES = 16
 RADIX = 4   # the factor dims, depth and symbols split (and deal) by: --radix
@@ -138,15 +142,18 @@ def curve(name: str, repeat: int, console: Console):
     label, xs, build = AXES[name]
     table = Table(title=f"{name}: la.check_bijective against {label} "
                         f"(medians of {repeat})", header_style="bold")
-    for column in (label, "first ms", "wall ms", "CPU ms", "CPU × previous", "verdict"):
+    per = "CPU ms / 2^e" if name == "size" else f"CPU ms / {label}"
+    for column in (label, "first ms", "wall ms", "CPU ms", "CPU × previous", per, "verdict"):
         table.add_column(column, justify="right")
     rows, previous, worst = [], None, None
     for x in xs:
         first, median, cpu, verdicts = measure(build, x, repeat)
         step = "—" if previous is None else f"{cpu / previous:.2f}"
         verdict = "/".join(sorted(verdicts))
+        unit = 2.0 ** x if name == "size" else max(x, 1)
         table.add_row(str(x), f"{first * 1e3:.1f}", f"{median * 1e3:.1f}", f"{cpu * 1e3:.1f}",
-                      step, verdict if verdict == "PROVED" else f"[red]{verdict}[/red]")
+                      step, f"{cpu * 1e3 / unit:.3g}",
+                      verdict if verdict == "PROVED" else f"[red]{verdict}[/red]")
         rows.append((x, median, cpu))
         previous = cpu
         if worst is None or cpu > worst[1]:
@@ -186,11 +193,17 @@ def main() -> int:
                         help="profile the slowest point, printing N functions")
     parser.add_argument("--radix", type=int, default=RADIX, choices=(2, 4, 8),
                         help="the split factor of dims, depth and symbols (default 4)")
+    parser.add_argument("--part-ms", type=int, default=None, metavar="MS",
+                        help="the whole's budget per part before the by-parts lemma "
+                        "(layoutalg.verify.parts.PART_MS; default: as shipped)")
     args = parser.parse_args()
     RADIX = args.radix
+    if args.part_ms is not None:
+        parts.PART_MS = args.part_ms
     console = Console(width=120)
     console.print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} (1 min) at "
-                  f"start; radix {RADIX}", markup=False)
+                  f"start; radix {RADIX}; PART_MS {getattr(parts, 'PART_MS', '—')}",
+                  markup=False)
     found = [curve(name, args.repeat, console) for name in args.axis or list(AXES)]
     console.print(f"load average {os.getloadavg()[0]:.2f} (1 min) at the end", markup=False)
     if args.profile:
