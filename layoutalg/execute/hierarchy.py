@@ -12,7 +12,7 @@ a run at once (:meth:`Levels.count_moves`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import sympy
@@ -108,6 +108,18 @@ class Hierarchy:
                 f"registers")
 
 
+@dataclass(eq=False)
+class Memories:
+    """DRAM, L2 and the registers of one run, with the views made of them;
+    ``kept`` holds what a run builds on these views (its program)."""
+
+    dram: Machine
+    buffers: dict[str, Machine]
+    views: dict = field(default_factory=dict)
+    slot_views: dict = field(default_factory=dict)
+    kept: dict = field(default_factory=dict)
+
+
 class Levels:
     """One run's memories: DRAM (channels), L2 and registers, with counters."""
 
@@ -129,21 +141,25 @@ class Levels:
         self.decoder = self.channels.decoder
         self.tally = Tally(self.dtype.itemsize, hierarchy.channels)
         self.slots: dict[tuple[str, str], int] = {}
-        self.buffers: dict[str, Machine] = {}
-        for level, capacity, label in (("l2", hierarchy.l2_bytes, "L2"),
-                                       ("register", hierarchy.register_bytes,
-                                        "PE array registers")):
-            self.buffers[level] = self._allocate(level, capacity, label)
-        # DRAM: a memory a finished run of the same memo handed back (see
-        # :meth:`release`), else a new one. Its old bytes are never read: A
-        # and B are placed whole, and a C tile is read only after this run
-        # wrote it back.
-        self._dram_pool: list[Machine] = memo.setdefault("dram pool", [])
+        capacities = {"l2": (hierarchy.l2_bytes, "L2"),
+                      "register": (hierarchy.register_bytes, "PE array registers")}
+        used = {level: self._slot_bytes(level, *capacities[level]) for level in capacities}
+        # The memories a finished run of the same memo handed back (see
+        # :meth:`release`), else new ones. Their old bytes are never read: A
+        # and B are placed whole, a C tile is read only after this run wrote
+        # it back, and an L2 or register slot only after this run filled it.
+        self._pool: list[Memories] = memo.setdefault("memories", [])
         try:
-            self.dram = self._dram_pool.pop()
+            self.memories = self._pool.pop()
         except IndexError:
-            self.dram = Machine.single(int(self.channels.memory_bytes), name="DRAM")
-            self.dram.reserve(int(self.channels.memory_bytes))
+            dram = Machine.single(int(self.channels.memory_bytes), name="DRAM")
+            dram.reserve(int(self.channels.memory_bytes))
+            buffers = {}
+            for level, (capacity, label) in capacities.items():
+                buffers[level] = Machine.single(capacity, name=label)
+                buffers[level].reserve(max(used[level], 1))
+            self.memories = Memories(dram, buffers)
+        self.dram, self.buffers = self.memories.dram, self.memories.buffers
         self._bytes = {level: machine.storage.reshape(-1)
                        for level, machine in (("dram", self.dram), *self.buffers.items())}
         self._channel_cache: dict[str, np.ndarray] = memo.setdefault("channel tables", {})
@@ -151,11 +167,12 @@ class Levels:
         self._dram_maps: dict[str, IndexMap] = memo.setdefault("dram maps", {})
         self._tile_bounds: dict[tuple[str, tuple[int, int]], tuple] = memo.setdefault(
             "bounds", {})
-        self._views: dict[tuple[str, str, tuple[int, int]], np.ndarray] = {}
-        self._slot_views: dict[tuple[str, str, tuple[int, int]], np.ndarray] = {}
+        self._views = self.memories.views
+        self._slot_views = self.memories.slot_views
 
-    def _allocate(self, level: str, capacity: int, label: str) -> Machine:
-        """One full-tile slot per operand resident at ``level``, in A, B, C order."""
+    def _slot_bytes(self, level: str, capacity: int, label: str) -> int:
+        """One full-tile slot per operand resident at ``level``, in A, B, C
+        order (``self.slots``); the bytes they take, checked against ``capacity``."""
         offset, parts = 0, []
         for operand in self.schedule.resident_in(level):
             self.slots[level, operand] = offset
@@ -166,9 +183,7 @@ class Levels:
             raise CapacityError(f"{label} exceeds memory: {offset} > {capacity} bytes "
                                 f"(one tile each of {', '.join(parts)}, "
                                 f"{self.dtype.itemsize} B per element)")
-        machine = Machine.single(capacity, name=label)
-        machine.reserve(max(offset, 1))
-        return machine
+        return offset
 
     # -- shapes and addresses --------------------------------------------------------
 
@@ -209,11 +224,11 @@ class Levels:
         return fetch(self.dram_map("C"), self.dram, self.dtype, offsets_in_bytes=True)
 
     def release(self) -> None:
-        """Hand DRAM to the next run of the same memo (call once, after
-        :meth:`result`): one memory per memo, of at most ``POOLED_DRAM_BYTES``."""
-        self._views.clear()
-        if not self._dram_pool and self.dram.storage.nbytes <= POOLED_DRAM_BYTES:
-            self._dram_pool.append(self.dram)
+        """Hand the memories (with their views) to the next run of the same
+        memo (call once, after :meth:`result`): one set per memo, with a
+        DRAM of at most ``POOLED_DRAM_BYTES``."""
+        if not self._pool and self.dram.storage.nbytes <= POOLED_DRAM_BYTES:
+            self._pool.append(self.memories)
 
     def view(self, level: str, operand: str, tile: tuple[int, int]) -> np.ndarray:
         """The tile's elements at a level (a view, trimmed to the tile's bounds)."""
@@ -260,20 +275,6 @@ class Levels:
     def _tile_grid(self, operand: str) -> tuple[int, int]:
         rows, cols = INDEXED_BY[operand]
         return self.schedule.trip(rows), self.schedule.trip(cols)
-
-    def copy(self, operand: str, tile, source: str, target: str) -> None:
-        """Copy a tile from ``source`` to ``target`` (:meth:`count_moves` counts it)."""
-        views = self._views
-        there = views.get((target, operand, tile))
-        if there is None:
-            there = self.view(target, operand, tile)
-        here = views.get((source, operand, tile))
-        if here is None:
-            here = self.view(source, operand, tile)
-        np.copyto(there, here)
-
-    def zero(self, operand: str, tile, level: str) -> None:
-        self.view(level, operand, tile)[...] = 0
 
     def count_moves(self, operand: str, tiles: np.ndarray, elements: np.ndarray,
                     source: str, target: str) -> None:

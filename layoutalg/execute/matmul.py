@@ -5,7 +5,7 @@
   executor performs the moves, zero-fills and computes of the counting rule
   (``la.dataflow.events``) in its order, step by step: every move copies a
   real tile between the level memories and every compute multiplies the
-  tiles held at the operands' innermost levels. Which steps move what is
+  tiles held at the operands' innermost levels (:mod:`.products`). Which steps move what is
   read off :class:`~.steps.Steps` (the loop nest as arrays), and the counts
   are made in bulk from the same arrays: the moves per level, operand and
   DRAM channel with array sums, the computes with the rule's own per-MAC
@@ -23,12 +23,12 @@ from itertools import pairwise
 import numpy as np
 
 from layoutalg.dataflow import reuse
-from layoutalg.dataflow.schedule import INDEXED_BY, LOOPS, OPERANDS, Schedule
+from layoutalg.dataflow.schedule import LOOPS, OPERANDS, Schedule
 from layoutalg.errors import MachineError, describe
 from layoutalg.execute.counters import Counters
 from layoutalg.execute.hierarchy import Hierarchy, Levels
 from layoutalg.execute.operands import operands, tiles_of
-from layoutalg.execute.products import Products
+from layoutalg.execute.program import Program
 from layoutalg.execute.steps import Steps
 from layoutalg.execute.summa import summa
 
@@ -52,8 +52,9 @@ def matmul(a, b, *, dataflow: str, tiles, machine=None,
             Machine with ``pe_row × pe_col`` dims (default ``Machine.wse``).
         workers: threads SUMMA's PE rows are shared among (the result and
             the counts do not depend on it). The KPU dataflows run their
-            steps in order, so for them it must be 1 (BLAS's own threads,
-            if any, multiply each tile).
+            steps in order, so for them it must be 1; their tile products
+            of at most 2^22 multiply-adds run on the calling thread, larger
+            ones on BLAS's threads (see :mod:`.products`).
 
     Returns:
         ``(C, counters)``: ``C`` equals ``numpy.matmul`` up to rounding;
@@ -107,71 +108,22 @@ def run_schedule(a, b, *, dataflow, tiles, machine, dtype) -> tuple[np.ndarray, 
 
 
 def _perform(levels: Levels, steps) -> None:
-    """Perform every step's moves, zero-fills and product on the level memories,
-    in the order of ``la.dataflow.events``: write back the C tile the step
-    does not need (innermost level first), fill A, B and C (outermost level
-    first; a new C tile starts at zero), then ``C += A·B`` on the tiles held at
-    each operand's innermost level (on a C tile zeroed at this step the
-    product is written in place: ``0 + A·B``). Nothing is counted here (see
-    :func:`_count`)."""
-    schedule = steps.schedule
-    chains = {x: schedule.residency(x) for x in "ABC"}
-    fill_a, fill_b, fill_c = (list(pairwise(chains[x])) for x in "ABC")
-    writebacks = [(level, parent) for parent, level in reversed(fill_c)]
-    zero_levels = chains["C"][1:]
-    inner_a, inner_b, inner_c = (chains[x][-1] for x in "ABC")
-    # each step's tile of each operand, as tuples of Python ints
-    tiles_a, tiles_b, tiles_c = (
-        list(zip(steps.index[INDEXED_BY[x][0]].tolist(), steps.index[INDEXED_BY[x][1]].tolist()))
-        for x in "ABC")
-    new_a, new_b, new_c = (steps.changed[x].tolist() for x in "ABC")
-    first_touch = steps.first_touch.tolist()
-    view, copy, zero = levels.view, levels.copy, levels.zero
-    multiply = Products()   # each product on the calling thread (see .products)
-    scratch = np.empty(levels.tile_shape("C"), dtype=levels.dtype)
-    products = {}   # the scratch trimmed to each shape of C tile
-    c_tile = None
-    for s, (a_tile, b_tile) in enumerate(zip(tiles_a, tiles_b)):
-        fresh = False
-        if new_c[s] and s:
-            for source, target in writebacks:
-                copy("C", c_tile, source, target)
-        c_tile = tiles_c[s]
-        if new_a[s]:
-            for source, target in fill_a:
-                copy("A", a_tile, source, target)
-        if new_b[s]:
-            for source, target in fill_b:
-                copy("B", b_tile, source, target)
-        if new_c[s]:
-            if first_touch[s]:
-                for level in zero_levels:
-                    zero("C", c_tile, level)
-                fresh = True
-            else:
-                for source, target in fill_c:
-                    copy("C", c_tile, source, target)
-        a = view(inner_a, "A", a_tile)
-        b = view(inner_b, "B", b_tile)
-        c = view(inner_c, "C", c_tile)
-        if fresh:
-            multiply(a, b, c)
-        else:
-            product = products.get(c.shape)
-            if product is None:
-                product = products[c.shape] = scratch[:c.shape[0], :c.shape[1]]
-            multiply(a, b, product)
-            np.add(c, product, out=c)
-    for source, target in writebacks:
-        copy("C", c_tile, source, target)
+    """Perform every step's moves, zero-fills and product on the level
+    memories, in the order of ``la.dataflow.events`` (:class:`~.program.Program`,
+    made once per set of memories). Nothing is counted here (see :func:`_count`)."""
+    program = levels.memories.kept.get("program")
+    if program is None:
+        program = levels.memories.kept["program"] = Program(levels, steps)
+    program.run()
 
 
 @lru_cache(maxsize=4)
 def _memo(hierarchy: Hierarchy, schedule, dtype: str) -> dict:
     """What runs of one schedule on one hierarchy share (its steps, DRAM maps,
     tile addresses and bounds, bytes per channel of every tile, and one finished
-    run's DRAM of at most ``POOLED_DRAM_BYTES``, 32 MiB): all fixed by the
-    three, so made once (:class:`Levels` fills it). Four schedules are kept."""
+    run's memories with their views and program, if its DRAM is at most
+    ``POOLED_DRAM_BYTES``, 32 MiB): all fixed by the three, so made once
+    (:class:`Levels` fills it). Four schedules are kept."""
     return {}
 
 

@@ -24,6 +24,8 @@ whole.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 #: OpenBLAS runs a real product of at most this many multiply-adds on the calling thread.
@@ -34,6 +36,7 @@ SMALL_PRODUCT_MACS = 1 << 22
 MAX_BLOCKS = 64
 
 
+@lru_cache(maxsize=256)
 def blocks(m: int, n: int, k: int) -> tuple[int, int] | None:
     """``(row parts, column parts)`` cutting an ``m×k · k×n`` product into
     equal blocks of at most :data:`SINGLE_THREAD_MACS`, or None when the

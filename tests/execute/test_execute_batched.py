@@ -25,7 +25,7 @@ from layoutalg.dataflow import reuse
 from layoutalg.dataflow.schedule import INDEXED_BY
 from layoutalg.execute import Hierarchy, matmul
 from layoutalg.execute.hierarchy import Levels
-from layoutalg.execute.products import Products
+from layoutalg.execute.program import Program
 from layoutalg.execute.steps import Steps
 
 
@@ -131,30 +131,48 @@ def trace_of_events(schedule):
 
 @given(runs(max_dim=9))
 def test_the_executor_performs_exactly_the_rules_events_in_order(run):
-    problem, tiles, dataflow, hierarchy, seed = run
-    a, b = integer_operands(problem, seed)
-    trace = []
-    copy, zero, product = Levels.copy, Levels.zero, Products.__call__
-
-    def record_copy(self, operand, tile, source, target):
-        trace.append(("copy", operand, tile, source, target))
-        copy(self, operand, tile, source, target)
-
-    def record_zero(self, operand, tile, level):
-        trace.append(("zero", operand, tile, level))
-        zero(self, operand, tile, level)
-
-    def record_product(self, a, b, out):
-        trace.append(("product",))
-        product(self, a, b, out)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Levels, "copy", record_copy)
-        patch.setattr(Levels, "zero", record_zero)
-        patch.setattr(Products, "__call__", record_product)
-        matmul(a, b, dataflow=dataflow, tiles=tiles, machine=hierarchy)
+    """The program's operations are the rule's events, in order, and each
+    acts on the views its event names (the run only performs them)."""
+    problem, tiles, dataflow, hierarchy, _ = run
     schedule = la.dataflow.Schedule(dataflow, problem, tiles, element_bytes=8)
-    assert trace == trace_of_events(schedule)
+    levels = Levels(hierarchy, schedule, np.float64)
+    program = Program(levels, Steps.of(schedule))
+    assert program.labels == trace_of_events(schedule)
+    performed = []
+    for moves, a, b, c, product in program.steps:
+        performed += moves
+        performed.append((a, b, c, product))
+    performed += program.last
+    inner = {x: schedule.residency(x)[-1] for x in "ABC"}
+    view = levels.view
+    tile_of = {}
+    for label, operation in zip(program.labels, performed, strict=True):
+        if label[0] == "copy":
+            _, x, tile, source, target = label
+            assert operation[0] is view(target, x, tile) and operation[1] is view(source, x, tile)
+            tile_of[x] = tile
+        elif label[0] == "zero":
+            _, x, tile, level = label
+            assert operation[0] is view(level, x, tile) and operation[1] is None
+            tile_of[x] = tile
+        else:
+            a, b, c, _ = operation
+            assert a is view(inner["A"], "A", tile_of["A"])
+            assert b is view(inner["B"], "B", tile_of["B"])
+            assert c is view(inner["C"], "C", tile_of["C"])
+
+
+@pytest.mark.parametrize("dataflow, tiles", [("os", (3, 4, 2)), ("ws", (4, 3, 2)),
+                                             ("is", (3, 3, 4))])
+def test_a_run_on_memories_a_run_before_left_is_exact(dataflow, tiles):
+    """The memories (and the program on them) pass from run to run; what a
+    run leaves there is never read by the next."""
+    hierarchy = Hierarchy(channels=3, channel_option="round_robin", interleave=16)
+    for seed in range(3):
+        a, b = integer_operands((10, 9, 7), seed)
+        c, counters = matmul(a, b, dataflow=dataflow, tiles=tiles, machine=hierarchy)
+        assert np.array_equal(c, a @ b)
+        assert counters.traffic() == la.dataflow.traffic(counters.schedule)
 
 
 @given(runs(max_dim=10))
