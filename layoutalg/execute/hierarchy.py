@@ -4,10 +4,11 @@
 DRAM is one byte-addressed memory whose addresses decode to channels (a
 :class:`layoutalg.channel.ChannelLayout` puts every tile of A, B and C at
 an address); L2 and the registers hold one tile slot per resident operand,
-as the dataflow model says (``Schedule.residency``). :class:`Levels` copies
-tiles between them and counts the reads and writes of moves per level and
-operand, and DRAM bytes per channel as well — all the moves of one kind in
-a run at once (:meth:`Levels.count_moves`).
+as the dataflow model says (``Schedule.residency``). :class:`Levels` gives
+the view of a tile at each level (``execute.program`` copies between them)
+and counts the reads and writes of moves per level and operand, and DRAM
+bytes per channel as well — all the moves of one kind in a run at once
+(:meth:`Levels.count_moves`).
 """
 
 from __future__ import annotations
