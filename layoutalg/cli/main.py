@@ -27,6 +27,9 @@ from layoutalg.validate import positive_int, positive_number
 EXIT_OK, EXIT_UNEXPECTED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 DEFAULT_CLAIM_SECONDS = 300.0
+NO_CACHE_HELP = "redo every proof (default: reuse the outcomes of unchanged specs from the cache)"
+CACHE_DIR_HELP = ("keep the proof cache in DIR (default $XDG_CACHE_HOME/layoutalg, else "
+                  "~/.cache/layoutalg)")
 
 EXAMPLES = """examples:
   layoutalg prove                      prove specs/ and proofs/ of this folder
@@ -71,17 +74,13 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("paths", nargs="*", metavar="PATH", help="spec module or folder")
     prove.add_argument("--json", type=Path, metavar="FILE", help="write a JSON report")
     prove.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
-    prove.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    prove.add_argument("-q", "--quiet", action="store_true",
+                       help="print only failures and the summary")
     prove.add_argument("-j", "--jobs", type=_positive, default=1, metavar="N",
                        help="prove N specs at once in worker processes (default 1)")
     prove.add_argument("--dask", metavar="ADDRESS",
                        help="prove on a Dask cluster (scheduler address; needs the 'dask' extra)")
-    prove.add_argument("--no-cache", action="store_true",
-                       help="redo every proof (default: reuse the outcomes of unchanged specs "
-                       "from the cache)")
-    prove.add_argument("--cache-dir", type=_folder, metavar="DIR",
-                       help="keep the proof cache in DIR (default $XDG_CACHE_HOME/layoutalg, "
-                       "else ~/.cache/layoutalg)")
+    _cache_options(prove)
     prove.add_argument("--claim-timeout", type=_positive_seconds, default=DEFAULT_CLAIM_SECONDS,
                        metavar="SECONDS",
                        help="a claim still running after SECONDS is UNKNOWN "
@@ -107,10 +106,14 @@ def build_parser() -> argparse.ArgumentParser:
     docs.add_argument("--site", type=Path, metavar="DIR",
                       help="build a standalone HTML site of the pages into DIR "
                       "(needs mkdocs and mkdocs-material: the 'docs' extra)")
-    docs.add_argument("--no-cache", action="store_true", help="redo every proof")
-    docs.add_argument("--cache-dir", type=_folder, metavar="DIR",
-                      help="keep the proof cache in DIR (default as for prove)")
+    _cache_options(docs)
     return parser
+
+
+def _cache_options(command: argparse.ArgumentParser) -> None:
+    """``--no-cache`` and ``--cache-dir``, alike for ``prove`` and ``docs``."""
+    command.add_argument("--no-cache", action="store_true", help=NO_CACHE_HELP)
+    command.add_argument("--cache-dir", type=_folder, metavar="DIR", help=CACHE_DIR_HELP)
 
 
 def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
