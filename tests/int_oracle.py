@@ -33,6 +33,12 @@ TRUE = ("true",)
 FALSE = ("false",)
 RELATIONS = ("<", "<=", ">", ">=", "==", "!=")
 BINARY = ("+", "-", "*", "//", "%")
+#: Python's own integer operators (``ceil`` as ``-((-a) // b)``).
+ARITHMETIC = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "min": min, "max": max,
+    "ceil": lambda a, b: -((-a) // b),
+}
 
 
 # -- evaluation ----------------------------------------------------------------------
@@ -54,24 +60,9 @@ def value(e: tuple, env: Mapping[str, int], params: Mapping[str, int]) -> int:
             if holds(cond, env, params):
                 return value(branch, env, params)
         raise ValueError(f"Piecewise without a true branch: {e}")
-    a, b = value(e[1], env, params), value(e[2], env, params)
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if op == "//":
-        return a // b
-    if op == "%":
-        return a % b
-    if op == "min":
-        return min(a, b)
-    if op == "max":
-        return max(a, b)
-    if op == "ceil":
-        return -((-a) // b)
-    raise ValueError(f"unknown operator {op!r}")
+    if op not in ARITHMETIC:
+        raise ValueError(f"unknown operator {op!r}")
+    return ARITHMETIC[op](value(e[1], env, params), value(e[2], env, params))
 
 
 def holds(c: tuple, env: Mapping[str, int], params: Mapping[str, int]) -> bool:

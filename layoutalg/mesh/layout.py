@@ -3,7 +3,9 @@
 The seed's ``MeshLayout`` (PyFlame §3.1) with its factories. Tiles are
 ceil-division tiles: the first PEs get ``ceil(extent / parts)`` indices and
 trailing PEs smaller or empty tiles. Tensors of rank ≠ 2 are placed through
-their view ``[shape[0], prod(shape[1:])]`` (see ``shapes.view``).
+their view ``[shape[0], prod(shape[1:])]`` (see ``shapes.view``). A layout
+holding one tensor, ``layout.on(shape, dtype)``, is a ``PlacedTensor`` (the
+subject of mesh specs); ``memory_usage`` reports its bytes per PE.
 """
 
 from __future__ import annotations
