@@ -38,7 +38,7 @@ from layoutalg.tt.devices import get_device
 from layoutalg.errors import TTError
 from layoutalg.tt.sharded import cores_in_order
 from layoutalg.tt.tensor import TensorSpec
-from layoutalg.validate import is_int
+from layoutalg.validate import is_int, nonnegative_int, positive_int
 from layoutalg.verify.checks import check_in_bounds
 from layoutalg.verify.claims import register_claim
 from layoutalg.verify.result import CheckResult, Status
@@ -269,9 +269,10 @@ def _core_text(counterexample) -> str:
 
 
 def _bytes(name: str, value, least: int = 0) -> int:
-    if not is_int(value) or value < least:
-        raise TTError(f"{name} must be an int of bytes, at least {least}; got {describe(value)}")
-    return int(value)
+    """A count of bytes: at least 1 with ``least=1``, else at least 0."""
+    if least == 1:
+        return positive_int(TTError, name, value, unit="bytes")
+    return nonnegative_int(TTError, name, value)
 
 
 def _entries(name: str, value) -> tuple[tuple[str, int], ...]:

@@ -125,7 +125,7 @@ BAD = [
      lambda: MemoryConfig.of({"memory_layout": "INTERLEAVED", "buffer": "L1"}),
      r"memory_config: unknown field 'buffer'"),
     ("budget negative", TTError, lambda: L1Budget(1024, reserved=-1),
-     r"reserved must be an int of bytes, at least 0; got -1"),
+     r"reserved must be an int >= 0; got -1"),
     ("budget both sizes", TTError, lambda: L1Budget(1024, device="blackhole"),
      r"L1Budget: give l1_bytes or device=, one of them"),
     ("budget entry", TTError, lambda: L1Budget(1024, buffers=[("a", 1, 2)]),
