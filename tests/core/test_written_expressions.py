@@ -320,10 +320,15 @@ def test_z3_bounds_of_written_expressions_are_their_exact_range():
 # -- the reproducers of issue 11 ---------------------------------------------------------
 
 
-def test_mod_of_a_product_holding_a_mod_is_not_pulled_apart():
-    d = la.Space(x=4)
+def written_in_x(extent: int, slots: int, formula) -> la.IndexMap:
+    """``x ↦ formula(x)`` for ``x < extent`` into ``slots`` slots, written as a user would."""
+    d = la.Space(x=extent)
     (x,) = d.symbols
-    m = la.IndexMap(d, la.Space(o=8), [(2 * (x % 4)) % 4])
+    return la.IndexMap(d, la.Space(o=slots), [formula(x)])
+
+
+def test_mod_of_a_product_holding_a_mod_is_not_pulled_apart():
+    m = written_in_x(4, 8, lambda x: (2 * (x % 4)) % 4)
     assert [m(v)[0] for v in range(4)] == [0, 2, 0, 2]
     result = la.check_injective(m)
     assert result.status is la.Status.REFUTED
@@ -332,9 +337,7 @@ def test_mod_of_a_product_holding_a_mod_is_not_pulled_apart():
 
 
 def test_mod_of_a_product_with_another_modulus_is_not_squared():
-    d = la.Space(x=4)
-    (x,) = d.symbols
-    m = la.IndexMap(d, la.Space(o=2), [(7 * (x % 4)) % 3])
+    m = written_in_x(4, 2, lambda x: (7 * (x % 4)) % 3)
     assert [m(v)[0] for v in range(4)] == [0, 1, 2, 0]
     result = la.check_in_bounds(m)
     assert result.status is la.Status.REFUTED
@@ -342,10 +345,8 @@ def test_mod_of_a_product_with_another_modulus_is_not_squared():
 
 
 def test_equivalence_of_a_mod_product_and_its_wrong_rewrite_is_refuted():
-    d = la.Space(x=5)
-    (x,) = d.symbols
-    written = la.IndexMap(d, la.Space(o=10), [(7 * (x % 5)) % 5])
-    rewrite = la.IndexMap(d, la.Space(o=10), [2 * (x % 5)])
+    written = written_in_x(5, 10, lambda x: (7 * (x % 5)) % 5)
+    rewrite = written_in_x(5, 10, lambda x: 2 * (x % 5))
     assert (written(3), rewrite(3)) == ((1,), (6,))
     result = la.check_equivalent(written, rewrite)
     assert result.status is la.Status.REFUTED
