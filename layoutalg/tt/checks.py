@@ -21,7 +21,7 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
-from layoutalg.validate import boolean, positive_int, positive_size
+from layoutalg.validate import boolean, int_tuple, positive_int, positive_size
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_in_bounds, check_surjective
 from layoutalg.verify.memory import check_fits
@@ -53,10 +53,7 @@ def location_key(where: object, dims: int) -> tuple[int, ...]:
 def page_set(pages: object) -> frozenset[int]:
     if isinstance(pages, (str, bytes)) or not isinstance(pages, Iterable):
         raise TTError(f"pages must be a collection of page ids; got {describe(pages)}")
-    values = list(pages)
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
-        raise TTError(f"pages must be nonnegative ints; got {describe(pages)}")
-    return frozenset(values)
+    return frozenset(int_tuple(TTError, "pages", list(pages), least=0))
 
 
 def place_text(m: IndexMap, key) -> str:

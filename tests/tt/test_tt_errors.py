@@ -107,7 +107,7 @@ BAD = [
                                   1, [0]),
      "where must be a core (x, y) for this layout; got 1"),
     (lambda: tt.check_holds_pages(tensor(), 0, "0"), "pages must be a collection of page ids"),
-    (lambda: tt.check_holds_pages(tensor(), 0, [-1]), "pages must be nonnegative ints"),
+    (lambda: tt.check_holds_pages(tensor(), 0, [-1]), "pages[0] must be an int >= 0; got -1 in pages=[-1]"),
     (lambda: tt.check_page_count(tensor(), 0), "count must be a positive int; got 0"),
     (lambda: tt.check_aligned(tensor(), 0),
      "alignment must be a positive int; got 0"),
