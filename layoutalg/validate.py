@@ -29,7 +29,7 @@ import sympy
 from layoutalg.errors import LayoutError, describe
 
 Error = type[LayoutError]
-EXTENTS_HINT = " (declare it with layoutalg.extents)"
+_EXTENTS_HINT = " (declare it with layoutalg.extents)"
 
 
 # -- predicates and finders ------------------------------------------------------
@@ -269,7 +269,7 @@ def positive_size(error: Error, name: str, value: object, *,
         return positive_int(error, name, value, where=where)
     if isinstance(value, sympy.Expr) and value.is_integer and value.is_positive:
         return value
-    raise _refuse(error, where, name, rule + EXTENTS_HINT, describe(value))
+    raise _refuse(error, where, name, rule + _EXTENTS_HINT, describe(value))
 
 
 def positive_sizes(error: Error, name: str, value: object, labels: Sequence[str], *,
@@ -382,7 +382,7 @@ def all_distinct(error: Error, name: str, values: Sequence[object], *, where: st
 
 
 __all__ = [
-    "EXTENTS_HINT", "all_distinct", "boolean", "concrete_sizes", "first_not_positive",
+    "all_distinct", "boolean", "concrete_sizes", "first_not_positive",
     "first_out_of_range", "identifier", "index", "instance_of", "int_point", "int_tuple",
     "integer", "is_bool",
     "is_int", "is_symbolic", "listed", "named_pairs", "nonnegative_int", "one_of",
