@@ -7,6 +7,7 @@ import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
+from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
@@ -36,14 +37,27 @@ def run_prove(args, stream: TextIO) -> int:
     # from this process (still one thread), they start with all it imported.
     # With --no-cache every spec will need them, so each imports the spec
     # modules meanwhile; with a cache maybe none will, so they wait.
+    # Each imports its share of the modules (about equal in the last run's
+    # time) and proves their specs first, then helps with the rest.
     parallel = args.jobs > 1 and not args.dask
-    prepare = functools.partial(_prepare_worker, tuple(map(str, args.paths)) if cache is None
-                                else None)
-    with worker_pool(args.jobs, warm=True, prepare=prepare) if parallel else nullcontext() as pool:
-        return _run_prove(args, stream, cache, pool)
+    times = SpecTimes(args.cache_dir if args.cache_dir is not None else default_directory())
+    homes = worker_homes(args, times) if parallel and cache is None else ()
+    with worker_pool(args.jobs, warm=True, homes=homes) if parallel else nullcontext() as pool:
+        return _run_prove(args, stream, cache, pool, times)
 
 
-def _run_prove(args, stream: TextIO, cache, pool) -> int:
+def worker_homes(args, times: SpecTimes) -> list[tuple[Callable[[], None], list[str]]]:
+    """Each worker's initializer and modules (``WorkerPool``'s ``homes``);
+    none when the paths are wrong (finding the specs then says why)."""
+    try:
+        files = prover.spec_files(args.paths or prover.default_paths())
+    except SpecError:
+        return []
+    return [(functools.partial(_prepare_worker, tuple(map(str, share))), list(map(str, share)))
+            for share in times.shares(files, args.jobs)]
+
+
+def _run_prove(args, stream: TextIO, cache, pool, times: SpecTimes) -> int:
     try:
         found = prover.discover_some(args.paths)
     except KeyboardInterrupt:  # while importing the spec modules: nothing proved yet
@@ -51,7 +65,6 @@ def _run_prove(args, stream: TextIO, cache, pool) -> int:
     console = Console(file=stream, width=None if stream.isatty() else 132, highlight=False)
     done: dict[int, list[prover.Outcome]] = {}
     order = {id(item): index for index, item in enumerate(found)}
-    times = SpecTimes(args.cache_dir if args.cache_dir is not None else default_directory())
     interrupted = False
     with progress_reporter(console, len(found), quiet=args.quiet) as advance:
         def on_done(item: prover.Found, outcomes: list[prover.Outcome]) -> None:
@@ -117,14 +130,12 @@ def prove_all(args, found, on_done, cache, pool: WorkerPool | None = None,
 
 
 @contextmanager
-def worker_pool(jobs: int, *, warm: bool = False,
-                prepare: Callable[[], None] | None = None) -> Iterator[WorkerPool]:
+def worker_pool(jobs: int, *, warm: bool = False, homes=()) -> Iterator[WorkerPool]:
     """Worker processes that leave Ctrl-C to this one, and are stopped at
     once (not waited for) when the run is interrupted or fails. A worker that
     dies fails only the spec it held (``layoutalg.runner.worker_pool``). ``warm``:
-    start them now rather than at the first task; ``prepare``: what each
-    runs first (default ``_leave_sigint_to_parent``)."""
-    pool = WorkerPool(jobs, initializer=prepare or _leave_sigint_to_parent, warm=warm)
+    start them now rather than at the first task; ``homes``: see ``WorkerPool``."""
+    pool = WorkerPool(jobs, initializer=_leave_sigint_to_parent, warm=warm, homes=homes)
     try:
         yield pool
     except BaseException:
@@ -137,21 +148,15 @@ def _leave_sigint_to_parent() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _prepare_worker(paths: tuple[str, ...] | None) -> None:
-    """A worker's start: Ctrl-C is left to the parent; with ``paths`` (None:
-    none) it imports their spec modules now, while the parent does the same,
-    so its tasks find them imported. A module that does not import is
-    skipped: the parent reports it."""
+def _prepare_worker(files: tuple[str, ...]) -> None:
+    """A worker's start: Ctrl-C is left to the parent, and it imports the
+    spec modules ``files`` now, while the parent imports them all, so its
+    tasks find them imported. A module that does not import is skipped:
+    the parent reports it."""
     _leave_sigint_to_parent()
-    if paths is None:
-        return
-    try:
-        files = prover.spec_files(paths or prover.default_paths())
-    except SpecError:
-        return
     for file in files:
         try:
-            prover.load_module(file)
+            prover.load_module(Path(file))
         except SpecError:
             continue
 
@@ -243,6 +248,4 @@ def print_details(console: Console, outcomes: Sequence[prover.Outcome], *, quiet
 
 
 def _stem(path: str) -> str:
-    from pathlib import Path
-
     return Path(path).stem

@@ -75,5 +75,33 @@ class SpecTimes:
                 Path(temporary).unlink(missing_ok=True)
 
 
+    def shares(self, files: Sequence[Path], jobs: int) -> list[list[Path]]:
+        """``files`` dealt to ``jobs`` workers, about equal in expected seconds
+        (the most costly module first, each to the least loaded worker): the
+        modules each worker imports while the specs are found, and proves
+        first. A module not known yet counts by its size in bytes, scaled by
+        the seconds per byte of the known ones."""
+        known: dict[str, float] = {}
+        for name, seconds in self.seconds.items():
+            path = name.rsplit("::", 1)[0]
+            known[path] = known.get(path, 0.0) + seconds
+        paths = []
+        for file in files:
+            try:
+                paths.append((str(file.resolve()), file.stat().st_size))
+            except OSError:
+                paths.append((str(file), 0))
+        rates = [known[p] / size for p, size in paths if p in known and size]
+        rate = statistics.median(rates) if rates else 1.0
+        costs = [known.get(p, size * rate) for p, size in paths]
+        loads = [0.0] * jobs
+        dealt: list[list[Path]] = [[] for _ in range(jobs)]
+        for index in sorted(range(len(files)), key=lambda k: -costs[k]):
+            least = loads.index(min(loads))
+            dealt[least].append(files[index])
+            loads[least] += costs[index]
+        return [sorted(share, key=files.index) for share in dealt]
+
+
 def key(item: Found) -> str:
     return f"{item.path.resolve()}::{item.spec.name}"

@@ -27,9 +27,9 @@ import os
 import signal
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Executor, Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 
 # imported once in the forkserver, so each worker starts with them (a family
@@ -63,7 +63,7 @@ class _Worker:
     process: multiprocessing.process.BaseProcess
     pipe: Connection  # this end: tasks go out, answers come back
     task: _Task | None = None
-    group: object = None  # of the last task it ran
+    groups: set = field(default_factory=set)  # of the tasks it ran, and its home's
     forked: bool = False  # from this process, not the forkserver
 
 
@@ -76,11 +76,15 @@ class WorkerPool(Executor):
     forked from this process when it runs one thread (see the module
     docstring), else from the forkserver by the pool's thread (its imports
     overlap whatever this process does meanwhile). ``initializer`` then
-    overlaps it too (the CLI's workers import the spec modules meanwhile).
+    overlaps it too. ``homes``: for the workers forked now, each one's own
+    ``(initializer, groups)``: it runs that initializer instead, and takes
+    the tasks of those groups first (the CLI's workers import a share of
+    the spec modules each, and prove their specs).
     """
 
     def __init__(self, jobs: int, initializer: Callable[[], None] | None = None, *,
-                 warm: bool = False) -> None:
+                 warm: bool = False,
+                 homes: Sequence[tuple[Callable[[], None], Collection]] = ()) -> None:
         self._jobs = jobs
         self._warm = warm
         self._initializer = initializer
@@ -95,8 +99,9 @@ class WorkerPool(Executor):
         os.set_blocking(self._wake_write, False)
         if warm and forkable_here():
             fork = multiprocessing.get_context("fork")
-            while len(self._workers) < jobs:
-                self._start_worker(fork)
+            for k in range(jobs):
+                start, groups = homes[k] if k < len(homes) else (initializer, ())
+                self._start_worker(fork, start).groups.update(groups)
         self._thread = threading.Thread(target=self._manage, name="layoutalg-worker-pool",
                                         daemon=True)
         self._thread.start()
@@ -213,19 +218,21 @@ class WorkerPool(Executor):
                 _settle(task.future, False, exc)
                 continue
             task.future.set_running_or_notify_cancel()
-            worker.task, worker.group = task, task.group
+            worker.task = task
+            if task.group is not None:
+                worker.groups.add(task.group)
 
     def _take_for(self, worker: _Worker) -> _Task:
         """The queued task for ``worker``, taken off the queue: the most
-        costly (``submit_costed``); among equals, as ``submit_near`` says,
-        first in first out at last."""
-        top = max(t.cost for t in self._queued)
-        equal = [t for t in self._queued if t.cost == top]
-        others = {w.group for w in self._workers if w is not worker}
-        chosen = next((t for t in equal if t.group is not None
-                       and t.group == worker.group), None)
-        if chosen is None:
-            chosen = next((t for t in equal if t.group not in others), equal[0])
+        costly (``submit_costed``) of a group it holds (it ran one of its
+        tasks, or it is its home's), else the most costly of all; among
+        equals, one of a group no other worker holds, else the first in."""
+        own = [t for t in self._queued if t.group is not None and t.group in worker.groups]
+        candidates = own or self._queued
+        top = max(t.cost for t in candidates)
+        equal = [t for t in candidates if t.cost == top]
+        others = set().union(*(w.groups for w in self._workers if w is not worker))
+        chosen = next((t for t in equal if t.group not in others), equal[0])
         self._queued.remove(chosen)
         return chosen
 
@@ -247,16 +254,18 @@ class WorkerPool(Executor):
             _settle(worker.task.future, False, WorkerDied(_cause(worker.process.exitcode)))
         self._forget(worker)
 
-    def _start_worker(self, context=None) -> _Worker:
+    def _start_worker(self, context=None, initializer=None) -> _Worker:
         """A new worker: from ``context`` (the fork of this process, only
-        while it runs one thread: ``__init__``), else from the forkserver."""
+        while it runs one thread: ``__init__``), else from the forkserver;
+        it runs ``initializer`` (default: the pool's) first."""
         context = context or self._context
         ours, theirs = context.Pipe()
         # a fork holds copies of this process's ends of the pool's pipes: it closes them
         ours_here = () if context is self._context else (
             self._wake_read, self._wake_write, ours.fileno(),
             *(w.pipe.fileno() for w in self._workers))
-        process = context.Process(target=_serve, args=(theirs, self._initializer, ours_here),
+        process = context.Process(target=_serve,
+                                  args=(theirs, initializer or self._initializer, ours_here),
                                   name="layoutalg-worker", daemon=True)
         process.start()
         theirs.close()

@@ -169,8 +169,8 @@ def test_costs_must_be_one_per_spec(tmp_path):
 def pool_order(pool: WorkerPool, worker_group, other_groups, queued) -> list:
     """The (group, number) of the queued tasks ``(group, cost)`` in the order
     ``pool`` hands them to a worker last on ``worker_group``."""
-    me = _Worker(process=None, pipe=None, group=worker_group)
-    others = [_Worker(process=None, pipe=None, group=g) for g in other_groups]
+    me = _Worker(process=None, pipe=None, groups={worker_group})
+    others = [_Worker(process=None, pipe=None, groups={g}) for g in other_groups]
     tasks = [_Task(Future(), print, (k,), {}, g, c) for k, (g, c) in enumerate(queued)]
     with pool._lock:
         saved = pool._workers, pool._queued
@@ -180,13 +180,13 @@ def pool_order(pool: WorkerPool, worker_group, other_groups, queued) -> list:
             while pool._queued:
                 task = pool._take_for(me)
                 order.append((task.group, task.args[0]))
-                me.group = task.group
+                me.groups.add(task.group)
         finally:
             pool._workers, pool._queued = saved
     return order
 
 
-def test_the_pool_takes_the_most_costly_task_and_breaks_ties_by_module():
+def test_the_pool_takes_the_most_costly_task_of_its_modules_then_of_any():
     pool = WorkerPool(2)
     try:
         order = pool_order(pool, "b.py", ["a.py"], [("a.py", 1.0), ("a.py", 5.0), ("b.py", 1.0),
@@ -194,10 +194,20 @@ def test_the_pool_takes_the_most_costly_task_and_breaks_ties_by_module():
                                                     ("a.py", 1.0)])
     finally:
         pool.shutdown()
-    # 5.0: a (another worker's module) or c (nobody's): c; then 5.0 a; then the 1.0s:
-    # its own module a now first, then first in; then 0.5
-    assert order == [("c.py", 3), ("a.py", 1), ("a.py", 0), ("a.py", 5), ("b.py", 2),
-                     ("b.py", 4)]
+    # its own module b, costly first (1.0, 0.5); then the most costly of all, 5.0: a
+    # (another worker's module) or c (nobody's): c; then a's, costly first, then first in
+    assert order == [("b.py", 2), ("b.py", 4), ("c.py", 3), ("a.py", 1), ("a.py", 0),
+                     ("a.py", 5)]
+
+
+def test_without_modules_the_pool_takes_the_most_costly_first_in_first():
+    pool = WorkerPool(2)
+    try:
+        order = pool_order(pool, None, [None], [(None, 1.0), (None, 3.0), (None, 2.0),
+                                                (None, 3.0), (None, 0.0)])
+    finally:
+        pool.shutdown()
+    assert [k for _, k in order] == [1, 3, 2, 0, 4]
 
 
 WARM_POOL = """
@@ -290,3 +300,55 @@ def test_an_unwritable_timing_folder_is_skipped(tmp_path):
     times.seconds["x::y"] = 1.0
     times.save()  # no error
     assert (tmp_path / "cache").read_text() == "a file, not a folder"
+
+
+def test_the_modules_are_shared_out_about_equal_in_time(tmp_path):
+    """Known modules by their recorded seconds, an unknown one by its size
+    at the known seconds per byte (0.01 here): 5, 3, 2 and 400 bytes → 4;
+    the most costly first, each to the least loaded worker."""
+    files = []
+    for name, size in (("a", 500), ("b", 300), ("c", 200), ("d", 400)):
+        files.append(tmp_path / f"{name}.py")
+        files[-1].write_text("#" * size)
+    times = SpecTimes(tmp_path / "cache")
+    for file, seconds in zip(files[:3], (5.0, 3.0, 2.0)):
+        times.seconds[f"{file.resolve()}::only"] = seconds
+    a, b, c, d = files
+    # a (5) → first; d (4) → second; b (3) → second (4 < 5); c (2) → first (5 < 7)
+    assert times.shares(files, 2) == [[a, c], [b, d]]
+    assert times.shares(files, 1) == [files]
+    assert times.shares(files, 5) == [[a], [d], [b], [c], []]
+
+
+HOMES = """
+import functools, json, os
+from layoutalg.runner.worker_pool import WorkerPool
+
+
+def mark(name):
+    open(name, "w").write(str(os.getpid()))
+
+
+if __name__ == "__main__":
+    pool = WorkerPool(2, warm=True, homes=[(functools.partial(mark, "A"), ["a.py"]),
+                                           (functools.partial(mark, "B"), ["b.py", "c.py"])])
+    groups = [sorted(w.groups) for w in pool._workers]
+    pids = [w.process.pid for w in pool._workers]
+    answers = [pool.submit_costed(1.0, g, pow, 2, k).result(timeout=60)
+               for k, g in enumerate(["a.py", "b.py", "z.py"])]
+    pool.shutdown(wait=True)
+    print(json.dumps({"groups": groups, "pids": pids, "marks": [int(open(n).read())
+                      for n in "AB"], "answers": answers}))
+"""
+
+
+def test_each_home_worker_runs_its_own_initializer_and_holds_its_modules(tmp_path):
+    script = tmp_path / "homes.py"
+    script.write_text(HOMES)
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=HANG_GUARD)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(done.stdout)
+    assert data["groups"] == [["a.py"], ["b.py", "c.py"]]
+    assert data["marks"] == data["pids"]  # worker k ran home k's initializer
+    assert data["answers"] == [1, 2, 4]

@@ -17,8 +17,8 @@ from layoutalg.runner.worker_pool import WorkerPool, _Task, _Worker
 def choose(pool: WorkerPool, worker_group, other_groups, queued_groups) -> list:
     """The groups in the order ``pool`` hands queued tasks to a worker on
     ``worker_group`` while other workers sit on ``other_groups``."""
-    me = _Worker(process=None, pipe=None, group=worker_group)
-    others = [_Worker(process=None, pipe=None, group=g) for g in other_groups]
+    me = _Worker(process=None, pipe=None, groups={worker_group})
+    others = [_Worker(process=None, pipe=None, groups={g}) for g in other_groups]
     tasks = [_Task(Future(), print, (k,), {}, g) for k, g in enumerate(queued_groups)]
     with pool._lock:
         saved = pool._workers, pool._queued
@@ -28,7 +28,7 @@ def choose(pool: WorkerPool, worker_group, other_groups, queued_groups) -> list:
             while pool._queued:
                 task = pool._take_for(me)
                 order.append((task.group, task.args[0]))
-                me.group = task.group
+                me.groups.add(task.group)
         finally:
             pool._workers, pool._queued = saved
     return order
