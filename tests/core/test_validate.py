@@ -11,6 +11,8 @@ import itertools
 import numpy as np
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from layoutalg import validate as v
 from layoutalg.errors import DataflowError, LayoutError, SpyreError, SwizzleError
@@ -278,3 +280,18 @@ def test_a_long_value_is_shortened_in_the_message():
 
 def test_listed():
     assert v.listed((np.int64(2), 64)) == "[2, 64]" and v.listed(()) == "[]"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=-(2**70), max_value=2**70))
+def test_integer_rules_against_plain_arithmetic(n):
+    """Each integer rule accepts exactly the ints its rule names (bin() as the
+    independent statement of "a power of two"), and returns them unchanged."""
+    for rule, holds in ((v.positive_int, n >= 1), (v.nonnegative_int, n >= 0),
+                        (v.power_of_two, n >= 1 and bin(n).count("1") == 1),
+                        (v.integer, True), (v.positive_size, n >= 1)):
+        if holds:
+            assert rule(LayoutError, "n", n) == n
+        else:
+            with pytest.raises(LayoutError, match=f"^n must .*; got {n}$"):
+                rule(LayoutError, "n", n)
