@@ -2,9 +2,9 @@
 
 Each rule takes the error class to raise (a :class:`~layoutalg.errors.LayoutError`
 subclass: the family's own, so callers can catch it), the argument's name and
-the value, and returns the value in its canonical form (a NumPy or SymPy
-integer becomes a Python int) or raises one error whose message names the
-argument, states the rule and ends with the value::
+the value, and returns the value in its canonical form (a NumPy integer, or
+a SymPy integer given as a size, becomes a Python int) or raises one error
+whose message names the argument, states the rule and ends with the value::
 
     [where: ]name must be <rule>; got <value>
 
@@ -15,7 +15,8 @@ not truncated), and nothing is ever silently corrected.
 
 The predicates (:func:`is_int`, :func:`is_bool`, :func:`is_symbolic`) and
 finders (:func:`first_not_positive`, :func:`first_out_of_range`) serve callers
-that word a message their own way.
+that word a message their own way. No family re-checks these rules itself: a
+rule that is missing is added here.
 """
 
 from __future__ import annotations
