@@ -24,8 +24,8 @@ from collections.abc import Sequence
 import sympy
 
 from layoutalg.core.tiling import remainder as mod
+from layoutalg.channel import bank_brute
 from layoutalg.channel.bank_brute import phase_degree
-from layoutalg.channel import brute
 from layoutalg.channel.bank_model import BankModel, check_op
 from layoutalg.channel.resources import Banks, resource_of, validate
 from layoutalg.errors import SwizzleError
@@ -121,7 +121,7 @@ def _enumerated(access, resource, lane, subject, start, note) -> CheckResult:
     if not access.is_concrete or access.domain.size > ENUMERATION_LIMIT:
         raise SwizzleError(f"check_bank_conflict_free: enumeration needs a concrete access map "
                            f"of at most {ENUMERATION_LIMIT} points; got {access.domain}")
-    exact = brute.check_bank_conflict_free(access, resource, lane=lane)
+    exact = bank_brute.check_bank_conflict_free(access, resource, lane=lane)
     return CheckResult(exact.status, "bank_conflict_free", subject, exact.counterexample,
                        f"{note}decided by enumerating all {access.domain.size} points: "
                        f"{exact.reason}", time.perf_counter() - start, method="enumeration")

@@ -2,7 +2,7 @@
 
 ``Banks`` (shared-memory banks, same-word accesses broadcast) or an
 ``Interleave`` decoder (channels never broadcast). Both the Z3 check
-(``banks``) and its enumeration twin (``brute``) take these from here.
+(``banks``) and its enumeration twin (``bank_brute``) take these from here.
 """
 
 from __future__ import annotations

@@ -19,10 +19,10 @@ from layoutalg.channel import (
     check_fits,
     check_single_channel,
 )
-from layoutalg.channel import brute
 from layoutalg.channel.iteration import concurrent
 from layoutalg.runner.dsl import run_claim
 from layoutalg.verify.result import Status
+from oracles import channel as brute
 
 SEED = {"num_channels": 4, "m_tiles": 16, "n_tiles": 16, "k_tiles": 16, "tile_bytes": 16384}
 MB = 1 << 20

@@ -1,6 +1,6 @@
 """Z3 against enumeration for the channel checks, on random small layouts.
 
-Every check runs through Z3 and through its twin in ``layoutalg.channel.brute``;
+Every check runs through Z3 and through its twin in ``tests/oracles/channel.py``;
 the statuses must agree (a Z3 UNKNOWN is a failure, never agreement), the
 exact conflict count is zero exactly when Z3 proves conflict-freedom, and
 every REFUTED counterexample, from either side, is replayed on the layout
@@ -41,11 +41,11 @@ from layoutalg.channel import (
     check_fits,
     check_single_channel,
 )
-from layoutalg.channel import brute
 from layoutalg.channel.iteration import concurrent
 from layoutalg.channel.options import TILE_DIMS
 from layoutalg.verify.result import CheckResult, Status
 from agreement import agree
+from oracles import channel as brute
 
 # Generous: the slowest query here takes well under a second on a quiet machine; a
 # timeout turns PROVED into UNKNOWN (a failure), so leave room for a loaded one.

@@ -1,4 +1,6 @@
-"""Enumeration twins of the channel checks, and exact conflict counts.
+"""Enumeration twins of the channel checks, and exact conflict counts (test oracles,
+moved out of the package by issue 12 item 5; the bank-conflict twin, which the package
+uses as a labelled fallback, stays in ``layoutalg.channel.bank_brute``).
 
 Same names and verdict meanings as the Z3 checks, for concrete layouts:
 every iteration (and beat) is decoded with NumPy integer arithmetic — the
@@ -24,7 +26,8 @@ from layoutalg.channel.iteration import (
 from layoutalg.channel.layout import require_layout
 from layoutalg.channel.load import check_addressable, tile_addresses
 from layoutalg.channel.options import MATRICES, TILE_DIMS
-from layoutalg.channel.resources import Banks, resource_of, validate
+from layoutalg.channel.bank_brute import (  # noqa: F401 - the bank twins, from here too
+    bank_conflict_degree, check_bank_conflict_free)
 from layoutalg.core.evaluate import as_int64
 from layoutalg.errors import VerificationError
 from layoutalg.verify.result import CheckResult, Status, point_text
@@ -235,78 +238,11 @@ def check_single_channel(layout) -> CheckResult:
     return _result(Status.PROVED, "single_channel", layout, start)
 
 
-def _lane_table(access, resource, lane: str):
-    """Resource and broadcast unit of every point, lanes moved to the last axis."""
-    position = validate(access, resource, lane, "bank_conflict_degree")
-    grids = _grids(access.domain)
-    (address,) = access.apply(*grids.values())
-    address = np.moveaxis(as_int64(address, f"addresses of {access.label}"), position, -1)
-    used = np.asarray(resource_of(resource, address), dtype=np.int64)
-    # Lanes reading one word of a bank share a broadcast; channels never do.
-    if isinstance(resource, Banks):
-        unit = resource.word(address)
-    else:
-        unit = np.broadcast_to(np.arange(address.shape[-1], dtype=np.int64), address.shape)
-    return position, address, used, np.asarray(unit, dtype=np.int64)
-
-
-def bank_conflict_degree(access, resource=None, *, lane: str = "thread") -> int:
-    """The worst step's n-way conflict: the most distinct words (or lanes, for
-    channels) one bank serves in one step; 1 means conflict-free.
-
-    >>> import layoutalg as la
-    >>> from layoutalg.channel import Banks
-    >>> space = la.Space(col=8, thread=8)
-    >>> col, thread = space.symbols
-    >>> plain = la.IndexMap(space, la.Space(addr=1024), [thread * 128 + col * 16])
-    >>> bank_conflict_degree(plain, Banks(8, 16))
-    8
-    """
-    _, _, used, unit = _lane_table(access, Banks() if resource is None else resource, lane)
-    lanes = used.shape[-1]
-    worst = 1
-    for row_used, row_unit in zip(used.reshape(-1, lanes).tolist(),
-                                  unit.reshape(-1, lanes).tolist()):
-        per_bank: dict[int, set[int]] = {}
-        for bank, word in zip(row_used, row_unit):
-            per_bank.setdefault(bank, set()).add(word)
-        worst = max(worst, max(len(words) for words in per_bank.values()))
-    return worst
-
-
-def check_bank_conflict_free(access, resource=None, *, lane: str = "thread") -> CheckResult:
-    start = time.perf_counter()
-    resource = Banks() if resource is None else resource
-    position, address, used, unit = _lane_table(access, resource, lane)
-    lanes = used.shape[-1]
-    steps = [n for n in access.domain.names if n != lane]
-    flat_used, flat_unit = used.reshape(-1, lanes), unit.reshape(-1, lanes)
-    for first, second in itertools.combinations(range(lanes), 2):
-        clash = (flat_used[:, first] == flat_used[:, second]) & (
-            flat_unit[:, first] != flat_unit[:, second])
-        if clash.any():
-            k = int(np.argmax(clash))
-            step = np.unravel_index(k, used.shape[:-1]) if steps else ()
-            ce = {n: int(v) for n, v in zip(steps, step)}
-            ce[lane] = first
-            point = {n: ce[n] for n in access.domain.names}
-            flat_address = address.reshape(-1, lanes)
-            return CheckResult(
-                Status.REFUTED, "bank_conflict_free", access.label,
-                {**point, f"{lane}'": second},
-                f"conflict at step {point_text(steps, [ce[n] for n in steps])}: {lane} {first} "
-                f"(byte {int(flat_address[k, first])}) and {lane} {second} (byte "
-                f"{int(flat_address[k, second])}) both use bank {int(flat_used[k, first])} of "
-                f"{resource}", time.perf_counter() - start, method="enumeration")
-    return CheckResult(Status.PROVED, "bank_conflict_free", access.label, None,
-                       f"the lanes of every step use distinct banks of {resource}",
-                       time.perf_counter() - start, method="enumeration")
-
-
 def _tile_point(matrix, row, col, suffix="") -> dict[str, int]:
     r, c = TILE_DIMS[matrix]
     return {f"{r}{suffix}": int(row), f"{c}{suffix}": int(col)}
 
 
-__all__ = ["bank_conflict_degree", "check_bank_conflict_free", "check_conflict_free", "check_disjoint", "check_fits", "check_single_channel",
-           "conflict_counts", "count_conflicts"]
+__all__ = ["bank_conflict_degree", "check_bank_conflict_free", "check_conflict_free",
+           "check_disjoint", "check_fits", "check_single_channel", "conflict_counts",
+           "count_conflicts"]
