@@ -139,3 +139,28 @@ def chain_undefined(chain) -> bool:
     """Does the first part send some point outside its codomain?"""
     first = chain.parts[0]
     return not brute.check_in_bounds(first).proved
+
+
+def test_the_fallback_asks_the_inverse_query_once(monkeypatch):
+    """[o:12] into [s:13], o ↦ o, inverse s ↦ s: the point query is unsat (in
+    bounds, left inverse, on valid slots), the inverse query sat at s = 12
+    (its inverse escapes the domain). The fallback reuses both answers
+    instead of asking the three point checks and the inverse query again."""
+    asked = []
+    real = one_query.inverse_misses
+
+    def counting(*args, **kwargs):
+        asked.append(args[0].label)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(one_query, "inverse_misses", counting)
+    monkeypatch.setattr(parts, "inverse_misses", counting)
+    for check in ("check_in_bounds", "check_injective", "check_images_valid"):
+        monkeypatch.setattr(parts, check, lambda *a, **k: pytest.fail("asked again"))
+    space, target = la.Space(o=12), la.Space(s=13)
+    widen = la.IndexMap(space, target, [space.symbols[0]], inverse=[target.symbols[0]],
+                        name="widen")
+    verdict = parts._bijection_with_right_inverse(widen, (), TIMEOUT_MS)
+    assert verdict.status is Status.REFUTED and asked == ["widen"], (verdict, asked)
+    assert verdict.reason.endswith("(12,)")      # the one slot no element reaches
+    assert not brute.check_surjective(widen).proved
