@@ -19,10 +19,11 @@ from collections.abc import Sequence
 
 import sympy
 
-from layoutalg.validate import is_symbolic, positive_size
+from layoutalg.validate import is_int, is_symbolic
 from layoutalg.errors import ChannelError
 from layoutalg.channel.layout import require_layout
 from layoutalg.channel.options import MATRICES
+from layoutalg.errors import describe
 from layoutalg.verify import query as q
 from layoutalg.verify import query
 from layoutalg.verify.result import CheckResult, Status, point_text
@@ -66,7 +67,14 @@ def check_fits(layout, capacity: int | None = None, *, assume: Sequence[sympy.Ba
     layout = require_layout(layout, "check_fits")
     start = time.perf_counter()
     cap = layout.channel_bytes if capacity is None else capacity
-    cap = positive_size(ChannelError, "capacity", cap, where="check_fits")
+    if is_int(cap):  # NumPy integers are as good as Python ints
+        cap = int(cap)
+    # Any SymPy expression is a capacity (the query decides what it allows), so
+    # not validate.positive_size, which needs SymPy to know it is positive.
+    if isinstance(cap, bool) or not isinstance(cap, (int, sympy.Expr)) or (
+            isinstance(cap, int) and cap < 1):
+        raise ChannelError(f"check_fits: capacity must be a positive number of bytes; "
+                           f"got {describe(cap)}")
     for matrix in MATRICES:
         space = layout.tile_space(matrix)
         tile, bounds = q.unknowns(space)

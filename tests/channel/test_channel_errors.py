@@ -117,7 +117,8 @@ CHECKS = [
      "distinct names"),
     (lambda: check_conflict_free(layout(), grain="word"), "grain must be one of ('tile', "
      "'beat', 'footprint'); got 'word'"),
-    (lambda: check_fits(layout(), 0), "check_fits: capacity must be a positive int; got 0"),
+    (lambda: check_fits(layout(), 0), "check_fits: capacity must be a positive number of "
+     "bytes; got 0"),
     (lambda: check_fits(None), "check_fits: layout must be a ChannelLayout; got None"),
     (lambda: check_channel_totals(layout(), {}), "totals must map channels to bytes or "
      "(low, high) pairs; got {}"),

@@ -518,11 +518,10 @@ API_ROWS = [
     row(lambda: la.channel.check_conflict_free(3), ChannelError,
         "check_conflict_free: layout must be a ChannelLayout; got 3", id="channel-conflict-layout"),
     row(lambda: la.channel.check_fits(CHANNEL, -1), ChannelError,
-        "check_fits: capacity must be a positive int; got -1",
+        "check_fits: capacity must be a positive number of bytes; got -1",
         id="channel-fits-negative"),
     row(lambda: la.channel.check_fits(CHANNEL, "4096"), ChannelError,
-        "check_fits: capacity must be a positive int or a positive integer symbol (declare it "
-        "with layoutalg.extents); got '4096'",
+        "check_fits: capacity must be a positive number of bytes; got '4096'",
         id="channel-fits-string"),
     row(lambda: la.channel.check_load_balance(CHANNEL, 0.5), ChannelError,
         "check_load_balance: max_ratio must be a number >= 1; got 0.5", id="channel-load-balance"),
