@@ -109,14 +109,14 @@ _OPENING = contextvars.ContextVar("opening_parts", default=False)
 
 
 # The whole's two queries get this per part before the lemma on the parts.
-# 0: the parts first, always — their cost is some 10 ms CPU a part, so a
-# chain's proof grows linearly in its length (bench/growth.py: 16 … 81 ms for
-# depth 1 … 8 at radix 4, where the whole's queries took 10 ms to depth 4,
-# then 0.3–3.4 s). A chain of a few easy parts pays for it: three parts cost
-# some 40 ms where the whole answered in 14. With 10, such a chain is
-# answered whole again, and a hard one costs at most twice its parts (the
-# budget is wall time: under load it buys less); measured, the depth curve
-# then steps from 11 to 94 ms at depth 5 (radix 4) and grows linearly on.
+# 0: the parts first, always — some 10 ms CPU a part, so a chain's proof
+# grows linearly in its length. bench/growth.py, CPU ms at load 6-8, depth
+# 1 … 8 at radix 4: 35, 17, 31, 24, 27, 36, 46, 61 (the whole's queries:
+# 37, 23, 22, 21, 99, 1438, 1614, 318). A chain of a few easy parts pays
+# for it: eight radix-2 dims cost 127 ms where the whole answered in 54.
+# With 10, such a chain is answered whole again and a hard one costs at most
+# its parts plus their budget (wall time: under load it buys less); depth at
+# radix 4 then reads 25, 13, 12, 15, 66, 85, 100, 104.
 PART_MS = 0
 
 
