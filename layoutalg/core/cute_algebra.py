@@ -105,7 +105,8 @@ def mode_wise(argument: str):
     (``a`` itself), a tuple of tilers (:func:`by_mode`), or a layout, int or string."""
 
     def wrap(operation):
-        @functools.wraps(operation)
+        @functools.wraps(operation, assigned=("__module__", "__name__", "__qualname__",
+                                             "__doc__"))
         def run(a: object, b: Tiler) -> CuteLayout:
             a = as_layout(a, "a")
             if b is None:
@@ -113,6 +114,7 @@ def mode_wise(argument: str):
             if isinstance(b, tuple):
                 return by_mode(run, operation.__name__, a, b)
             return operation(a, as_layout(b, argument))
+        del run.__wrapped__  # the signature is run's: any tiler
         return run
     return wrap
 

@@ -137,7 +137,8 @@ def _tiled(op):
     name = op.__name__
 
     def wrap(proof):
-        @functools.wraps(proof)
+        @functools.wraps(proof, assigned=("__module__", "__name__", "__qualname__",
+                                         "__doc__"))
         def run(a: object, tiler: object, result: object = None, *,
                 method: str = "z3") -> CheckResult:
             a = as_layout(a, "a")
@@ -150,6 +151,7 @@ def _tiled(op):
                 return _all_of(name, f"{result} = {name}({a}, {_text(tiler)})",
                                parts + _kept(a, tiler, result, method))
             return proof(a, as_layout(tiler, "tiler"), result, method=method)
+        del run.__wrapped__  # the signature is run's: any tiler, R optional
         return run
     return wrap
 
