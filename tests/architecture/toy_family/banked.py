@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import layoutalg as la
 from layoutalg.errors import MapError
+from layoutalg.validate import positive_int
 from layoutalg.verify.claims import claim
 from layoutalg.verify.result import CheckResult, Status
 
@@ -24,9 +25,7 @@ class BankedVector:
 
     def __post_init__(self):
         for argument in ("length", "banks"):
-            value = getattr(self, argument)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise MapError(f"BankedVector: {argument} must be a positive int; got {value!r}")
+            positive_int(MapError, argument, getattr(self, argument), where="BankedVector")
 
     def index_map(self) -> la.IndexMap:
         return la.cyclic(la.Space(e=self.length), "e", self.banks, names=("bank", "row"))
