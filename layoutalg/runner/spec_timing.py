@@ -32,6 +32,7 @@ class SpecTimes:
     def __init__(self, directory: Path | str | None) -> None:
         self.path = Path(directory) / FOLDER / FILE if directory is not None else None
         self.seconds: dict[str, float] = self._read()
+        self.recorded: dict[str, float] = {}  # this run's
 
     def _read(self) -> dict[str, float]:
         if self.path is None:
@@ -54,14 +55,19 @@ class SpecTimes:
 
     def record(self, item: Found, outcomes: Iterable[Outcome]) -> None:
         """Note what ``item``'s claims took (CPU seconds; wall where no CPU was measured)."""
-        self.seconds.pop(key(item), None)  # to the end: the most recent
-        self.seconds[key(item)] = round(sum(o.cpu_seconds or o.seconds for o in outcomes), 6)
+        self.recorded[key(item)] = round(sum(o.cpu_seconds or o.seconds for o in outcomes), 6)
 
     def save(self) -> None:
-        """Write the times (best-effort: skipped when the folder cannot be written)."""
-        if self.path is None:
+        """Write this run's times over those on file now (another run may have
+        written since this one read them); best-effort: skipped when the
+        folder cannot be written."""
+        if self.path is None or not self.recorded:
             return
-        kept = dict(list(self.seconds.items())[-KEEP:])
+        merged = self._read()
+        for name, seconds in self.recorded.items():
+            merged.pop(name, None)  # to the end: the most recent
+            merged[name] = seconds
+        kept = dict(list(merged.items())[-KEEP:])
         temporary = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

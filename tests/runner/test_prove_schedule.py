@@ -284,6 +284,20 @@ def test_spec_times_round_trip_and_estimate(tmp_path):
     assert again.estimate(found) == pytest.approx([0.4, 0.35, 0.9, 0.7, 0.7])
 
 
+def test_two_runs_keep_each_others_times(tmp_path):
+    """Each run writes its own times over what is on file when it ends, not
+    over what it read at its start: a run ending later keeps the other's."""
+    found = prover.discover([write_specs(tmp_path)])
+    first, second = SpecTimes(tmp_path / "cache"), SpecTimes(tmp_path / "cache")
+    outcome = [prover.Outcome("p", "s", "c", "PROVED", "PROVED", "", 1.0, cpu_seconds=0.5)]
+    first.record(found[0], outcome)
+    second.record(found[1], outcome)
+    first.save()
+    second.save()
+    assert set(SpecTimes(tmp_path / "cache").seconds) == {spec_timing.key(found[0]),
+                                                          spec_timing.key(found[1])}
+
+
 @pytest.mark.parametrize("content", ["", "{", "[1, 2]", '{"seconds": {"x": "y"}}'])
 def test_an_unreadable_timing_file_is_ignored(tmp_path, content):
     found = prover.discover([write_specs(tmp_path)])
@@ -297,7 +311,7 @@ def test_an_unreadable_timing_file_is_ignored(tmp_path, content):
 def test_an_unwritable_timing_folder_is_skipped(tmp_path):
     (tmp_path / "cache").write_text("a file, not a folder")
     times = SpecTimes(tmp_path / "cache")
-    times.seconds["x::y"] = 1.0
+    times.recorded["x::y"] = 1.0
     times.save()  # no error
     assert (tmp_path / "cache").read_text() == "a file, not a folder"
 
