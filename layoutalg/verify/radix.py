@@ -31,7 +31,9 @@ symbols of its own, every domain symbol used exactly once. A block's
 inverse coordinates must be the peeled digits of ``o`` node for node (a
 ``Mod`` of the previous quotient by its divisor, each quotient a ``floor``
 of the previous one over that divisor, the top digit the last quotient) —
-read off the SymPy trees structurally, never by SymPy's simplification. The
+read off the SymPy trees structurally, never by SymPy's simplification (a
+digit given back as 0 — ``core.tiling.digits`` skips a divisor of 1 — is
+held to extent 1, where it is 0 and its term nothing). The
 side conditions — divisor ``f_k = e_k`` (the domain extent of ``x_k``),
 ``c_k = s_k``, the block's codomain extent ``E = s_0·e_0``, every ``e_k ≥ 1``,
 and a pass-through's extents equal — are one query through the door
@@ -41,6 +43,16 @@ map's assumptions; an unsat answer under assumptions no size meets is
 UNKNOWN there, as everywhere. Then ``g`` is a product of such ``L`` and
 identities, coordinates reordered: in bounds, a bijection onto its
 codomain, its inverse right on every slot and left on every point.
+
+**Reversed** (a delinearization, a split): ``g`` sends a domain coordinate
+``d`` in ``[0, E)`` to its peeled digits (node for node as above, over
+``d``), its inverse gives ``d`` back as their row-major sum ``L``, and
+either ``valid`` is None and ``E = s_0·e_0``, or ``valid`` is exactly
+``L(y) < E`` (one such block) and ``E ≤ s_0·e_0``. By the lemma, ``P`` maps
+``[0, E)`` into the box (the top digit ``⌊d/s_0⌋ < e_0``) with ``L(P(d)) = d``
+(so one to one, each image valid), and every valid ``y`` in the box has
+``L(y)`` in ``[0, E)`` and ``P(L(y)) = y``: a bijection onto the valid
+slots, its inverse right on each.
 
 Anything else — another shape, a side condition refuted or undecided —
 and the lemma says nothing (None): the caller asks Z3 as before.
@@ -61,6 +73,8 @@ from layoutalg.verify.result import CheckResult, Status
 
 PROVED = ("a bijection of its domain onto its codomain, with an inverse right on every slot "
           "(mixed-radix digits, digit by digit: verify.radix)")
+PADDED = ("a bijection of its domain onto its valid slots, with an inverse right on each "
+          "(mixed-radix digits, digit by digit: verify.radix)")
 
 
 @dataclass(frozen=True)
@@ -79,45 +93,73 @@ class Block:
 @dataclass(frozen=True)
 class Shape:
     """How ``g`` reads as the lemma's product: blocks and pass-throughs
-    (codomain position → domain symbol)."""
+    (codomain position → domain symbol). ``reverse``: the blocks are ``g``'s
+    digits of a domain coordinate (a delinearization; ``Block.position`` is
+    that coordinate's, the digits codomain symbols) and their sums ``g``'s
+    inverse; ``padded``: then ``g.valid`` is "the one block's sum < its extent"."""
 
     blocks: tuple[Block, ...]
     passed: tuple[tuple[int, sympy.Symbol], ...]
+    reverse: bool = False
+    padded: bool = False
 
 
 def shape(g: IndexMap) -> Shape | None:
     """The lemma's reading of ``g`` (structure only, no side condition), or
     None when ``g`` is not of that form or has no block of two digits or more."""
-    if g.valid is not None or g.inverse is None:
+    if g.inverse is None:
         return None
-    domain = g.domain.symbols
-    inverse = dict(zip(domain, g.inverse))
+    if g.valid is None:
+        found = _read(g.domain.symbols, g.codomain.symbols, g.exprs, g.inverse)
+        if found is not None:
+            return Shape(*found)
+    found = _read(g.codomain.symbols, g.domain.symbols, g.inverse, g.exprs)
+    if found is None:
+        return None
+    blocks, passed = found
+    # the reading named (domain position, codomain symbol): turn it round
+    passed = tuple(sorted((g.codomain.symbols.index(y), g.domain.symbols[k]) for k, y in passed))
+    if g.valid is None:
+        return Shape(blocks, passed, reverse=True)
+    k = blocks[0].position
+    if len(blocks) != 1 or not isinstance(g.valid, sympy.StrictLessThan) or g.valid.args != (
+            g.inverse[k], sympy.sympify(g.domain.extents[k])):
+        return None
+    return Shape(blocks, passed, reverse=True, padded=True)
+
+
+def _read(sources, targets, sums, digits_of):
+    """``(blocks, passed)`` when each ``targets[k]`` is given by ``sums[k]``,
+    a bare source symbol or a row-major sum of source symbols whose
+    ``digits_of`` (by source symbol) peel the target back; else None."""
+    digit = dict(zip(sources, digits_of))
     used: list[sympy.Symbol] = []
     blocks, passed = [], []
-    for position, (expr, o) in enumerate(zip(g.exprs, g.codomain.symbols)):
-        if expr in domain:
-            if inverse[expr] != o:
+    for position, (expr, o) in enumerate(zip(sums, targets)):
+        if expr in sources:
+            if digit[expr] != o:
                 return None
             passed.append((position, expr))
             used.append(expr)
             continue
-        terms = _terms(expr, domain)
+        terms = _terms(expr, sources)
         if terms is None or len(terms) < 2:
             return None
-        block = _block(position, o, terms, inverse)
+        block = _block(position, o, terms, digit)
         if block is None:
             return None
         blocks.append(block)
         used.extend(block.digits + block.zeros)
-    if not blocks or len(used) != len(set(used)) or set(used) != set(domain):
+    if not blocks or len(used) != len(set(used)) or set(used) != set(sources):
         return None
-    return Shape(tuple(blocks), tuple(passed))
+    return tuple(blocks), tuple(passed)
 
 
 def digit_by_digit(g: IndexMap, assume: Sequence[object], timeout_ms: int) -> CheckResult | None:
     """PROVED when the lemma applies to ``g`` (see the module docstring):
-    in bounds, a bijection onto its codomain, its inverse right on every slot
-    and left on every point. None: the lemma says nothing."""
+    in bounds, a bijection onto its valid slots (all of its codomain but for
+    a padded delinearization), its inverse right on each and left on every
+    point. None: the lemma says nothing."""
     start = time.perf_counter()
     found = shape(g)
     if found is None:
@@ -126,7 +168,8 @@ def digit_by_digit(g: IndexMap, assume: Sequence[object], timeout_ms: int) -> Ch
                     timeout_ms=timeout_ms)
     if outcome.answer != "unsat":
         return None
-    return q.result(Status.PROVED, "bijection with a right inverse", g.label, start, reason=PROVED)
+    return q.result(Status.PROVED, "bijection with a right inverse", g.label, start,
+                    reason=PADDED if found.padded else PROVED)
 
 
 def _terms(expr: sympy.Expr, domain) -> list[tuple[sympy.Expr, sympy.Symbol]] | None:
@@ -200,12 +243,14 @@ def _quotient(rest, divisor, others) -> sympy.Basic | None:
 def _side_conditions_failing(g: IndexMap, found: Shape) -> list[sympy.Basic]:
     """Ways the side conditions could fail (any true: the lemma says nothing)."""
     extent = dict(zip(g.domain.symbols, g.domain.extents))
+    digit_space, flat_space = (g.codomain, g.domain) if found.reverse else (g.domain, g.codomain)
+    size_of = dict(zip(digit_space.symbols, digit_space.extents))
     failing = []
     for position, x in found.passed:
         failing.append(_differ(g.codomain.extents[position], extent[x]))
     for block in found.blocks:
-        sizes = [sympy.sympify(extent[x]) for x in block.digits]
-        failing += [_differ(extent[z], 1) for z in block.zeros]
+        sizes = [sympy.sympify(size_of[x]) for x in block.digits]
+        failing += [_differ(size_of[z], 1) for z in block.zeros]
         failing += [sympy.Lt(e, 1, evaluate=False) for e in sizes if not e.is_Integer]
         failing += [sympy.true for e in sizes if e.is_Integer and e < 1]
         failing += [_differ(f, e) for f, e in zip(block.divisors, sizes[1:])]
@@ -213,7 +258,13 @@ def _side_conditions_failing(g: IndexMap, found: Shape) -> list[sympy.Basic]:
         for k in range(len(sizes) - 1, -1, -1):
             failing.append(_differ(block.coefficients[k], stride))
             stride = stride * sizes[k]
-        failing.append(_differ(g.codomain.extents[block.position], stride))
+        flat = sympy.sympify(flat_space.extents[block.position])
+        if found.padded:   # the flat extent may fall short of the box: padding
+            failing.append(sympy.true if flat.is_Integer and stride.is_Integer and flat > stride
+                           else sympy.false if flat.is_Integer and stride.is_Integer
+                           else sympy.Gt(flat, stride, evaluate=False))
+        else:
+            failing.append(_differ(flat, stride))
     return failing
 
 

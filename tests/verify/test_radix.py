@@ -118,6 +118,32 @@ def test_silent_off_the_lemma(m, bijective):
     assert brute.check_bijective(m).proved is bijective
 
 
+@pytest.mark.parametrize("m", [
+    la.delinearize(la.Space(i=4 ** 8), "i", **{f"a{k}": 4 for k in range(8)}),
+    la.delinearize(la.Space(i=10, j=3), "i", a=3, b=4),     # padded: 12 slots, 10 valid
+    la.split(la.Space(a=10, b=3), "a", 4),
+    la.split(la.Space(a=12), "a", 4),
+], ids=str)
+def test_proved_on_delinearizations_and_true_by_enumeration(m):
+    proved = radix.digit_by_digit(m, (), TIMEOUT_MS)
+    assert proved is not None and proved.proved and radix.shape(m).reverse, m
+    assert brute.check_bijective(m).proved
+    for slot in itertools.product(*(range(e) for e in m.codomain.extents)):
+        if m.valid is None or m.valid.subs(dict(zip(m.codomain.symbols, slot))):
+            assert m(*m.preimage(*slot)) == slot
+
+
+def test_a_delinearization_is_proved_for_every_size_only_when_it_holds_every_index():
+    M, N = la.extents("M N")
+    assert radix.digit_by_digit(la.delinearize(la.Space(i=M * N), "i", a=M, b=N), (),
+                                TIMEOUT_MS).proved
+    assert radix.digit_by_digit(la.split(la.Space(a=M), "a", N), (), TIMEOUT_MS).proved
+    short = la.delinearize(la.Space(i=M), "i", a=N, b=4)   # M > 4·N escapes
+    assert radix.digit_by_digit(short, (), TIMEOUT_MS) is None
+    assert not brute.check_bijective(short.bind(M=13, N=3)).proved
+    assert radix.digit_by_digit(short.assuming(M <= 4 * N), (), TIMEOUT_MS).proved
+
+
 def test_check_bijective_uses_it_on_a_linearization_of_eight_digits():
     verdict = la.check_bijective(flat((4,) * 8))
     assert verdict.proved and "mixed-radix" in verdict.reason, verdict
@@ -126,16 +152,31 @@ def test_check_bijective_uses_it_on_a_linearization_of_eight_digits():
 # -- differential: maps of the lemma's shape, with and without one fault -------------
 
 
+def peeled(value, divisors):
+    """The peeled digits of a SymPy ``value`` (outermost first, the top unreduced)."""
+    digits = []
+    for f in reversed(divisors):
+        digits.append(sympy.Mod(value, f))
+        value = sympy.floor(value / f)
+    return [value] + digits[::-1]
+
+
 @st.composite
 def digit_maps(draw):
-    """A map ``[x_k: e_k, y_j: f_j] → (some order of) [y_j, o]`` with its
-    description in Python ints, perhaps one fault: a stride, a divisor, the
-    offset's extent or a digit of extent 1 given back as 0 when it is not."""
+    """A map of the lemma's shape with pass-through dims ``y_j`` and its
+    description in Python ints, perhaps with one fault (a stride, a divisor,
+    the flat extent, or a digit of extent > 1 given back as 0). Forward
+    ``[x_k, y_j] → [y_j, o]`` (in some order), ``o = Σ s_k·x_k``, the inverse
+    peeling ``o``; or reversed ``[i, y_j] → [y_j, a_k]``, peeling ``i``, the
+    inverse the sum, perhaps padded (``valid``: the sum < the extent of i)."""
     extents = draw(st.lists(st.integers(1, 5), min_size=2, max_size=4))
     others = draw(st.lists(st.integers(1, 3), max_size=2))
+    reverse, padded = draw(st.booleans()), False
     strides = [math.prod(extents[k + 1:]) for k in range(len(extents))]
     divisors = list(extents[1:])
-    size = math.prod(extents)
+    box = size = math.prod(extents)
+    if reverse and box > 1 and draw(st.booleans()):
+        padded, size = True, draw(st.integers(1, box - 1))
     fault = draw(st.sampled_from(["none", "none", "stride", "divisor", "size", "zero"]))
     k = draw(st.integers(0, len(extents) - 1))
     if fault == "stride":
@@ -143,47 +184,65 @@ def digit_maps(draw):
     elif fault == "divisor" and divisors:
         divisors[k % len(divisors)] = max(1, divisors[k % len(divisors)] + 1)
     elif fault == "size":
-        size = max(1, size + draw(st.sampled_from([-1, 1])))
-    d = la.Space(*[(f"x{j}", e) for j, e in enumerate(extents)],
-                 *[(f"y{j}", e) for j, e in enumerate(others)])
-    xs, ys = d.symbols[:len(extents)], d.symbols[len(extents):]
-    order = draw(st.permutations(list(range(len(others) + 1))))
-    names = [f"y{j}" for j in range(len(others))] + ["o"]
-    extents_out = list(others) + [size]
-    c = la.Space(*[(names[j], extents_out[j]) for j in order])
-    slot = dict(zip([names[j] for j in order], c.symbols))
-    rest, digits = slot["o"], []
-    for f in reversed(divisors):
-        digits.append(sympy.Mod(rest, f))
-        rest = sympy.floor(rest / f)
-    inverse = [rest] + digits[::-1]
-    if fault == "zero":
-        inverse[k] = sympy.Integer(0)   # right only when extents[k] is 1
-    image = {"o": sum(s * x for s, x in zip(strides, xs)), **dict(zip(names, ys))}
-    m = la.IndexMap(d, c, [image[names[j]] for j in order],
-                    inverse=inverse + [slot[f"y{j}"] for j in range(len(others))], name="drawn")
-    truth = _truth(extents, others, strides, divisors, size, fault, k, order)
+        size = box + 1 if padded else max(1, size + draw(st.sampled_from([-1, 1])))
+    ys = [(f"y{j}", e) for j, e in enumerate(others)]
+    digits = [(f"a{j}", e) for j, e in enumerate(extents)]
+    flat = [("o", size)] if not reverse else [("i", size)]
+    d = la.Space(*(flat if reverse else digits), *ys)
+    outputs = ys + (digits if reverse else flat)
+    order = draw(st.permutations(range(len(outputs))))
+    c = la.Space(*(outputs[j] for j in order))
+    src = dict(zip(d.names, d.symbols))
+    dst = dict(zip(c.names, c.symbols))
+    if reverse:
+        parts = peeled(src["i"], divisors)
+        if fault == "zero":
+            parts[k] = sympy.Integer(0)
+        image = {**dict(zip((n for n, _ in digits), parts)), **{n: src[n] for n, _ in ys}}
+        total = sum(s * dst[n] for s, (n, _) in zip(strides, digits))
+        inverse = [total] + [dst[n] for n, _ in ys]
+        valid = sympy.Lt(total, size) if padded else None
+    else:
+        image = {"o": sum(s * src[n] for s, (n, _) in zip(strides, digits)),
+                 **{n: src[n] for n, _ in ys}}
+        parts = peeled(dst["o"], divisors)
+        if fault == "zero":
+            parts[k] = sympy.Integer(0)
+        inverse = parts + [dst[n] for n, _ in ys]
+        valid = None
+    m = la.IndexMap(d, c, [image[n] for n in c.names], inverse=inverse, valid=valid,
+                    name="drawn")
+    truth = _truth(extents, strides, divisors, size, fault, k, reverse, padded)
     # the shape the combinators make (IndexMap simplifies digits of extent 1 away)
-    plain = fault == "none" and min(extents) >= 2
+    plain = fault == "none" and min(extents) >= 2 and not padded
     return m, truth, plain
 
 
-def _truth(extents, others, strides, divisors, size, fault, k, order) -> bool:
-    """Is the drawn map a bijection onto its codomain with its inverse right on
-    every slot? Python ints from the description alone."""
+def _truth(extents, strides, divisors, size, fault, k, reverse, padded) -> bool:
+    """Is the drawn map a bijection onto its valid slots with its inverse
+    right on each? Python ints from the description alone."""
     box = list(itertools.product(*(range(e) for e in extents)))
-    offsets = sorted(sum(s * x for s, x in zip(strides, p)) for p in box)
-    if offsets != list(range(size)):
-        return False
-    for o in range(size):
+
+    def peel_faulty(o):
         digits = peel(o, divisors)
         if fault == "zero":
             digits[k] = 0
-        if not all(0 <= v < e for v, e in zip(digits, extents)):
+        return tuple(digits)
+
+    def total(digits):
+        return sum(s * v for s, v in zip(strides, digits))
+
+    if not reverse:   # x ↦ total(x) onto [0, size), the inverse peel_faulty
+        forward, inverse, points, slots = total, peel_faulty, box, [(o,) for o in range(size)]
+        images = [(forward(p),) for p in points]
+        if sorted(images) != slots:
             return False
-        if sum(s * v for s, v in zip(strides, digits)) != o:
-            return False
-    return True
+        return all(inverse(o) in set(box) and total(inverse(o)) == o for (o,) in slots)
+    valid = [y for y in box if not padded or total(y) < size]
+    images = [peel_faulty(i) for i in range(size)]
+    if sorted(images) != sorted(valid):           # onto the valid slots, once each
+        return False
+    return all(0 <= total(y) < size and peel_faulty(total(y)) == y for y in valid)
 
 
 @settings(max_examples=200, deadline=None)
@@ -195,6 +254,7 @@ def test_proved_only_where_enumeration_agrees(drawn):
         assert proved.proved and truth, m
         assert brute.check_bijective(m).proved
         for slot in itertools.product(*(range(e) for e in m.codomain.extents)):
-            assert m(*m.preimage(*slot)) == slot
+            if m.valid is None or m.valid.subs(dict(zip(m.codomain.symbols, slot))):
+                assert m(*m.preimage(*slot)) == slot
     elif plain:  # the lemma's own shape, fault-free: it must apply (completeness)
         pytest.fail(f"the lemma did not apply to {m} with inverse {m.inverse}")
