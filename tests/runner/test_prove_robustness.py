@@ -337,20 +337,25 @@ def test_sigint_stops_the_run_with_partial_reports(tmp_path, jobs):
     assert wait_all_gone(workers) == [], "worker processes outlived the interrupted run"
 
 
-def test_sigint_while_the_spec_modules_import_still_writes_partial_reports(tmp_path):
-    importing = tmp_path / "importing"
+@pytest.mark.parametrize("jobs", [[], ["-j", "2"]], ids=["serial", "j2"])
+def test_sigint_while_the_spec_modules_import_still_writes_partial_reports(tmp_path, jobs):
+    """Under -j the workers import the spec modules too (each its share,
+    while the parent imports them all): stopped with the run, not left
+    importing for an hour."""
     write(tmp_path / "specs" / "a_quick.py", HEADER + QUICK)
     write(tmp_path / "specs" / "b_slow_import.py", HEADER + f"""
 import time
-open({str(importing)!r}, "w").close()
+open({str(tmp_path)!r} + f"/importing-{{os.getpid()}}", "w").close()
 time.sleep(3600)  # a module that takes long to import (heavy set-up at top level)
 """)
     report, junit = tmp_path / "r.json", tmp_path / "r.xml"
-    run = Running(tmp_path / "run", ["prove", "specs", "--cache-dir", str(tmp_path / "cache"),
-                                     "--json", str(report), "--junit", str(junit)],
+    run = Running(tmp_path / "run", ["prove", "specs", "--no-cache",
+                                     "--json", str(report), "--junit", str(junit), *jobs],
                   cwd=tmp_path, env=child_env(tmp_path))
+    parent = tmp_path / f"importing-{run.process.pid}"
     try:
-        run.wait_until(importing.exists, "the slow module started importing")
+        run.wait_until(parent.exists, "the slow module started importing in the CLI")
+        workers = descendants(run.process.pid)
         run.process.send_signal(signal.SIGINT)
         code = run.wait()
     finally:
@@ -360,6 +365,8 @@ time.sleep(3600)  # a module that takes long to import (heavy set-up at top leve
     assert_no_traceback(run.stdout, run.stderr)
     assert report.exists() and json.loads(report.read_text())["partial"] is True
     assert junit.exists()
+    assert len(workers) == (2 if jobs else 0)
+    assert wait_all_gone(workers) == [], "worker processes outlived the interrupted run"
 
 
 def test_an_interrupted_run_says_its_report_could_not_be_written(tmp_path):
