@@ -5,13 +5,15 @@ zero-fills and product from the schedule alone, and a run's memories keep
 their places (one slot per operand and level; a tile's DRAM address), so
 the operations can be listed once with the tile views they read and write,
 and a run of the same schedule on the same memories only performs them:
-no per-step lookups. :attr:`Program.labels` names each operation as the
-rule's event does; ``tests/execute/test_execute_batched.py`` holds them to
+no per-step lookups (a program of more than ``KEPT_STEPS`` steps is walked
+afresh instead of kept). :meth:`Program.walk` can name each operation as
+the rule's event does; ``tests/execute/test_execute_batched.py`` holds them to
 ``la.dataflow.events``, in order.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import pairwise
 
 import numpy as np
@@ -21,6 +23,14 @@ from layoutalg.execute.products import Products
 
 #: A move: copy ``here`` into ``there``, or zero ``there`` when ``here`` is None.
 Move = tuple[np.ndarray, "np.ndarray | None"]
+#: A step: its moves, then the product's operands (see :meth:`Program.walk`).
+Step = tuple[list[Move], "np.ndarray | None", "np.ndarray | None", "np.ndarray | None",
+             "np.ndarray | None"]
+
+
+#: A program of at most this many steps is kept and reused; a longer one is
+#: walked afresh by each run (its list would hold several tuples per step).
+KEPT_STEPS = 1 << 16
 
 
 class Program:
@@ -34,27 +44,35 @@ class Program:
     """
 
     def __init__(self, levels, steps) -> None:
+        self.levels, self.steps = levels, steps
         schedule = steps.schedule
         chains = {x: schedule.residency(x) for x in "ABC"}
-        fills = {x: list(pairwise(chains[x])) for x in "ABC"}
-        writebacks = [(level, parent) for parent, level in reversed(fills["C"])]
-        zero_levels = chains["C"][1:]
-        inner = {x: chains[x][-1] for x in "ABC"}
+        self._fills = {x: list(pairwise(chains[x])) for x in "ABC"}
+        self._writebacks = [(level, parent) for parent, level in reversed(self._fills["C"])]
+        self._zero_levels = chains["C"][1:]
+        self._inner = {x: chains[x][-1] for x in "ABC"}
+        scratch = np.empty(levels.tile_shape("C"), dtype=levels.dtype)
+        self._scratch = scratch
+        self._trimmed: dict[tuple[int, int], np.ndarray] = {}   # the scratch per C tile shape
+        self.multiply = Products()   # each product on the calling thread (see .products)
+        self._kept = list(self.walk()) if steps.count <= KEPT_STEPS else None
+
+    def walk(self, labels: list | None = None) -> Iterator[Step]:
+        """Each step's ``(moves, a, b, c, product)``: its moves, then ``c = a·b``
+        (``product`` None) or ``c += a·b`` through ``product``; a last
+        ``(moves, None, None, None, None)`` writes back the last C tile.
+        ``labels``, if given, gets each operation's event, in order."""
+        steps, view = self.steps, self.levels.view
+        fills, writebacks, inner = self._fills, self._writebacks, self._inner
         tiles = {x: list(zip(steps.index[INDEXED_BY[x][0]].tolist(),
                              steps.index[INDEXED_BY[x][1]].tolist())) for x in "ABC"}
         new = {x: steps.changed[x].tolist() for x in "ABC"}
         first_touch = steps.first_touch.tolist()
-        view = levels.view
-        scratch = np.empty(levels.tile_shape("C"), dtype=levels.dtype)
-        trimmed: dict[tuple[int, int], np.ndarray] = {}   # the scratch for each C tile shape
-        self.multiply = Products()   # each product on the calling thread (see .products)
-        self.steps: list[tuple[list[Move], np.ndarray, np.ndarray, np.ndarray,
-                               np.ndarray | None]] = []
-        self.labels: list[tuple] = []
 
         def copy(moves, x, tile, source, target):
             moves.append((view(target, x, tile), view(source, x, tile)))
-            self.labels.append(("copy", x, tile, source, target))
+            if labels is not None:
+                labels.append(("copy", x, tile, source, target))
 
         c_tile = None
         for s in range(steps.count):
@@ -69,36 +87,38 @@ class Program:
                         copy(moves, x, tile, source, target)
             fresh = bool(new["C"][s] and first_touch[s])
             if fresh:
-                for level in zero_levels:
+                for level in self._zero_levels:
                     moves.append((view(level, "C", c_tile), None))
-                    self.labels.append(("zero", "C", c_tile, level))
+                    if labels is not None:
+                        labels.append(("zero", "C", c_tile, level))
             elif new["C"][s]:
                 for source, target in fills["C"]:
                     copy(moves, "C", c_tile, source, target)
             c = view(inner["C"], "C", c_tile)
-            product = None if fresh else trimmed.setdefault(
-                c.shape, scratch[:c.shape[0], :c.shape[1]])
-            self.steps.append((moves, view(inner["A"], "A", a_tile),
-                               view(inner["B"], "B", b_tile), c, product))
-            self.labels.append(("product",))
-        self.last: list[Move] = []
+            product = None if fresh else self._trimmed.setdefault(
+                c.shape, self._scratch[:c.shape[0], :c.shape[1]])
+            if labels is not None:
+                labels.append(("product",))
+            yield moves, view(inner["A"], "A", a_tile), view(inner["B"], "B", b_tile), c, product
+        moves = []
         if c_tile is not None:
             for source, target in writebacks:
-                copy(self.last, "C", c_tile, source, target)
+                copy(moves, "C", c_tile, source, target)
+        yield moves, None, None, None, None
 
     def run(self) -> None:
         """Perform every operation (nothing is counted here)."""
         copyto, add, multiply = np.copyto, np.add, self.multiply
-        for moves, a, b, c, product in self.steps:
+        for moves, a, b, c, product in (self._kept if self._kept is not None else self.walk()):
             for there, here in moves:
                 if here is None:
                     there.fill(0)
                 else:
                     copyto(there, here)
+            if a is None:
+                continue
             if product is None:
                 multiply(a, b, c)
             else:
                 multiply(a, b, product)
                 add(c, product, out=c)
-        for there, here in self.last:
-            copyto(there, here)

@@ -24,6 +24,7 @@ import layoutalg as la
 from layoutalg.dataflow import reuse
 from layoutalg.dataflow.schedule import INDEXED_BY
 from layoutalg.execute import Hierarchy, matmul
+from layoutalg.execute import program as program_module
 from layoutalg.execute.hierarchy import Levels
 from layoutalg.execute.program import Program
 from layoutalg.execute.steps import Steps
@@ -137,16 +138,16 @@ def test_the_executor_performs_exactly_the_rules_events_in_order(run):
     schedule = la.dataflow.Schedule(dataflow, problem, tiles, element_bytes=8)
     levels = Levels(hierarchy, schedule, np.float64)
     program = Program(levels, Steps.of(schedule))
-    assert program.labels == trace_of_events(schedule)
-    performed = []
-    for moves, a, b, c, product in program.steps:
+    labels, performed = [], []
+    for moves, a, b, c, product in program.walk(labels):
         performed += moves
-        performed.append((a, b, c, product))
-    performed += program.last
+        if a is not None:
+            performed.append((a, b, c, product))
+    assert labels == trace_of_events(schedule)
     inner = {x: schedule.residency(x)[-1] for x in "ABC"}
     view = levels.view
     tile_of = {}
-    for label, operation in zip(program.labels, performed, strict=True):
+    for label, operation in zip(labels, performed, strict=True):
         if label[0] == "copy":
             _, x, tile, source, target = label
             assert operation[0] is view(target, x, tile) and operation[1] is view(source, x, tile)
@@ -162,12 +163,16 @@ def test_the_executor_performs_exactly_the_rules_events_in_order(run):
             assert c is view(inner["C"], "C", tile_of["C"])
 
 
+@pytest.mark.parametrize("kept", [True, False])
 @pytest.mark.parametrize("dataflow, tiles", [("os", (3, 4, 2)), ("ws", (4, 3, 2)),
                                              ("is", (3, 3, 4))])
-def test_a_run_on_memories_a_run_before_left_is_exact(dataflow, tiles):
-    """The memories (and the program on them) pass from run to run; what a
-    run leaves there is never read by the next."""
-    hierarchy = Hierarchy(channels=3, channel_option="round_robin", interleave=16)
+def test_a_run_on_memories_a_run_before_left_is_exact(dataflow, tiles, kept, monkeypatch):
+    """The memories (and the program on them, kept or walked afresh) pass
+    from run to run; what a run leaves there is never read by the next."""
+    if not kept:
+        monkeypatch.setattr(program_module, "KEPT_STEPS", 0)
+    hierarchy = Hierarchy(channels=3, channel_option="round_robin",
+                          interleave=16 if kept else 32)   # (another memo for each)
     for seed in range(3):
         a, b = integer_operands((10, 9, 7), seed)
         c, counters = matmul(a, b, dataflow=dataflow, tiles=tiles, machine=hierarchy)
