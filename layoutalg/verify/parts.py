@@ -109,14 +109,15 @@ _OPENING = contextvars.ContextVar("opening_parts", default=False)
 
 
 # The whole's two queries get this per part before the lemma on the parts.
-# 0: the parts first, always — some 10 ms CPU a part, so a chain's proof
-# grows linearly in its length. bench/growth.py, CPU ms at load 6-8, depth
-# 1 … 8 at radix 4: 35, 17, 31, 24, 27, 36, 46, 61 (the whole's queries:
-# 37, 23, 22, 21, 99, 1438, 1614, 318). A chain of a few easy parts pays
-# for it: eight radix-2 dims cost 127 ms where the whole answered in 54.
+# 0: the parts first, always — a few ms to 10 ms CPU a part (splits, fuses
+# and linearizations by verify.radix, no query about their digits), so a
+# chain's proof grows linearly in its length. bench/growth.py, CPU ms at
+# load 5, depth 1 … 8 at radix 4: 13, 8, 15, 21, 22, 26, 28, 34 (the whole's
+# queries first: 29, 14, 14, 14, 170, 2840, 2545, 379); dims 1 … 8: 3, 18,
+# 22, 29, 35, 42, 64, 56 (17 … 150, 1130, 10206). A chain of a few easy parts
+# pays for it: three radix-2 dims cost 28 ms where the whole answered in 14.
 # With 10, such a chain is answered whole again and a hard one costs at most
-# its parts plus their budget (wall time: under load it buys less); depth at
-# radix 4 then reads 25, 13, 12, 15, 66, 85, 100, 104.
+# its parts plus their budget (wall time: under load it buys less).
 PART_MS = 0
 
 
