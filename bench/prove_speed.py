@@ -4,7 +4,7 @@ against ``-j N`` in one run, wall and CPU, and the slowest claims.
 Usage::
 
     python bench/prove_speed.py [PATH ...] [--jobs 2] [--top 15] [--serial-only]
-                                [--baseline REV] [--json FILE]
+                                [--repeat N] [--baseline REV] [--json FILE]
 
 Each run is a fresh ``python -m layoutalg prove --no-cache -q --json`` in a
 subprocess (cold: no proof cache, no SymPy cache, no answers remembered),
@@ -16,7 +16,15 @@ summed) and both are printed. On a shared machine wall time moves with the
 load (printed before and after); the ratios and CPU times are the steadier
 figures. ``--baseline REV`` runs the serial prove of git revision REV (its
 own specs and library, from ``git archive``) in the same session first, so
-before/after is measured under the same load.
+before/after is measured under the same load. ``--repeat N`` alternates
+serial and ``-j`` runs N times and prints the medians (the load moves less
+between neighbouring runs). Every ``-j`` run's rows (claim, verdict, in
+report order) are checked against the serial run's: the same whatever ``-j``.
+
+``-j`` hands the costly specs out first, by the time each took in the last
+run (``layoutalg.runner.spec_timing``, kept in the cache folder even under
+``--no-cache``): the serial run here records it for the ``-j`` run. The very
+first ``-j`` run on a machine orders by the number of claims instead.
 
 The target of issue 17: serial ≤ 20 s on the 2-core build machine, and
 ``-j 2`` at least 1.7× faster than serial.
@@ -103,12 +111,25 @@ def slowest(run: Run, top: int) -> list[str]:
     return out
 
 
+def rows(run: Run) -> list[tuple[str, str, str, str]]:
+    """(module, spec, claim, verdict) of each row, in report order."""
+    return [(Path(r["path"]).stem, r["spec"], r["claim"], r["status"])
+            for r in run.report["results"]]
+
+
+def median_run(runs: list[Run]) -> Run:
+    """The run of median wall time (of an odd count; the lower middle of an even one)."""
+    return sorted(runs, key=lambda r: r.wall)[(len(runs) - 1) // 2]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", default=["specs", "proofs"])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--serial-only", action="store_true")
+    parser.add_argument("--repeat", type=int, default=1, metavar="N",
+                        help="alternate serial and -j N times; print the medians")
     parser.add_argument("--baseline", metavar="REV", help="also prove git revision REV, serial")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args(argv)
@@ -119,14 +140,23 @@ def main(argv: list[str] | None = None) -> int:
             tree = baseline_tree(args.baseline, Path(tmp))
             runs.append(prove(f"baseline {args.baseline[:10]}", args.paths, 1, tree))
             print(line(runs[-1]))
-    runs.append(prove("serial", args.paths, 1, ROOT))
-    serial = runs[-1]
-    print(line(serial))
-    if not args.serial_only:
-        runs.append(prove(f"-j {args.jobs}", args.paths, args.jobs, ROOT))
-        print(line(runs[-1]))
+    serials, parallels = [], []
+    for _ in range(max(1, args.repeat)):
+        serials.append(prove("serial", args.paths, 1, ROOT))
+        print(line(serials[-1]), f"  (load {load()})")
+        if not args.serial_only:
+            parallels.append(prove(f"-j {args.jobs}", args.paths, args.jobs, ROOT))
+            print(line(parallels[-1]), f"  (load {load()})")
+            if rows(parallels[-1]) != rows(serials[0]):
+                print(f"-j {args.jobs}: the rows (claim, verdict, in order) differ from serial's")
+                return 1
+    serial = median_run(serials)
+    runs += [serial] + ([median_run(parallels)] if parallels else [])
+    if parallels:
+        ratios = sorted(s.wall / p.wall for s, p in zip(serials, parallels))
+        spread = (f"; each pair {ratios[0]:.2f}–{ratios[-1]:.2f}×" if len(ratios) > 1 else "")
         print(f"-j {args.jobs} is {serial.wall / runs[-1].wall:.2f}× faster than serial "
-              f"(wall; target ≥ 1.7×)")
+              f"(median wall{spread}; target ≥ 1.7×); the same rows and verdicts as serial")
     if args.baseline:
         print(f"serial is {runs[0].wall / serial.wall:.2f}× faster than the baseline (wall), "
               f"{runs[0].cpu / serial.cpu:.2f}× (CPU)")
