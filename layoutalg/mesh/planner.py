@@ -23,6 +23,7 @@ from layoutalg.errors import MeshError, PlanError
 from layoutalg.mesh.layout import WSE2, MeshLayout
 from layoutalg.mesh.shapes import check_shape, view
 from layoutalg.validate import is_int
+from layoutalg.verify.checks import check_bijective
 from layoutalg.verify.result import CheckResult
 
 
@@ -177,8 +178,6 @@ def validate_layout(layout: MeshLayout, shape, dtype: str = "float32",
     >>> v.ok, v.reason
     (False, 'fits: PE (..., 0) exceeds memory: 1048576 > 36864 bytes (element (i=..., j=1023))')
     """
-    from layoutalg.verify.checks import check_bijective
-
     limits = constraints or LayoutConstraints()
     placed = layout.on(shape, dtype)
     verdicts = {
