@@ -9,7 +9,13 @@ element.
 
 import layoutalg as la
 from layoutalg.mesh import (
-    LayoutConstraints, MeshLayout, create_transform, insert_transforms, plan_layout, plan_memory,
+    WSE3,
+    LayoutConstraints,
+    MeshLayout,
+    create_transform,
+    insert_transforms,
+    plan_layout,
+    plan_memory,
 )
 from layoutalg.mesh.seed import seed_mlp, seed_plan_layout
 from layoutalg.mesh.seed_patterns import seed_gather, seed_scatter
@@ -149,6 +155,15 @@ def tall_row_partition():
     """994 PEs down one column fit the WSE-2 rectangle (994 tall × 750 wide); the
     seed's max_pe_rows=750 (width and height swapped) would refuse PE row 750."""
     return MeshLayout.row_partition(994).on((994 * 4, 64))
+
+
+@la.spec(claims=[("on_wafer", WSE3), "on_wafer", ("fits_pe",)], expect=["PROVED", "REFUTED", "PROVED"])
+def wse3_planned_vector():
+    """Planned for WSE-3 (755 wide × 1174 tall): 10,137,600 fp32 need 1100 PEs of
+    36 KB, one PE row each. It lies on WSE-3 (proved) but not on WSE-2, whose
+    994 rows end before PE row 994 (REFUTED): a layout is not a machine."""
+    vector = (1100 * 9216,)
+    return plan_layout(vector, "float32", LayoutConstraints(wafer=WSE3)).layout.on(vector)
 
 
 # -- §5.3 transforms ----------------------------------------------------------------------

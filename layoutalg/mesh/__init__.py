@@ -26,7 +26,8 @@ from layoutalg.mesh.graph import Interval, Op, OpGraph, Tensor
 from layoutalg.mesh.graph_pass import (
     InsertedTransform, TransformPass, insert_transforms, required_input_layout,
 )
-from layoutalg.mesh.layout import WSE2, LayoutKind, MeshLayout, Wafer
+from layoutalg.mesh.kinds import WAFERS, WSE2, WSE3
+from layoutalg.mesh.layout import LayoutKind, MeshLayout, Wafer
 from layoutalg.mesh.memory_plan import (
     AllocatorSaving, MemoryPlan, PEGroup, Region, compare_allocators, plan_memory,
 )
@@ -41,7 +42,7 @@ from layoutalg.mesh.transforms import (
 )
 
 __all__ = [
-    "DEFAULT_DATA_BYTES", "DTYPE_BYTES", "WSE2", "AllocatorSaving", "BlockTable",
+    "DEFAULT_DATA_BYTES", "DTYPE_BYTES", "WAFERS", "WSE2", "WSE3", "AllocatorSaving", "BlockTable",
     "InsertedTransform", "Interval", "LayoutConstraints", "LayoutKind", "LayoutPlan",
     "LayoutTransform", "LayoutValidation", "MemoryPlan", "MemoryUsage", "MeshError",
     "MeshLayout", "Op", "OpGraph", "PEGroup", "PEMemoryError", "PatternModel", "PlacedTensor",

@@ -7,16 +7,16 @@ import dataclasses
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
+from layoutalg.errors import MeshError, describe
+from layoutalg.mesh.compat import compare
+from layoutalg.mesh.kinds import WSE2, Wafer
+from layoutalg.mesh.layout import MeshLayout, PlacedTensor, require_layout
+from layoutalg.mesh.shapes import check_shape
+from layoutalg.validate import positive_int
 from layoutalg.verify.checks import check_in_bounds
 from layoutalg.verify.memory import check_fits
-from layoutalg.errors import describe
-from layoutalg.errors import MeshError
-from layoutalg.mesh.compat import compare
-from layoutalg.mesh.layout import WSE2, MeshLayout, PlacedTensor, require_layout
-from layoutalg.mesh.shapes import check_shape
-from layoutalg.validate import is_int
-from layoutalg.verify.result import CheckResult
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult
 
 #: 48 KB SRAM − 8 KB code − 4 KB stack, the seed's ``AVAILABLE_FOR_DATA``.
 DEFAULT_DATA_BYTES = 48 * 1024 - 8 * 1024 - 4 * 1024
@@ -38,25 +38,37 @@ def check_fits_pe(subject: PlacedTensor, budget: int = DEFAULT_DATA_BYTES, *, as
     PE (0, 0) exceeds memory: 4194304 > 36864 bytes (element (i=1023, j=1023))
     """
     placed = _placed(subject)
-    if not is_int(budget) or budget < 1:
-        raise MeshError(f"fits_pe: budget must be a positive int of bytes; got {describe(budget)}")
-    budget = int(budget)
+    budget = positive_int(MeshError, "budget", budget, where="fits_pe", unit="bytes")
     return check_fits(placed.index_map(), budget, per=("pe_row", "pe_col"),
                          element_bytes=placed.element_size, offsets_in_bytes=True,
                          memory_name="PE", assume=assume, timeout_ms=timeout_ms)
 
 
-def check_on_wafer(subject: PlacedTensor, rows: int = WSE2.rows, cols: int = WSE2.cols, *,
+def check_on_wafer(subject: PlacedTensor, rows: int | Wafer = WSE2, cols: int | None = None, *,
                    assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
-    """Every element lands on a PE inside a ``rows``-tall, ``cols``-wide rectangle."""
+    """Every element lands on a PE inside a wafer's usable rectangle: a ``Wafer``
+    preset (``WSE2``, the default, or ``WSE3``), or ``rows`` tall and ``cols``
+    wide (``cols`` defaults to WSE-2's 750).
+
+    >>> from layoutalg.mesh.kinds import WSE3
+    >>> tall = MeshLayout.row_partition(1000).on((1000, 8))
+    >>> print(check_on_wafer(tall, WSE3).status, check_on_wafer(tall).status)
+    PROVED REFUTED
+    """
     placed = _placed(subject)
-    for argument, value in (("rows", rows), ("cols", cols)):
-        if not is_int(value) or value < 1:
-            raise MeshError(f"on_wafer: {argument} must be a positive int; got {describe(value)}")
-    rows, cols = int(rows), int(cols)
+    if isinstance(rows, Wafer):
+        if cols is not None:
+            raise MeshError(f"on_wafer: cols must be left out when the first argument is a "
+                            f"Wafer ({rows.name}); got cols={describe(cols)}")
+        rows, cols, where = rows.rows, rows.cols, f"{rows.name}'s "
+    else:
+        rows = positive_int(MeshError, "rows", rows, where="on_wafer")
+        cols = positive_int(MeshError, "cols", WSE2.cols if cols is None else cols,
+                            where="on_wafer")
+        where = ""
     m = placed.index_map()
     probe = IndexMap(m.domain, Space(pe_row=rows, pe_col=cols), m.exprs[:2],
-                        name=f"{placed} on {cols} wide × {rows} tall PEs")
+                        name=f"{placed} on {where}{cols} wide × {rows} tall PEs")
     verdict = check_in_bounds(probe, assume=assume, timeout_ms=timeout_ms)
     return dataclasses.replace(verdict, check="on_wafer")
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from layoutalg.errors import describe
+from layoutalg.errors import MeshError, PlanError, describe
 from layoutalg.mesh.checks import check_fits_pe, check_on_wafer
 from layoutalg.mesh.dtypes import element_size
-from layoutalg.errors import MeshError, PlanError
-from layoutalg.mesh.layout import WSE2, MeshLayout
+from layoutalg.mesh.kinds import WSE2, Wafer
+from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.shapes import check_shape, view
 from layoutalg.validate import is_int
 from layoutalg.verify.checks import check_bijective
@@ -40,23 +40,37 @@ class LayoutConstraints:
 
     ``data_bytes`` defaults to SRAM − code − stack = 36864, the seed's
     ``AVAILABLE_FOR_DATA``; the seed's planner silently used 32768
-    (``LayoutConstraints.seed()``). The rectangle is 994 PE rows tall and 750
-    PE columns wide (the seed's ``max_pe_rows=750, max_pe_cols=994`` swaps them).
+    (``LayoutConstraints.seed()``). The PE rectangle and the SRAM come from
+    ``wafer`` (WSE-2 by default: 994 PE rows tall and 750 PE columns wide; the
+    seed's ``max_pe_rows=750, max_pe_cols=994`` swaps them); ``max_pe_rows``
+    and ``max_pe_cols`` may narrow it.
 
     >>> LayoutConstraints().data_bytes, LayoutConstraints.seed().data_bytes
     (36864, 32768)
+    >>> from layoutalg.mesh.kinds import WSE3
+    >>> LayoutConstraints(wafer=WSE3).max_pe_rows
+    1174
     """
 
-    sram_bytes: int = 48 * 1024
+    sram_bytes: int | None = None
     code_bytes: int = 8 * 1024
     stack_bytes: int = 4 * 1024
     data_bytes: int | None = None
     min_tile_elements: int = 64
-    max_pe_rows: int = WSE2.rows
-    max_pe_cols: int = WSE2.cols
+    max_pe_rows: int | None = None
+    max_pe_cols: int | None = None
     prefer_square_tiles: bool = True
+    wafer: Wafer = WSE2
 
     def __post_init__(self) -> None:
+        if not isinstance(self.wafer, Wafer):
+            raise MeshError(f"LayoutConstraints: wafer must be a Wafer (layoutalg.mesh.WSE2, WSE3 "
+                            f"or your own); got {describe(self.wafer)}")
+        # None means the wafer's own figure
+        for name, default in (("sram_bytes", self.wafer.pe_sram_bytes),
+                              ("max_pe_rows", self.wafer.rows), ("max_pe_cols", self.wafer.cols)):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, default)
         for name in ("sram_bytes", "code_bytes", "stack_bytes", "min_tile_elements"):
             _bytes(getattr(self, name), name)
         available = self.sram_bytes - self.code_bytes - self.stack_bytes
@@ -68,13 +82,12 @@ class LayoutConstraints:
             raise MeshError(f"LayoutConstraints: data_bytes must lie in [1, {available}] "
                             f"(sram {self.sram_bytes} − code {self.code_bytes} − stack "
                             f"{self.stack_bytes}); got {data}")
-        for name, limit, which in (("max_pe_rows", WSE2.rows, "tall"),
-                                   ("max_pe_cols", WSE2.cols, "wide")):
+        for name, limit in (("max_pe_rows", self.wafer.rows), ("max_pe_cols", self.wafer.cols)):
             value = getattr(self, name)
             if not is_int(value) or not 1 <= value <= limit:
-                raise MeshError(f"LayoutConstraints: {name} must lie in [1, {limit}] ({WSE2}; the "
-                                f"seed's max_pe_rows=750, max_pe_cols=994 swap width and height); "
-                                f"got {describe(value)}")
+                raise MeshError(f"LayoutConstraints: {name} must lie in [1, {limit}] "
+                                f"({self.wafer}; the seed's max_pe_rows=750, max_pe_cols=994 "
+                                f"swap width and height); got {describe(value)}")
         object.__setattr__(self, "data_bytes", data)
 
     @classmethod
