@@ -52,7 +52,7 @@ def check_in_bounds(
     start = time.perf_counter()
     x, bounds = q.unknowns(m.domain)
     fx = q.images(m, x, bounds)
-    escape = sympy.Or(*(q.outside(v, e) for v, e in zip(fx, m.codomain.extents)))
+    escape = q.any_of(*(q.outside(v, e) for v, e in zip(fx, m.codomain.extents)))
     outcome = q.run(bounds, [escape], [m], assume=assume, timeout_ms=timeout_ms)
     return q.verdict(outcome, "in_bounds", m.label, start,
                      proved=f"every image lies in {m.codomain}",
@@ -96,7 +96,7 @@ def check_injective(
     x, bounds_x = q.unknowns(m.domain)
     y, bounds_y = q.unknowns(m.domain, "'")
     fx, fy = q.images(m, x, bounds_x), q.images(m, y, bounds_y)
-    differ = sympy.Or(*(q.ne(a, b) for a, b in zip(x, y)))
+    differ = q.any_of(*(q.ne(a, b) for a, b in zip(x, y)))
     collide = [q.eq(a, b) for a, b in zip(fx, fy)]
     outcome = q.run(bounds_x + bounds_y, [differ, *collide], [m], assume=assume,
                     timeout_ms=timeout_ms)
@@ -125,7 +125,7 @@ def _has_left_inverse(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
     inverse may be wrong or Z3 may not know, and the pairwise query decides."""
     x, bounds = q.unknowns(m.domain)
     back = q.substitute(m.inverse, m.codomain.symbols, q.images(m, x, bounds), bounds)
-    moved = sympy.Or(*(q.ne(a, b) for a, b in zip(back, x)))
+    moved = q.any_of(*(q.ne(a, b) for a, b in zip(back, x)))
     outcome = q.run(bounds, [moved], [m], assume=assume, timeout_ms=min(timeout_ms, 5_000))
     return outcome.answer == "unsat"
 
@@ -207,7 +207,7 @@ def check_surjective(
                         reason="every valid slot holds an element (injective, in bounds, "
                         "and as many elements as slots)")
     x, bounds_x = q.unknowns(m.domain, "!")
-    hits = sympy.And(*(q.eq(a, b) for a, b in zip(q.images(m, x), p)))
+    hits = q.all_of(*(q.eq(a, b) for a, b in zip(q.images(m, x), p)))
     outcome = q.run(bounds_p, [valid], [m], assume=assume, timeout_ms=timeout_ms,
                     forall=(bounds_x, sympy.Not(hits)))
     if outcome.answer == "unsat":
@@ -324,7 +324,7 @@ def check_equivalent(
     # Coordinates written alike (after the rules of verify.rewrite) cannot
     # differ: each stays in the query only as "a == a" (still translated, so
     # an operator outside the vocabulary is UNKNOWN as before; Z3 drops it).
-    differ = sympy.Or(*(q.ne(a, b) for a, b in zip(f1, f2) if a != b))
+    differ = q.any_of(*(q.ne(a, b) for a, b in zip(f1, f2) if a != b))
     alike = [q.eq(a, a) for a, b in zip(f1, f2) if a == b]
     outcome = q.run(bounds, [differ, *alike], [m1, m2], assume=assume, timeout_ms=timeout_ms)
     return q.verdict(outcome, "equivalent", subject, start,

@@ -79,13 +79,13 @@ def check_conflict_free(
     maps = list(named.values()) + ([resource] if resource is not None else [])
     used = {label: resource_exprs(space, access, resource) for label, access in named.items()}
     clashes = [
-        sympy.And(*(q.eq(a, b) for a, b in zip(used[x], used[y])))
+        q.all_of(*(q.eq(a, b) for a, b in zip(used[x], used[y])))
         for x, y in itertools.combinations(used, 2)
     ]
     _, bounds = q.unknowns(space)
     params = set().union(*(m.parameters for m in maps)) | space.parameters
     carrier = IndexMap(space, space, space.symbols, name=subject)
-    outcome = q.run(bounds, [sympy.Or(*clashes)], maps + [carrier], assume=assume,
+    outcome = q.run(bounds, [q.any_of(*clashes)], maps + [carrier], assume=assume,
                     timeout_ms=timeout_ms)
     return q.verdict(outcome, "conflict_free", subject, start,
                      proved=f"the {len(named)} accesses of every step use distinct resources",

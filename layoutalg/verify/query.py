@@ -15,7 +15,7 @@ from layoutalg.core.expr import as_condition
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import MapError, describe
-from layoutalg.verify import rewrite
+from layoutalg.verify import plugged, rewrite
 from layoutalg.verify.encodings import current_encoding
 from layoutalg.verify.result import CheckResult, Status
 from layoutalg.verify.z3_backend import solver
@@ -68,7 +68,42 @@ def eq(a: sympy.Expr, b: sympy.Expr) -> sympy.Basic:
 
 
 def outside(value: sympy.Expr, extent) -> sympy.Basic:
-    return sympy.Or(sympy.Lt(value, 0, evaluate=False), sympy.Ge(value, extent, evaluate=False))
+    return any_of(sympy.Lt(value, 0, evaluate=False), sympy.Ge(value, extent, evaluate=False))
+
+
+def any_of(*args: sympy.Basic) -> sympy.Basic:
+    """``Or(*args)`` as written: see :func:`all_of`."""
+    return _connective(sympy.Or, args)
+
+
+def all_of(*args: sympy.Basic) -> sympy.Basic:
+    """``And(*args)`` as written, without SymPy's evaluation, which puts every
+    relation in canonical form, compares each with the others' negations and
+    sorts the arguments (the largest SymPy cost of building a query, issue 17).
+    Only the rules that hold for any formula are kept: a ``false`` (``true``
+    for ``Or``) decides it, a ``true`` is dropped, a repeated argument is
+    dropped, one argument is itself and none is ``true``; the order of the
+    arguments is the caller's, so a query is built the same way every time."""
+    return _connective(sympy.And, args)
+
+
+def _connective(kind, args) -> sympy.Basic:
+    parts = []
+    for arg in args:
+        arg = arg if isinstance(arg, sympy.Basic) else sympy.sympify(arg)
+        if arg == kind.zero:
+            return kind.zero
+        if arg == kind.identity:
+            continue
+        parts.extend(arg.args if isinstance(arg, kind) else (arg,))
+    parts = list(dict.fromkeys(parts))
+    if not parts:
+        return kind.identity
+    if len(parts) == 1:
+        return parts[0]
+    made = sympy.Basic.__new__(kind, *parts)
+    made._argset = frozenset(parts)
+    return made
 
 
 def ask(
@@ -105,8 +140,9 @@ def ask(
 def _ask(unknown_bounds, constraints, parameters, assumed, timeout_ms, forall) -> solver.Outcome:
     outcome = solver.solve(unknown_bounds, constraints, parameters=parameters,
                            assumptions=assumed, timeout_ms=timeout_ms, forall=forall)
-    if outcome.answer == "unsat" and assumed:
-        # unsat proves nothing if no sizes satisfy the assumptions at all.
+    if outcome.answer == "unsat" and assumed and plugged.witness(assumed, parameters) is None:
+        # unsat proves nothing if no sizes satisfy the assumptions at all. Sizes
+        # that meet them, plugged in exactly, show they do; else Z3 decides.
         possible = solver.solve([], [], parameters=parameters, assumptions=assumed,
                                 timeout_ms=timeout_ms)
         if possible.answer != "sat":

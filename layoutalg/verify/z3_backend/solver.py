@@ -37,6 +37,7 @@ import z3
 
 from layoutalg.core.expr import Unsupported
 from layoutalg.errors import MapError, describe
+from layoutalg.verify import plugged
 from layoutalg.verify.z3_backend import checker_threads
 from layoutalg.verify.encodings import (  # noqa: F401 - ENCODINGS, use_encoding re-exported
     ENCODINGS, choose_encoding, use_encoding)
@@ -173,34 +174,22 @@ def _ruled_out_sizes(translator, parameters, assumptions, unknowns,
     """Sizes meeting the assumptions that the query's side conditions do not
     admit (or cannot be shown to), as text; None when every draw is admitted.
 
-    Remembered per process by the text of both Z3 questions (every assertion,
-    the size variables, the draws' settings and the timeout): the same text is
-    the same question. Only answers every check of which was sat or unsat are
+    Remembered per process by the question: the side conditions' Z3 text,
+    the parameters and assumptions (SymPy, structurally), the draws' settings
+    and the timeout. Only answers every check of which was sat or unsat are
     remembered, never one an unknown (a timeout, say) had a part in."""
     ctx = translator.ctx
-    # Sizes meeting the assumptions come from a plain translation (Z3's own
-    # div/mod, no named terms): the query's own translation of them may lean
-    # on the very side conditions under test.
-    plain = _Translator(ctx, plain=True)
-    meets = z3.Solver(ctx=ctx)
     admits = z3.Solver(ctx=ctx)  # the query's encoding: assumptions and side conditions
-    for s, t in ((meets, plain), (admits, translator)):
-        s.set("timeout", timeout_ms)
-        s.add([t.term(p) >= 1 for p in parameters])
-        s.add([t.boolean(a) for a in assumptions])
-    for unknown in unknowns:
-        var = translator.term(unknown.symbol)
-        admits.add(var >= translator.term(sympy.sympify(unknown.low)))
-        admits.add(var < translator.term(sympy.sympify(unknown.high)))
+    admits.set("timeout", timeout_ms)
+    admits.add(_asserted(translator, parameters, assumptions, unknowns, ()))
     admits.add(translator.definitions)
-    drawn = [plain.term(p) for p in parameters]
     sizes = [translator.term(p) for p in parameters]
-    key = (VACUITY_DRAWS, VACUITY_MAX_BITS, SEED, timeout_ms, tuple(map(str, parameters)),
-           tuple(map(str, drawn)), tuple(map(str, sizes)), meets.sexpr(), admits.sexpr())
+    key = (VACUITY_DRAWS, VACUITY_MAX_BITS, SEED, timeout_ms, tuple(parameters),
+           tuple(assumptions), tuple(map(str, sizes)), admits.sexpr())
     if key in _VACUITY_MEMO:
         return _VACUITY_MEMO[key]
     definite = [True]  # False once a check answers unknown
-    draws = _draws(meets, drawn, bool(assumptions), definite)
+    draws = _draws(ctx, parameters, tuple(assumptions), timeout_ms, definite)
     shown = _first_not_admitted(admits, sizes, draws, parameters, definite)
     if definite[0] and _VACUITY_MEMO_SIZE:
         if len(_VACUITY_MEMO) >= _VACUITY_MEMO_SIZE:
@@ -213,16 +202,19 @@ _VACUITY_MEMO: dict[tuple, str | None] = {}  # per process; see _ruled_out_sizes
 _VACUITY_MEMO_SIZE = 4096  # 0: remember nothing
 
 
-def _draws(meets, drawn, assumed: bool, definite: list):
-    """``VACUITY_DRAWS`` floors per parameter (fixed seed; the first all 1) and, for each,
-    sizes at least that large meeting the assumptions (the floors themselves when there are
-    none), one by one; floors the assumptions bound the sizes below are left out."""
+def _draws(ctx, parameters, assumed, timeout_ms: int, definite: list):
+    """``VACUITY_DRAWS`` floors per parameter (fixed seed; the first all 1), each with sizes
+    at least that large meeting ``assumed``: the floors if they do (plugged in exactly),
+    else sizes Z3 finds; floors the assumptions bound the sizes below are left out."""
     rng = random.Random(SEED)
+    meets = None
     for k in range(VACUITY_DRAWS):
-        floors = [1 if k == 0 else int(2 ** rng.uniform(0, VACUITY_MAX_BITS)) for _ in drawn]
-        if not assumed:  # only size >= 1: the floors meet it
-            yield floors
+        floors = [1 if k == 0 else int(2 ** rng.uniform(0, VACUITY_MAX_BITS)) for _ in parameters]
+        if not assumed or plugged.holds(assumed, dict(zip(parameters, floors))):
+            yield floors  # they meet the assumptions (shown exactly): no Z3 check needed
             continue
+        if meets is None:
+            meets, drawn = _meets(ctx, parameters, assumed, timeout_ms)
         meets.push()
         meets.add([size >= low for size, low in zip(drawn, floors)])
         answer = interruptible_check(meets, meets.ctx)
@@ -232,6 +224,17 @@ def _draws(meets, drawn, assumed: bool, definite: list):
         meets.pop()
         if values is not None:
             yield values
+
+
+def _meets(ctx, parameters, assumed, timeout_ms: int):
+    """A solver of "sizes meeting the assumptions" and its size terms, translated plainly (no
+    named terms): the query's translation may lean on the side conditions under test."""
+    plain = _Translator(ctx, plain=True)
+    meets = z3.Solver(ctx=ctx)
+    meets.set("timeout", timeout_ms)
+    meets.add([plain.term(p) >= 1 for p in parameters])
+    meets.add([plain.boolean(a) for a in assumed])
+    return meets, [plain.term(p) for p in parameters]
 
 
 def _first_not_admitted(admits, sizes, draws, parameters, definite: list) -> str | None:
@@ -282,16 +285,7 @@ def _build(unknowns, constraints, parameters, assumptions, forall, *, quotients:
     try:
         solver = z3.Solver(ctx=ctx)
         solver.set("random_seed", SEED)
-        for parameter in parameters:
-            solver.add(translator.term(parameter) >= 1)
-        for assumption in assumptions:
-            solver.add(translator.boolean(assumption))
-        for unknown in unknowns:
-            var = translator.term(unknown.symbol)
-            solver.add(var >= translator.term(sympy.sympify(unknown.low)))
-            solver.add(var < translator.term(sympy.sympify(unknown.high)))
-        for constraint in constraints:
-            solver.add(translator.boolean(constraint))
+        solver.add(_asserted(translator, parameters, assumptions, unknowns, constraints))
         if forall is not None:
             solver.add(translator.universal(*forall))
         solver.add(translator.definitions)
@@ -300,6 +294,18 @@ def _build(unknowns, constraints, parameters, assumptions, forall, *, quotients:
         return Outcome("unknown", reason=f"unsupported: {exc}", seconds=_since(start),
                        encoding=translator.encoding)
     return solver, translator
+
+
+def _asserted(translator, parameters, assumptions, unknowns, constraints) -> list:
+    """The query's assertions in order: each size ≥ 1, the assumptions, each
+    unknown's range, the constraints (side conditions are the caller's)."""
+    out = [translator.term(p) >= 1 for p in parameters]
+    out += [translator.boolean(a) for a in assumptions]
+    for unknown in unknowns:
+        var = translator.term(unknown.symbol)
+        out.append(var >= translator.term(sympy.sympify(unknown.low)))
+        out.append(var < translator.term(sympy.sympify(unknown.high)))
+    return out + [translator.boolean(c) for c in constraints]
 
 
 def _check(solver, translator, unknowns, parameters, timeout_ms: int, start: float) -> Outcome:
@@ -335,12 +341,7 @@ def maximize(
     try:
         opt = z3.Optimize(ctx=ctx)
         opt.set("timeout", int(timeout_ms))
-        for unknown in unknowns:
-            var = translator.term(unknown.symbol)
-            opt.add(var >= translator.term(sympy.sympify(unknown.low)))
-            opt.add(var < translator.term(sympy.sympify(unknown.high)))
-        for constraint in constraints:
-            opt.add(translator.boolean(constraint))
+        opt.add(_asserted(translator, (), (), unknowns, constraints))
         opt.maximize(translator.term(objective))
         opt.add(translator.definitions)
         opt.add(translator.total_definitions)
@@ -371,8 +372,8 @@ def checked_timeout(timeout_ms: object) -> int:
     """``timeout_ms`` as an int, or MapError: a positive whole number of
     milliseconds (NumPy integers too); a negative or zero one would make Z3
     give up at once, and a string is a mistake."""
-    if isinstance(timeout_ms, (bool, np.bool_)) or not isinstance(timeout_ms, (int, np.integer)) \
-            or timeout_ms < 1:
+    if isinstance(timeout_ms, (bool, np.bool_)) or not isinstance(
+            timeout_ms, (int, np.integer)) or timeout_ms < 1:
         raise MapError(f"timeout_ms must be a positive whole number of milliseconds; "
                        f"got {describe(timeout_ms)}")
     return int(timeout_ms)
