@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 from collections.abc import Iterator
 
 import sympy
@@ -57,13 +58,19 @@ def choose_encoding(unknowns, constraints, parameters, forall) -> tuple[str, int
     wanted = _ENCODING.get()
     if wanted == "int":
         return "int", 0
-    has_bits = any(isinstance(c, sympy.Basic) and c.atoms(BitOp) for c in constraints)
+    has_bits = any(isinstance(c, sympy.Basic) and _has_bits(c) for c in constraints)
     if wanted == "auto" and not has_bits:
         return "int", 0
     width = _bitvector_width(unknowns, constraints, parameters, forall)
     if wanted == "auto" and (width is None or width > 64):
         return "int", 0
     return "bitvector", width or 0
+
+
+@functools.lru_cache(maxsize=4096)
+def _has_bits(constraint: sympy.Basic) -> bool:
+    """Does ``constraint`` hold a bit operation? (Remembered by structure.)"""
+    return bool(constraint.atoms(BitOp))
 
 
 def _bitvector_width(unknowns, constraints, parameters, forall) -> int | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import threading
 import time
 from collections import OrderedDict
@@ -50,13 +51,23 @@ def substitute(exprs, symbols, values, bounds: Sequence[solver.Bounded] = ()
     (:mod:`layoutalg.verify.rewrite`) instead of SymPy's evaluation.
     ``bounds`` are unknowns of the query the result goes into: their ranges
     may simplify it (``Mod(i, 8) = i`` for ``0 <= i < 4``), which is exact
-    because the query holds every unknown in its range."""
+    because the query holds every unknown in its range.
+
+    Remembered by structure (the same expressions, values and ranges give
+    the same terms: a pure function of SymPy values), so a map whose images
+    several queries of one check use is rewritten once."""
     ranges = {}
     for b in bounds:
         low, high = sympy.sympify(b.low), sympy.sympify(b.high)
         if low.is_Integer:
             ranges[b.symbol] = (int(low), int(high) - 1 if high.is_Integer else None)
-    return rewrite.substitute(exprs, symbols, values, ranges)
+    return _substituted(tuple(exprs), tuple(symbols), tuple(values),
+                        tuple(sorted(ranges.items(), key=lambda kv: kv[0].sort_key())))
+
+
+@functools.lru_cache(maxsize=4096)
+def _substituted(exprs, symbols, values, ranges) -> tuple[sympy.Basic, ...]:
+    return rewrite.substitute(exprs, symbols, values, dict(ranges))
 
 
 def ne(a: sympy.Expr, b: sympy.Expr) -> sympy.Basic:
