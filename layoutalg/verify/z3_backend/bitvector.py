@@ -11,9 +11,9 @@ import sympy
 import z3
 
 from layoutalg.core.bits import BitAnd, BitOp, BitXor, ShiftRight
-from layoutalg.core.expr import Unsupported, integer_terms, quotient
+from layoutalg.core.expr import quotient
 
-from layoutalg.verify.z3_backend.terms import _RELATIONS, Translator
+from layoutalg.verify.z3_backend.terms import _RELATIONS, Translator, _positive_modulus
 
 
 class BitVectorTranslator(Translator):
@@ -50,45 +50,22 @@ class BitVectorTranslator(Translator):
             self.memo[expr] = self._term(expr)
         return self.memo[expr]
 
-    def _term(self, expr: sympy.Basic):  # noqa: C901 - one branch per operator
-        if isinstance(expr, sympy.Symbol):
-            if not expr.is_integer:
-                raise Unsupported(f"symbol {expr} is not declared integer")
-            return self._var(expr)
-        if isinstance(expr, sympy.Integer):
-            return self._number(int(expr))
-        if isinstance(expr, sympy.Add):
-            return z3.Sum([self.term(a) for a in expr.args])
-        if isinstance(expr, sympy.Mul):
-            return z3.Product([self.term(a) for a in integer_terms(expr)])
-        if isinstance(expr, sympy.Pow):
-            base, exponent = expr.args
-            if not (exponent.is_Integer and exponent >= 0):
-                raise Unsupported(f"power {expr} with a non-natural exponent")
-            if int(exponent) == 0:
-                return self._number(1)
-            return z3.Product([self.term(base)] * int(exponent))
-        if isinstance(expr, (sympy.floor, sympy.ceiling)):
-            num, den = quotient(expr.args[0])
-            if isinstance(expr, sympy.ceiling):
-                num = num + den - 1
-            return self._floor_div(self.term(num), self.term(den))
+    def _division(self, expr: sympy.Basic):
         if isinstance(expr, sympy.Mod):
-            left, right = expr.args
-            if not (right.is_integer and right.is_positive):
-                raise Unsupported(f"modulo by {right}, which is not known to be positive")
+            left, right = _positive_modulus(expr)
             return self.term(left) % self.term(right)
-        if isinstance(expr, BitOp):
-            a, b = (self.term(x) for x in expr.args)
-            if isinstance(expr, BitXor):
-                return a ^ b
-            if isinstance(expr, BitAnd):
-                return a & b
-            return a >> b if isinstance(expr, ShiftRight) else a << b  # >> is arithmetic
-        if isinstance(expr, (sympy.Min, sympy.Max, sympy.Piecewise)):
-            return super()._term(expr)
-        raise Unsupported(f"operator {type(expr).__name__} in {expr} is outside the index "
-                          "vocabulary")
+        num, den = quotient(expr.args[0])
+        if isinstance(expr, sympy.ceiling):
+            num = num + den - 1
+        return self._floor_div(self.term(num), self.term(den))
+
+    def _bit_term(self, expr: BitOp):
+        a, b = (self.term(x) for x in expr.args)
+        if isinstance(expr, BitXor):
+            return a ^ b
+        if isinstance(expr, BitAnd):
+            return a & b
+        return a >> b if isinstance(expr, ShiftRight) else a << b  # >> is arithmetic
 
     def _relation(self, expr: sympy.Rel) -> z3.BoolRef:
         return _RELATIONS[type(expr)](self.term(expr.lhs), self.term(expr.rhs))

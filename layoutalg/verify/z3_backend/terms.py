@@ -35,6 +35,13 @@ def _derived_extent(expr: sympy.Basic) -> bool:
     return bool(symbols) and all(s.is_positive for s in symbols)
 
 
+def _positive_modulus(expr: sympy.Mod) -> tuple[sympy.Expr, sympy.Expr]:
+    left, right = expr.args
+    if not (right.is_integer and right.is_positive):
+        raise Unsupported(f"modulo by {right}, which is not known to be positive")
+    return left, right
+
+
 _RELATIONS = {
     sympy.Eq: lambda a, b: a == b,
     sympy.Ne: lambda a, b: a != b,
@@ -159,7 +166,7 @@ class Translator(BitSplitting):
                 raise Unsupported(f"symbol {expr} is not declared integer")
             return self._var(expr)
         if isinstance(expr, sympy.Integer):
-            return z3.IntVal(int(expr), self.ctx)
+            return self._number(int(expr))
         if isinstance(expr, sympy.Add):
             return z3.Sum([self.term(a) for a in expr.args])
         if isinstance(expr, sympy.Mul):
@@ -169,36 +176,10 @@ class Translator(BitSplitting):
             if not (exponent.is_Integer and exponent >= 0):
                 raise Unsupported(f"power {expr} with a non-natural exponent")
             if int(exponent) == 0:
-                return z3.IntVal(1, self.ctx)
+                return self._number(1)
             return z3.Product([self.term(base)] * int(exponent))
-        if isinstance(expr, (sympy.floor, sympy.Mod)) and expr.has(BitOp):
-            # ``// 2**k`` and ``mod 2**k`` of bit operations read their bits.
-            split = self._structural_split(expr, 0)
-            if split is not None:
-                return split[0]
-        if isinstance(expr, sympy.floor):
-            num, den = quotient(expr.args[0])
-            divided = self._divided(num, den)
-            if divided is not None:
-                return divided[0]
-            # Z3's integer division is Euclidean: floor division for den > 0.
-            return self.term(num) / self.term(den)
-        if isinstance(expr, sympy.ceiling):
-            num, den = quotient(expr.args[0])
-            # (num + den - 1) / den, not -(-num / den): Z3 proves far more with it.
-            divided = self._divided(num + den - 1, den)
-            if divided is not None:
-                return divided[0]
-            bottom = self.term(den)
-            return (self.term(num) + bottom - 1) / bottom
-        if isinstance(expr, sympy.Mod):
-            left, right = expr.args
-            if not (right.is_integer and right.is_positive):
-                raise Unsupported(f"modulo by {right}, which is not known to be positive")
-            divided = self._divided(left, right)
-            if divided is not None:
-                return divided[1]
-            return self.term(left) % self.term(right)
+        if isinstance(expr, (sympy.floor, sympy.ceiling, sympy.Mod)):
+            return self._division(expr)
         if isinstance(expr, BitOp):
             return self._bit_term(expr)
         if isinstance(expr, (sympy.Min, sympy.Max)):
@@ -222,6 +203,39 @@ class Translator(BitSplitting):
                     result = z3.If(self.boolean(cond), self.term(value), result)
             return result
         raise Unsupported(f"operator {type(expr).__name__} in {expr} is outside the index vocabulary")
+
+    def _number(self, value: int) -> z3.ArithRef:
+        return z3.IntVal(value, self.ctx)
+
+    def _division(self, expr: sympy.Basic) -> z3.ArithRef:
+        """``floor``, ``ceiling`` or ``Mod``: quotient variables when translating
+        ``quotients=True``, else Z3's own div/mod (the bit-vector translator
+        overrides this, and ``_number``, ``_var`` and ``_bit_term``)."""
+        if isinstance(expr, (sympy.floor, sympy.Mod)) and expr.has(BitOp):
+            # ``// 2**k`` and ``mod 2**k`` of bit operations read their bits.
+            split = self._structural_split(expr, 0)
+            if split is not None:
+                return split[0]
+        if isinstance(expr, sympy.floor):
+            num, den = quotient(expr.args[0])
+            divided = self._divided(num, den)
+            if divided is not None:
+                return divided[0]
+            # Z3's integer division is Euclidean: floor division for den > 0.
+            return self.term(num) / self.term(den)
+        if isinstance(expr, sympy.ceiling):
+            num, den = quotient(expr.args[0])
+            # (num + den - 1) / den, not -(-num / den): Z3 proves far more with it.
+            divided = self._divided(num + den - 1, den)
+            if divided is not None:
+                return divided[0]
+            bottom = self.term(den)
+            return (self.term(num) + bottom - 1) / bottom
+        left, right = _positive_modulus(expr)
+        divided = self._divided(left, right)
+        if divided is not None:
+            return divided[1]
+        return self.term(left) % self.term(right)
 
     # -- bit operations: Int theory, blasting only the bits they touch ----------------
 
