@@ -9,8 +9,9 @@ import sympy
 
 from layoutalg.channel import options as opt
 from layoutalg.validate import index, is_symbolic, one_of, positive_int, positive_size
-from layoutalg.errors import ChannelError
+from layoutalg.errors import ChannelError, MachineError
 from layoutalg.channel.interleave import ByRange, Interleave
+from layoutalg.core.home import Home
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent, Space
 from layoutalg.errors import describe
@@ -169,6 +170,15 @@ class ChannelLayout:
         r, c = space.symbols
         return IndexMap(space, Space(addr=self.memory_bytes), [self.address_of(matrix, r, c)],
                         name=f"{matrix} tiles of {self.label}")
+
+    def home(self) -> Home:
+        """Where ``layoutalg run`` puts it: its channels, each tile as its first byte."""
+        if not self.is_concrete:
+            raise MachineError(f"run: channel layout {self.label} has symbolic sizes; a run "
+                               f"needs numbers (bind them in the spec)")
+        return Home("channel", 1, True, 1,
+                    f"{self.num_channels} channels of {self.channel_bytes} B "
+                    f"(each tile placed as its first byte)", int(self.channel_bytes), "channel")
 
     def index_map(self) -> IndexMap:
         """``[tile] → [channel, offset]``: base location of every tile, numbered A, B, C

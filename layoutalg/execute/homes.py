@@ -10,9 +10,8 @@ Nothing here names a family: a new family's layout runs in ``layoutalg run``
 by having ``index_map()`` (it runs as a bare map, :func:`bare_home`) or
 ``index_map()`` and ``home()``.
 
-The families written before this protocol (mesh, Tenstorrent, Spyre,
-channels) have no ``home()`` yet; :mod:`.family_homes` says theirs until
-each family gives its own.
+The protocol and :class:`Home` live in :mod:`layoutalg.core.home`, so the
+families (mesh, Tenstorrent, Spyre, channels) answer ``home()`` themselves.
 
 >>> import layoutalg as la
 >>> home = bare_home(la.strided((4, 4), (1, 4)))
@@ -22,59 +21,8 @@ each family gives its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
-
+from layoutalg.core.home import Home, Placeable  # noqa: F401 - re-exported
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import MachineError, describe
-from layoutalg.validate import is_bool, is_int
-
-
-@dataclass(frozen=True)
-class Home:
-    """How a layout's elements sit on the machine it belongs on.
-
-    Attributes:
-        family: a short name for reports ("mesh", "tt", …; "core" for a bare map).
-        element_bytes: bytes per element (1, 2, 4 or 8 to run).
-        offsets_in_bytes: the map's offsets count bytes (else elements).
-        memory_dims: how many leading codomain dims name a memory.
-        preset: words for the machine (e.g. "WSE, 48 KB per PE"); None
-            when there is none (the machine is made just large enough).
-        capacity: bytes per memory of that machine; None with no preset.
-        memory_name: what one memory is called ("PE", "bank", …); None:
-            from the name of the first codomain dim.
-    """
-
-    family: str
-    element_bytes: int
-    offsets_in_bytes: bool
-    memory_dims: int
-    preset: str | None = None
-    capacity: int | None = None
-    memory_name: str | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("element_bytes", "memory_dims"):
-            value = getattr(self, name)
-            if not is_int(value) or value < (1 if name == "element_bytes" else 0):
-                rule = "a positive" if name == "element_bytes" else "a non-negative"
-                raise MachineError(f"Home: {name} must be {rule} int; got {describe(value)}")
-        if not is_bool(self.offsets_in_bytes):
-            raise MachineError(f"Home: offsets_in_bytes must be True or False; "
-                               f"got {describe(self.offsets_in_bytes)}")
-        if self.capacity is not None and (not is_int(self.capacity) or self.capacity < 1):
-            raise MachineError(f"Home: capacity must be a positive int or None; "
-                               f"got {describe(self.capacity)}")
-
-
-@runtime_checkable
-class Placeable(Protocol):
-    """A layout that says where it runs: ``index_map()`` and ``home()``."""
-
-    def index_map(self) -> IndexMap: ...
-
-    def home(self) -> Home: ...
 
 
 def bare_home(m: IndexMap) -> Home:

@@ -2,9 +2,8 @@
 
 :func:`target_for` asks the subject for its layout (``index_map()``, the
 :class:`~layoutalg.core.laid_out.LaidOut` protocol) and where it runs (its
-``home()``, the :class:`~.homes.Placeable` protocol; the families that do
-not say it yet have theirs in :mod:`.family_homes`; a bare map runs as
-4-byte elements), and picks a machine: the home's preset where there is one
+``home()``, the :class:`~layoutalg.core.home.Placeable` protocol, which
+every family's layout answers; a bare map runs as 4-byte elements), and picks a machine: the home's preset where there is one
 (48 KB WSE PEs, a TT device's DRAM banks or L1, the Spyre layout's device
 bytes), else one just large enough. Nothing here names a family.
 """
@@ -18,7 +17,6 @@ import numpy as np
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.laid_out import index_map_of
 from layoutalg.errors import MachineError, describe
-from layoutalg.execute.family_homes import FAMILY_HOMES
 from layoutalg.execute.homes import Home, Placeable, bare_home
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.placement import required_bytes
@@ -80,8 +78,7 @@ def target_for(subject, *, capacity: int | None = None, element_bytes: int | Non
 
 def home_of(subject: object) -> tuple[IndexMap, Home]:
     """The index map of ``subject`` and its :class:`~.homes.Home`: the
-    subject's own ``home()``, else its family's (:mod:`.family_homes`, by
-    class), else a bare map's.
+    subject's own ``home()``, else a bare map's.
 
     >>> import layoutalg as la
     >>> m, home = home_of(la.strided((4, 4), (1, 4)))
@@ -92,11 +89,7 @@ def home_of(subject: object) -> tuple[IndexMap, Home]:
     if not isinstance(m, IndexMap):
         raise MachineError(f"run: the spec must build an IndexMap or a family layout; "
                            f"got {describe(subject)}")
-    if isinstance(subject, Placeable):
-        home = subject.home()
-    else:
-        said = next((FAMILY_HOMES[c] for c in type(subject).__mro__ if c in FAMILY_HOMES), None)
-        home = bare_home(m) if said is None else said(subject, m)
+    home = subject.home() if isinstance(subject, Placeable) else bare_home(m)
     if not isinstance(home, Home):
         raise MachineError(f"run: home() of {describe(subject)} must return a "
                            f"layoutalg.execute.Home; got {describe(home)}")

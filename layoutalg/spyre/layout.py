@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import sympy
 
+from layoutalg.core.home import Home
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.spyre import mapping, rules
@@ -181,6 +182,11 @@ class SpyreLayout:
         return sum(c * s for c, s in zip(device_coord, self.stride_map) if s != -1)
 
     # -- index maps ----------------------------------------------------------------------
+
+    def home(self) -> Home:
+        """Where ``layoutalg run`` puts it: one device memory, element offsets."""
+        return Home("spyre", self.itemsize, False, 0,
+                    f"one device memory of {self.device_bytes} B", self.device_bytes, "device")
 
     def index_map(self) -> IndexMap:
         """Host coordinate ``(h0, h1, …)`` ↦ device coordinate ``(dev0, …)``.

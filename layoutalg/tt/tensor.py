@@ -17,9 +17,10 @@ from functools import cached_property
 
 import numpy as np
 
+from layoutalg.core.home import Home
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.tiling import ceil_div, digits
-from layoutalg.errors import describe
+from layoutalg.errors import MachineError, describe
 from layoutalg.tt import maps
 from layoutalg.tt.devices import Device, get_device
 from layoutalg.tt.dtypes import DType, get_dtype
@@ -233,6 +234,19 @@ class TensorSpec:
     def page_map(self) -> IndexMap:
         """Page id → (bank | core_x, core_y, address): a bijection onto real page slots."""
         return self._page_map
+
+    def home(self) -> Home:
+        """Where ``layoutalg run`` puts it: the device's DRAM banks or L1 cores,
+        byte offsets. Block-float dtypes pack elements below a byte: refused."""
+        size = self.dtype.element_bytes
+        if size is None:
+            raise MachineError(f"run: block-float dtype {self.dtype.name} packs elements "
+                               f"below a byte; the executor moves whole bytes")
+        memory_dims = self.index_map().codomain.rank - 1
+        memory = "bank" if memory_dims == 1 else "core"
+        return Home("tt", size, True, memory_dims,
+                    f"{self.device.name} {self.storage}, {self.capacity} B per {memory}",
+                    self.capacity, memory)
 
     def index_map(self) -> IndexMap:
         """Element → (bank | core_x, core_y, byte address), with inverse and padding."""
