@@ -15,9 +15,10 @@ replacement, or when this process already runs threads) is forked from a
 forkserver (a fresh single-threaded process): a fork of a threaded process
 may copy a lock another thread holds.
 
-Tasks may carry a cost (``submit_costed``): an idle worker takes the most
-costly task queued, so the long ones start first and the short ones fill
-the end, and both workers stay busy to the last.
+Tasks may carry a group and a cost (``submit_costed``): an idle worker
+takes the most costly task of a group it holds (whose module it imported),
+else the most costly of all, so the long ones start first, the short ones
+fill the end, and the workers stay busy to the last.
 """
 
 from __future__ import annotations
@@ -115,16 +116,17 @@ class WorkerPool(Executor):
         return self.submit_near(None, fn, *args, **kwargs)
 
     def submit_near(self, group, fn, /, *args, **kwargs) -> Future:
-        """``submit``, preferring the worker that ran a task of ``group`` last
-        (specs of one module: it is imported there, and what the worker
-        proved and cached for its maps is reused), and else a group no
-        other worker is on; any idle worker takes any task rather than wait."""
+        """``submit``, preferring a worker that holds ``group`` (it ran a task
+        of it, or it is its home's: specs of one module, imported there, and
+        what the worker proved and cached for its maps is reused), and else
+        a group no other worker holds; any idle worker takes any task rather
+        than wait."""
         return self.submit_costed(0.0, group, fn, *args, **kwargs)
 
     def submit_costed(self, cost: float, group, fn, /, *args, **kwargs) -> Future:
         """``submit_near``, for a task that takes about ``cost`` (any unit):
-        an idle worker takes the most costly task queued; ``group`` decides
-        between tasks of equal cost."""
+        an idle worker takes the most costly task of the groups it holds,
+        else the most costly of all (see ``_take_for``)."""
         future: Future = Future()
         with self._lock:
             if self._closing:
