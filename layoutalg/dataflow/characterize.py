@@ -18,11 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from layoutalg.dataflow.energy import EYERISS, AccessCosts
-from layoutalg.errors import DataflowError
-from layoutalg.validate import one_of, positive_int, positive_sizes
 from layoutalg.dataflow.schedule import DATAFLOWS
+from layoutalg.dataflow.svg import frontier_svg
 from layoutalg.dataflow.tiling import Capacities, Tiling, candidates, optimize
-from layoutalg.errors import describe
+from layoutalg.errors import DataflowError, describe
+from layoutalg.validate import one_of, positive_int, positive_sizes
 
 #: The default sweep: transformer projections, MLPs, the seed's two cases,
 #: batch-1 layers and convolutions as im2col GEMMs (M = output pixels,
@@ -112,8 +112,6 @@ class Characterization:
 
     def svg(self) -> str:
         """The frontier plot (one panel per shape) as an SVG document."""
-        from layoutalg.dataflow.svg import frontier_svg
-
         return frontier_svg(self)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import colorsys
 import html
 import math
-
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,6 +17,7 @@ import numpy as np
 from layoutalg.core.index_map import IndexMap
 from layoutalg.docgen.sampling import Grid, aligned_grid, element_coords, evaluate_at
 from layoutalg.verify.brute import image_table
+from layoutalg.verify.instance import example_instance, sizes_text
 
 MAX_SIDE = 48  # cells per side drawn; larger layouts are sampled evenly
 CELL = 22
@@ -41,8 +41,6 @@ def drawn_instance(m: IndexMap, assume=()) -> tuple[IndexMap, str] | None:
     """The map to draw and a note on it: ``m`` itself when concrete, else ``m``
     bound to example sizes meeting its assumptions and ``assume`` ("drawn for
     M=7, N=8"). None when no sizes are found."""
-    from layoutalg.verify.instance import example_instance, sizes_text
-
     instance = example_instance(m, assume)
     if instance is None:
         return None

@@ -20,15 +20,15 @@ from collections.abc import Iterable
 import sympy
 
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import describe
+from layoutalg.errors import TTError, describe
+from layoutalg.tt.maps import page_of_element_map
 from layoutalg.validate import boolean, int_tuple, positive_int, positive_size
 from layoutalg.verify import query as q
-from layoutalg.verify.checks import check_in_bounds, check_surjective
-from layoutalg.verify.memory import check_fits
-from layoutalg.verify.result import CheckResult, Status
-from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
-from layoutalg.errors import TTError
+from layoutalg.verify.checks import check_bijective, check_in_bounds, check_surjective
 from layoutalg.verify.claims import register_claim
+from layoutalg.verify.memory import check_fits
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult, Status
 
 
 def page_map_of(subject: object) -> IndexMap:
@@ -127,8 +127,6 @@ def check_page_count(
     count = positive_int(TTError, "count", count)
     if not hasattr(subject, "element_page_map"):
         raise TTError(f"subject must be a TensorSpec; got {describe(subject)}")
-    from layoutalg.tt.maps import page_of_element_map
-
     start = time.perf_counter()
     m = page_of_element_map(subject, pages=count)
     label = f"{m.label} has {count} pages"
@@ -238,8 +236,6 @@ def _point(names, values: dict) -> str:
 def check_pages_bijective(subject: object, *, assume=(),
                           timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """The page map is a bijection from page ids onto the real page slots."""
-    from layoutalg.verify.checks import check_bijective
-
     return check_bijective(page_map_of(subject), assume=assume, timeout_ms=timeout_ms)
 
 
