@@ -14,7 +14,7 @@ import layoutalg as la
 from layoutalg.core import cute_algebra as cute
 from layoutalg.core import cute_tiling as tiling
 from layoutalg.core.cute_layout import parse_layout
-from layoutalg.core.cute_postconditions import composed_map
+from layoutalg.verify.cute_postconditions import composed_map
 
 A_DOCS, B_DOCS = parse_layout("(6,2):(8,2)"), parse_layout("(4,3):(3,1)")
 

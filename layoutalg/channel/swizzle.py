@@ -34,11 +34,11 @@ from layoutalg.validate import integer, nonnegative_int, positive_size
 from layoutalg.core.tiling import remainder as mod
 from layoutalg.errors import SwizzleError
 from layoutalg.core.bits import bit_and, bit_xor, shift_left, shift_right
-from layoutalg.core.compose import compose
 from layoutalg.core.cute_layout import CuteLayout
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import describe
+from layoutalg.verify.compose import compose
 
 
 @dataclass(frozen=True)

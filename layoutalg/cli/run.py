@@ -20,7 +20,6 @@ from rich.console import Console
 from rich.table import Table
 
 from layoutalg.cli.show import find_spec
-from layoutalg.core.chain import Chain
 from layoutalg.core.index_map import IndexMap
 from layoutalg.dataflow import traffic
 from layoutalg.dataflow.schedule import Schedule
@@ -29,6 +28,7 @@ from layoutalg.dataflow.traffic import KEYS
 from layoutalg.execute import CapacityError, MachineError, fetch, matmul, place
 from layoutalg.errors import PlacementError
 from layoutalg.execute.targets import target_for
+from layoutalg.verify.chain import Chain
 from layoutalg.verify.instance import example_instance, sizes_text
 
 

@@ -1,10 +1,14 @@
-"""Combinators: small index maps that carry their inverses (``compose`` is in core/compose.py).
+"""Combinators: small index maps out of a ``Space`` that carry their inverses.
 
-Each combinator takes a ``Space`` (and returns the map out of it) or an
-``IndexMap`` (and returns that map followed by the combinator applied to its
-codomain), so layouts read as chains::
+Each combinator takes a ``Space`` and returns the map out of it: pure
+algebra, exact by construction (in bounds, a bijection onto its valid slots,
+its inverse right on them and left everywhere — recorded in
+:mod:`layoutalg.core.exact`, so a proof asks nothing about it). Applied to an
+``IndexMap`` instead, a combinator follows that map: the composition is
+proved (:mod:`layoutalg.verify.combinators`, which ``la.split`` & co. are),
+so layouts read as chains::
 
-    tiles = split(split(Space(i=M, j=N), "i", TR), "j", TC)
+    tiles = la.split(la.split(la.Space(i=M, j=N), "i", TR), "j", TC)
 
 Their divisions are the digit arithmetic of ``core/tiling.py`` (peeled
 unflattening, row-major strides, the round-robin deal), which the families
@@ -17,15 +21,13 @@ from collections.abc import Callable, Sequence
 
 import sympy
 
-from layoutalg.core.compose import compose, extent_fits
+from layoutalg.core.compose import extent_fits
+from layoutalg.core.exact import mark_exact
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent, Space, check_extent
 from layoutalg.core.tiling import ceil_div, deal, digits, dot, row_major_strides, undeal, unflatten
 from layoutalg.errors import MapError, describe
 from layoutalg.validate import is_int
-from layoutalg.verify import composition as facts
-
-Source = Space | IndexMap
 
 
 def identity(space: Space, *, name: str | None = None) -> IndexMap:
@@ -34,11 +36,11 @@ def identity(space: Space, *, name: str | None = None) -> IndexMap:
         raise MapError(f"identity: space must be a Space; got {describe(space)}")
     symbols = space.symbols
     # In bounds and its own inverse by construction: compose proves nothing about it.
-    return facts.mark_exact(
+    return mark_exact(
         IndexMap(space, space, symbols, inverse=symbols, name=name or "identity"))
 
 
-def split(source: Source, dim: str, factor: Extent, *, names: Sequence[str] | None = None) -> IndexMap:
+def split(space: Space, dim: str, factor: Extent, *, names: Sequence[str] | None = None) -> IndexMap:
     """Split ``dim`` into ``(outer, inner)`` with ``inner`` of extent ``factor``.
 
     The outer extent is ``ceil(extent / factor)``; when ``factor`` does not
@@ -56,10 +58,10 @@ def split(source: Source, dim: str, factor: Extent, *, names: Sequence[str] | No
         inverse = _replace(new.symbols[:k] + (o,) + new.symbols[k + 2:], k, [dot((o, i), (f, 1))])
         valid = None if _divides(f, extent) else sympy.Lt(o * f + i, extent)
         return IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"split({dim}, {f})")
-    return _lift(source, build)
+    return _built(space, build)
 
 
-def fuse(source: Source, outer: str, inner: str, *, name: str | None = None) -> IndexMap:
+def fuse(space: Space, outer: str, inner: str, *, name: str | None = None) -> IndexMap:
     """Merge ``outer`` and ``inner`` row-major into one dim at ``outer``'s place."""
     def build(space: Space) -> IndexMap:
         ko, ki = space.index(outer), space.index(inner)
@@ -76,10 +78,10 @@ def fuse(source: Source, outer: str, inner: str, *, name: str | None = None) -> 
         high, low = digits(f, ei)
         inverse = [high if n == outer else low if n == inner else by_name[n] for n in space.names]
         return IndexMap(space, new, exprs, inverse=inverse, name=f"fuse({outer}, {inner})")
-    return _lift(source, build)
+    return _built(space, build)
 
 
-def permute(source: Source, order: Sequence[str]) -> IndexMap:
+def permute(space: Space, order: Sequence[str]) -> IndexMap:
     """Reorder the dims to ``order`` (a permutation of the names)."""
     def build(space: Space) -> IndexMap:
         if isinstance(order, str):  # "ji" is one name, not the order ("j", "i")
@@ -94,10 +96,10 @@ def permute(source: Source, order: Sequence[str]) -> IndexMap:
         exprs = [space.symbols[space.index(n)] for n in order]
         inverse = [new.symbols[new.index(n)] for n in space.names]
         return IndexMap(space, new, exprs, inverse=inverse, name=f"permute{tuple(order)}")
-    return _lift(source, build)
+    return _built(space, build)
 
 
-def rename(source: Source, **names: str) -> IndexMap:
+def rename(space: Space, /, **names: str) -> IndexMap:
     """Rename dims (``old=new`` keywords); extents and order stay.
 
     >>> rename(Space(x=4, y=3), x="row").codomain
@@ -112,10 +114,10 @@ def rename(source: Source, **names: str) -> IndexMap:
         new_space = Space(*((names.get(n, n), e) for n, e in space.dims))
         return IndexMap(space, new_space, space.symbols, inverse=new_space.symbols,
                         name=f"rename({', '.join(f'{o}={n}' for o, n in names.items())})")
-    return _lift(source, build)
+    return _built(space, build)
 
 
-def pad(source: Source, dim: str, multiple: Extent | None = None, *, to: Extent | None = None) -> IndexMap:
+def pad(space: Space, dim: str, multiple: Extent | None = None, *, to: Extent | None = None) -> IndexMap:
     """Round ``dim``'s extent up to a ``multiple`` (or to exactly ``to``); new slots are padding."""
     def build(space: Space) -> IndexMap:
         k = space.index(dim)
@@ -133,11 +135,11 @@ def pad(source: Source, dim: str, multiple: Extent | None = None, *, to: Extent 
         valid = None if _equal(new_extent, extent) else sympy.Lt(d, extent)
         return IndexMap(space, new, space.symbols, inverse=new.symbols, valid=valid,
                         name=f"pad({dim})")
-    return _lift(source, build)
+    return _built(space, build)
 
 
 def cyclic(
-    source: Source, dim: str, parts: Extent, *, block: Extent = 1,
+    space: Space, dim: str, parts: Extent, *, block: Extent = 1,
     names: Sequence[str] | None = None,
 ) -> IndexMap:
     """Deal ``dim`` in blocks of ``block`` round-robin over ``parts``.
@@ -160,10 +162,10 @@ def cyclic(
         inverse = _replace(new.symbols[:k] + (pp,) + new.symbols[k + 2:], k, [back])
         return IndexMap(space, new, exprs, inverse=inverse, valid=sympy.Lt(back, extent),
                         name=f"cyclic({dim}, parts={p}, block={b})")
-    return _lift(source, build)
+    return _built(space, build)
 
 
-def linearize(source: Source, dims: Sequence[str] | None = None, *, name: str = "offset") -> IndexMap:
+def linearize(space: Space, dims: Sequence[str] | None = None, *, name: str = "offset") -> IndexMap:
     """Merge ``dims`` (default: all) row-major into one dim at the first one's place."""
     def build(space: Space) -> IndexMap:
         if isinstance(dims, str):
@@ -190,10 +192,10 @@ def linearize(source: Source, dims: Sequence[str] | None = None, *, name: str = 
         coords = dict(zip(positions, unflatten(by_name[name], sizes)))
         inverse = [coords[k] if k in coords else by_name[n] for k, n in enumerate(space.names)]
         return IndexMap(space, new, exprs, inverse=inverse, name="linearize")
-    return _lift(source, build)
+    return _built(space, build)
 
 
-def delinearize(source: Source, dim: str, **extents: Extent) -> IndexMap:
+def delinearize(space: Space, /, dim: str, **extents: Extent) -> IndexMap:
     """Unfold ``dim`` row-major into the named ``extents`` (product ≥ extent)."""
     def build(space: Space) -> IndexMap:
         if not extents:
@@ -214,11 +216,11 @@ def delinearize(source: Source, dim: str, **extents: Extent) -> IndexMap:
         valid = None if _equal(total, extent) else sympy.Lt(flat, extent)
         m = IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"delinearize({dim})")
         # In bounds by construction only when the new extents hold every index.
-        return facts.mark_exact(m) if extent_fits(extent, total) else m
-    return _lift(source, build, by_construction=False)
+        return mark_exact(m) if extent_fits(extent, total) else m
+    return _built(space, build, by_construction=False)
 
 
-def offset(source: Source, dim: str, amount: Extent) -> IndexMap:
+def offset(space: Space, dim: str, amount: Extent) -> IndexMap:
     """Shift ``dim`` by ``amount`` (a base address); the first slots are padding."""
     def _offset_amount() -> Extent:
         if is_int(amount):  # NumPy integers are as good as Python ints
@@ -242,10 +244,10 @@ def offset(source: Source, dim: str, amount: Extent) -> IndexMap:
         inverse = _replace(new.symbols, k, [d - amount])
         return IndexMap(space, new, exprs, inverse=inverse, valid=sympy.Ge(d, amount),
                         name=f"offset({dim}, {amount})")
-    return _lift(source, build)
+    return _built(space, build)
 
 
-def scale(source: Source, dim: str, factor: Extent) -> IndexMap:
+def scale(space: Space, dim: str, factor: Extent) -> IndexMap:
     """Multiply ``dim`` by ``factor`` (elements → bytes); slots between are padding."""
     def build(space: Space) -> IndexMap:
         k = space.index(dim)
@@ -257,15 +259,15 @@ def scale(source: Source, dim: str, factor: Extent) -> IndexMap:
         inverse = _replace(new.symbols, k, [whole])
         valid = None if f == 1 else sympy.Eq(rest, 0)
         return IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"scale({dim}, {f})")
-    return _lift(source, build)
+    return _built(space, build)
 
 
 # -- helpers -------------------------------------------------------------------
 
 
-def _lift(source: Source, build: Callable[[Space], IndexMap], *,
-          by_construction: bool = True) -> IndexMap:
-    """``build`` on a Space, or on an IndexMap's codomain composed after it.
+def _built(space: Space, build: Callable[[Space], IndexMap], *,
+           by_construction: bool = True) -> IndexMap:
+    """``build`` on a Space, recorded as exact by construction.
 
     A combinator's own map from a Space is exact by construction (in bounds,
     a bijection onto its valid slots, its inverse right on them and left
@@ -273,16 +275,13 @@ def _lift(source: Source, build: Callable[[Space], IndexMap], *,
     such and compose proves nothing about it; ``by_construction=False`` for
     a build that records only the cases it can vouch for.
     """
-    def built(space: Space) -> IndexMap:
-        step = build(space)
-        return facts.mark_exact(step) if by_construction else step
-
-    if isinstance(source, Space):
-        return built(source)
-    if isinstance(source, IndexMap):
-        step = built(source.codomain)
-        return compose(source, step, name=f"{source.label} ▷ {step.label}")
-    raise MapError(f"source must be a Space or an IndexMap; got {describe(source)}")
+    if not isinstance(space, Space):
+        follows = (" (to follow an IndexMap, use layoutalg's combinators, e.g. la.split, "
+                   "which compose it with the map and prove the composition)"
+                   if isinstance(space, IndexMap) else "")
+        raise MapError(f"space must be a Space{follows}; got {describe(space)}")
+    step = build(space)
+    return mark_exact(step) if by_construction else step
 
 
 def _names(given, default, argument):

@@ -1,7 +1,19 @@
-"""``compose``: one index map after another, with its valid slots and inverse.
+"""The algebra of one index map after another: formulas, inverse, pulled-back padding.
 
-``then ∘ first`` is defined only where every image of ``first`` lies in
-``then``'s domain: that is proved (``verify.composition``), never assumed.
+``then ∘ first`` substitutes ``first``'s formulas into ``then``'s, and
+``first``'s inverse into ``then``'s the other way round; ``first``'s padding
+is pulled back through ``then``'s inverse. These are rewrites, and right
+only under facts about the parts (every image of ``first`` inside ``then``'s
+domain, ``then``'s inverse right on its valid slots) that this module does
+not prove: :func:`layoutalg.verify.compose.compose` (``la.compose``) proves
+them first and then builds the map with :func:`composed`.
+
+>>> from layoutalg.core.index_map import IndexMap
+>>> from layoutalg.core.space import Space
+>>> a, b = Space(x=4), Space(y=4)
+>>> twice = IndexMap(a, b, [2 * a.symbols[0] % 4])
+>>> composed(twice, IndexMap(b, a, [3 - b.symbols[0]]), None, inverse_usable=False)(1)
+(1,)
 """
 
 from __future__ import annotations
@@ -11,31 +23,11 @@ import sympy
 from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.core.space import Extent
 from layoutalg.errors import CompositionError, describe
-from layoutalg.verify import composition as facts
 
 
-def compose(first: IndexMap, then: IndexMap, *, name: str | None = None) -> IndexMap:
-    """``then ∘ first``: apply ``first``, feed its codomain to ``then`` by position.
-
-    Ranks must agree; names may differ. Every image of ``first`` must lie in
-    its own codomain and in ``then``'s domain, or the composition is
-    undefined there: this is proved (once per map; maps the combinators
-    build from a Space are in bounds by construction). A counterexample
-    raises ``CompositionError`` naming it; so does a proof Z3 does not
-    decide (UNKNOWN), with Z3's reason — compose never assumes it.
-
-    A slot of the composition is real when ``then`` calls it real and sends
-    a real point of ``first`` there: ``first``'s padding is pulled back
-    through ``then``'s inverse once that inverse is shown right, else listed
-    by enumeration, else (symbolic sizes) ``CompositionError`` — see
-    :func:`_composed_valid`.
-
-    >>> from layoutalg import Space, linearize, split
-    >>> tiles = split(Space(x=10), "x", 4)
-    >>> flat = compose(tiles, linearize(tiles.codomain))
-    >>> flat(9), flat.preimage(10)
-    ((9,), None)
-    """
+def check_composable(first: object, then: object) -> None:
+    """Two IndexMaps whose ranks meet (``first``'s codomain, ``then``'s domain), or
+    ``CompositionError`` naming the argument."""
     for argument, value in (("first", first), ("then", then)):
         if not isinstance(value, IndexMap):
             raise CompositionError(f"compose: {argument} must be an IndexMap; got {describe(value)}")
@@ -44,31 +36,22 @@ def compose(first: IndexMap, then: IndexMap, *, name: str | None = None) -> Inde
             f"compose: first's codomain {first.codomain} and then's domain {then.domain} "
             f"must have the same rank; got {first.codomain.rank} and {then.domain.rank}"
         )
-    fit = facts.lands_in(first, then.domain, assumptions=then.assumptions)
-    if not fit.proved:
-        raise CompositionError(_unfit(first, then, fit))
+
+
+def composed(first: IndexMap, then: IndexMap, valid: sympy.Basic | None, *,
+             inverse_usable: bool, name: str | None = None) -> IndexMap:
+    """``then ∘ first`` with the given ``valid`` slots: ``then``'s formulas over
+    ``first``'s, and the inverse ``first⁻¹ ∘ then⁻¹`` when both parts have one
+    and ``inverse_usable`` (``then``'s inverse not found wrong)."""
     exprs = substitute_exprs(then.exprs, then.domain.symbols, first.exprs)
-    valid, then_inverse_wrong = _composed_valid(first, then)
     inverse = None
-    if first.inverse is not None and then.inverse is not None and not then_inverse_wrong:
+    if first.inverse is not None and then.inverse is not None and inverse_usable:
         inverse = substitute_exprs(first.inverse, first.codomain.symbols, then.inverse)
-    composed = IndexMap(
+    return IndexMap(
         first.domain, then.codomain, exprs, inverse=inverse, valid=valid,
-        name=name or _chain_name(first, then),
+        name=name or chain_name(first, then),
         assumptions=first.assumptions + then.assumptions,
     )
-    facts.note_composition(composed, first, then)
-    return composed
-
-
-def _unfit(first: IndexMap, then: IndexMap, fit) -> str:
-    rule = (f"compose: every image of {first.label} must lie in its codomain {first.codomain} "
-            f"and in the domain {then.domain} of {then.label}")
-    if fit.refuted:
-        return f"{rule}; {fit.reason}"
-    return (f"{rule}, or the composition is undefined where one escapes; Z3 did not decide it "
-            f"({fit.reason}), and compose does not assume it. Fix: state the sizes' "
-            f"assumptions on the maps (IndexMap.assuming), or bind the sizes")
 
 
 def extent_fits(inner: Extent, outer: Extent) -> bool:
@@ -77,75 +60,29 @@ def extent_fits(inner: Extent, outer: Extent) -> bool:
     return bool(difference.is_nonnegative)
 
 
-def _composed_valid(first: IndexMap, then: IndexMap) -> tuple[sympy.Basic | None, bool]:
-    """The composition's valid slots, and whether ``then``'s inverse was found wrong.
-
-    The rule: a slot is real when ``then`` calls it real and ``then`` sends a
-    real point of ``first`` there (a point inside ``first``'s codomain that
-    ``first.valid`` calls real). Written, in this order of preference:
-
-    - through ``then``'s inverse ``g`` once it is right on ``then``'s valid
-      slots and left on the points sent to them — by construction for the
-      combinators, by enumeration for concrete sizes, else by two Z3 queries
-      (kept per map; only when there is padding to pull back):
-      ``then.valid(y)``, ``g(y)`` inside ``first``'s codomain and
-      ``first.valid(g(y))`` — exact;
-    - with concrete sizes, by enumerating ``then``'s domain: ``then.valid``
-      minus the slots no real point reaches, as runs of flat indices (at
-      most ``facts.RUN_LIMIT``) — exact;
-    - with nothing of ``first``'s to pull back (no padding, its codomain
-      holds ``then``'s domain) and no usable inverse: ``then.valid``, which
-      is exact when ``then`` fills its valid slots (its own claim) and
-      otherwise names too many slots real — so no check can be PROVED
-      wrongly (every image lies among ``then``'s images, and filling every
-      valid slot fills the real ones), though surjectivity may be REFUTED
-      at a valid slot ``then`` itself leaves empty.
-
-    Otherwise (padding to pull back, symbolic sizes, no usable inverse) the
-    real slots need an existential the checks cannot state:
-    ``CompositionError``. Dropping ``first``'s padding would call slots real
-    that no element reaches; a wrong inverse would call the wrong slots real.
-    """
-    box = [k for k, (inner, outer) in enumerate(zip(first.codomain.extents, then.domain.extents))
-           if not extent_fits(outer, inner)]
-    pull = first.valid is not None or bool(box)
-    conditions = [] if then.valid is None else [then.valid]
-    if facts.is_exact(then):
-        return _pulled_back(first, then, conditions, box), False
-    unlisted = facts.not_enumerable(first, then)
-    known = None
-    if then.inverse is not None and (pull or unlisted is None):
-        known = facts.inverse_exact(then)  # by enumeration when it can, else by Z3
-        if known.proved:
-            return _pulled_back(first, then, conditions, box), False
-    wrong = known is not None and known.refuted
-    if unlisted is None:
-        reached = facts.reached_condition(first, then)
-        if not isinstance(reached, str):
-            return _all(conditions + ([] if reached is None else [reached])), wrong
-        unlisted = reached
-    if not pull:
-        return _all(conditions), wrong
-    why = known.reason if known is not None else f"{then.label} has no inverse"
-    raise CompositionError(
-        f"compose: cannot say which slots of {then.codomain} hold real elements: the "
-        f"padding of {first.label} must be pulled back through {then.label}, whose inverse "
-        f"is not usable ({why}), and {unlisted}. Fix: give {then.label} an inverse that is "
-        f"right on its valid slots, or bind the sizes")
+def wider_dims(first: IndexMap, then: IndexMap) -> list[int]:
+    """The dims where ``then``'s domain is not seen to fit in ``first``'s codomain:
+    there a slot's preimage under ``then`` may lie outside ``first``'s codomain."""
+    return [k for k, (inner, outer) in enumerate(zip(first.codomain.extents, then.domain.extents))
+            if not extent_fits(outer, inner)]
 
 
-def _pulled_back(first: IndexMap, then: IndexMap, conditions: list, box: list):
-    """``then.valid`` and first's padding pulled back through ``then``'s (right) inverse."""
+def pulled_back(first: IndexMap, then: IndexMap, conditions: list, box: list[int]):
+    """``conditions`` and ``first``'s padding pulled back through ``then``'s inverse:
+    ``g(y)`` inside ``first``'s codomain on the dims ``box``, and ``first.valid(g(y))``.
+    Exact only when ``g`` is right on ``then``'s valid slots and left on the points
+    sent to them (the caller's proof)."""
     back = then.inverse
     conditions = conditions + [sympy.Lt(back[k], first.codomain.extents[k]) for k in box]
     if first.valid is not None:
         conditions.append(first.valid.xreplace(dict(zip(first.codomain.symbols, back))))
-    return _all(conditions)
+    return all_of(conditions)
 
 
-def _all(conditions):
+def all_of(conditions: list):
+    """The conjunction of ``conditions``, or None (every slot) when there are none."""
     return sympy.And(*conditions) if conditions else None
 
 
-def _chain_name(first: IndexMap, then: IndexMap) -> str:
+def chain_name(first: IndexMap, then: IndexMap) -> str:
     return f"{then.label} ∘ {first.label}"

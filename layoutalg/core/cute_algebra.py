@@ -6,7 +6,7 @@ pycute ``layout.py``): ``coalesce``, ``complement``, ``composition``,
 ``right_inverse`` and ``left_inverse`` here; the divides and products built
 from them in :mod:`layoutalg.core.cute_tiling`. Each result is a plain
 layout; what it must satisfy is proved by
-:mod:`layoutalg.core.cute_postconditions`.
+:mod:`layoutalg.verify.cute_postconditions`.
 
 Where CuTe only asserts a precondition (or pycute skips it and returns a
 wrong layout), these functions check it and raise ``MapError`` naming the

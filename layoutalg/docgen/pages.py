@@ -10,7 +10,6 @@ from typing import Protocol, runtime_checkable
 import sympy
 
 from layoutalg.channel.layout import ChannelLayout
-from layoutalg.core.chain import Chain
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.printing import show
 from layoutalg.docgen import catalog, markup, mathml, output_folder
@@ -19,6 +18,7 @@ from layoutalg.docgen.picture import (caption, counterexample_points, drawn_inst
                                       layout_svg, memory_shares)
 from layoutalg.errors import LayoutError
 from layoutalg.runner.prover import Found, Outcome, discover, prove
+from layoutalg.verify.chain import Chain
 
 MARK = {"PROVED": "**PROVED**", "REFUTED": "**REFUTED**", "UNKNOWN": "**UNKNOWN**",
         "ERROR": "**ERROR**"}

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import sympy
 
 from layoutalg.core.index_map import IndexMap
-from layoutalg.core.combinators import linearize
 from layoutalg.dtensor.chunks import nested_chunk
 from layoutalg.errors import DTensorError
 from layoutalg.dtensor.maps import placement_map, sharding
@@ -24,6 +23,7 @@ from layoutalg.dtensor.placements import Placement, Shard
 from layoutalg.dtensor.placements import placements as read_placements
 from layoutalg.errors import describe
 from layoutalg.validate import index, is_int, positive_size
+from layoutalg.verify.combinators import linearize
 
 
 @dataclass(frozen=True, init=False)

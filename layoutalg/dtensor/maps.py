@@ -26,12 +26,12 @@ from collections.abc import Sequence
 
 import sympy
 
-from layoutalg.core.combinators import delinearize, linearize, pad, permute, split
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.dtensor.chunks import ceil_div, flat_lengths, nested_lengths
 from layoutalg.errors import DTensorError
 from layoutalg.dtensor.placements import Shard
+from layoutalg.verify.combinators import delinearize, linearize, pad, permute, split
 
 
 def mesh_names(rank: int) -> list[str]:

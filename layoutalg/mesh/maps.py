@@ -16,14 +16,14 @@ from collections.abc import Sequence
 import numpy as np
 import sympy
 
-from layoutalg.core.combinators import (compose, cyclic, linearize, pad, permute, rename, scale,
-                                        split)
 from layoutalg.core.evaluate import as_int64
 from layoutalg.core.space import Space
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import MeshError
 from layoutalg.mesh.axes import Axis
 from layoutalg.mesh.shapes import domain_names
+from layoutalg.verify.combinators import (compose, cyclic, linearize, pad, permute, rename,
+                                          scale, split)
 
 VIEW_NAMES = ("i", "j")
 PE_NAMES = ("pe_row", "pe_col")

@@ -24,7 +24,6 @@ from typing import NamedTuple
 
 import sympy
 
-from layoutalg.core.combinators import split
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import describe
@@ -34,6 +33,7 @@ from layoutalg.tt.placement import ceil_div
 from layoutalg.tt.sharded import ShardSpec
 from layoutalg.tt.tensor import TensorSpec
 from layoutalg.verify.checks import check_bijective, check_injective
+from layoutalg.verify.combinators import split
 from layoutalg.verify.claims import register_claim
 from layoutalg.verify.result import CheckResult
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS

@@ -22,12 +22,12 @@ from typing import Any
 
 import sympy
 
-from layoutalg.core.cute_postconditions import check_layout_equivalent
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.laid_out import index_map_of, is_layout
 from layoutalg.errors import SpecError, describe
 from layoutalg.validate import is_bool, is_int
 from layoutalg.verify import checks
+from layoutalg.verify.cute_postconditions import check_layout_equivalent
 from layoutalg.verify.memory import check_fits
 from layoutalg.verify.parts import check_bijective_by_parts
 

@@ -13,10 +13,9 @@ that no real point of ``first`` reaches.
 
 Maps the combinators build from a ``Space`` are *exact by construction*: in
 bounds, a bijection onto their valid slots, with an inverse that is right on
-every valid slot and left on every point (each combinator's formulas say
-so, and ``tests/core/test_combinators.py`` checks it over whole domains and
-proves it for symbolic sizes). They are recorded with :func:`mark_exact`
-and need no query; a composition of two exact maps is exact again.
+every valid slot and left on every point. The core records them
+(:mod:`layoutalg.core.exact`, bookkeeping without a proof) and they need no
+query here; a composition of two exact maps is exact again.
 
 Only PROVED and REFUTED answers are kept (they do not depend on the time
 allowed); UNKNOWN is asked again.
@@ -26,65 +25,28 @@ from __future__ import annotations
 
 import math
 import time
-from collections import OrderedDict
 
 import numpy as np
 import sympy
 
 from layoutalg.core import evaluate as ev
+from layoutalg.core.exact import Memo, is_exact, key, mark_exact
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_in_bounds, inverse_misses
-from layoutalg.verify.result import CheckResult, Status
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult, Status
 
-MEMO_SIZE = 4096
 ENUMERATION_LIMIT = 1 << 16
 RUN_LIMIT = 256
 
+_Memo = Memo  # the bounded memo (core.exact), by the name the tests know
 
-class _Memo:
-    """A bounded map from map keys to what is known about them."""
-
-    def __init__(self, size: int = MEMO_SIZE) -> None:
-        self.size = size
-        self.items: OrderedDict = OrderedDict()
-
-    def get(self, key):
-        if key in self.items:
-            self.items.move_to_end(key)
-            return self.items[key]
-        return None
-
-    def put(self, key, value) -> None:
-        self.items[key] = value
-        self.items.move_to_end(key)
-        while len(self.items) > self.size:
-            self.items.popitem(last=False)
-
-
-_exact = _Memo()  # key -> True: exact by construction
-_parts = _Memo()  # key of a composition -> (first, then)
-_in_bounds = _Memo()  # key -> CheckResult (PROVED or REFUTED) of "images in its codomain"
-_fits = _Memo()  # (key, target extents) -> CheckResult of "images in the target"
-_inverse = _Memo()  # key -> CheckResult of "inverse right and left"
-
-
-def key(m: IndexMap) -> tuple:
-    """Everything a fact about ``m`` depends on: all but its name."""
-    return (m.domain, m.codomain, m.exprs, m.inverse, m.valid, m.assumptions)
-
-
-def mark_exact(m: IndexMap) -> IndexMap:
-    """Record ``m`` as exact by construction (see the module docstring) and return it."""
-    _exact.put(key(m), True)
-    return m
-
-
-def is_exact(m: IndexMap) -> bool:
-    return _exact.get(key(m)) is not None
-
+_parts = Memo()  # key of a composition -> (first, then)
+_in_bounds = Memo()  # key -> CheckResult (PROVED or REFUTED) of "images in its codomain"
+_fits = Memo()  # (key, target extents) -> CheckResult of "images in the target"
+_inverse = Memo()  # key -> CheckResult of "inverse right and left"
 
 def note_composition(composed: IndexMap, first: IndexMap, then: IndexMap) -> None:
     """Remember the parts of ``composed``: its images are ``then``'s images of

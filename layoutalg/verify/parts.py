@@ -34,17 +34,23 @@ from dataclasses import replace
 
 import sympy
 
-from layoutalg.core.chain import Chain
-from layoutalg.core.combinators import compose
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import CompositionError, MapError, describe
 from layoutalg.verify import composition as facts
 from layoutalg.verify import one_query, radix
 from layoutalg.verify import query as q
-from layoutalg.verify.checks import (check_bijective, check_images_valid, check_in_bounds,
-                                     check_injective, inverse_misses, other_way_to_bijective)
-from layoutalg.verify.result import CheckResult, Status
+from layoutalg.verify.chain import Chain
+from layoutalg.verify.checks import (
+    check_bijective,
+    check_images_valid,
+    check_in_bounds,
+    check_injective,
+    inverse_misses,
+    other_way_to_bijective,
+)
+from layoutalg.verify.compose import compose
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS, checked_timeout
+from layoutalg.verify.result import CheckResult, Status
 
 Assume = Sequence[sympy.Basic]
 

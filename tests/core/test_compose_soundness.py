@@ -26,7 +26,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 import layoutalg as la
-from layoutalg.core.combinators import compose
+from layoutalg.verify.compose import compose
 from layoutalg.verify import composition as facts
 from layoutalg.verify.z3_backend import solver
 

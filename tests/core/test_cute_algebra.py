@@ -22,8 +22,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import layoutalg as la
-from layoutalg.core import cute_algebra, cute_api, cute_layout, cute_postconditions, cute_tiling
-from layoutalg.core.cute_api import (  # the CuTe namespace, as pycute offers it
+from layoutalg.core import cute_algebra, cute_layout, cute_tiling
+from layoutalg.errors import LayoutError, MapError
+from layoutalg.verify import cute_api, cute_postconditions
+from layoutalg.verify.cute_api import (  # the CuTe namespace, as pycute offers it
     CuteLayout, blocked_product, check_layout_equivalent, coalesce, complement, composition,
     left_inverse, logical_divide, logical_product, parse_layout, prove_blocked_product,
     prove_coalesce, prove_complement, prove_composition, prove_left_inverse,
@@ -31,7 +33,6 @@ from layoutalg.core.cute_api import (  # the CuTe namespace, as pycute offers it
     prove_tiled_divide, prove_zipped_divide, raked_product, right_inverse, tiled_divide,
     tiled_product, zipped_divide,
 )
-from layoutalg.errors import LayoutError, MapError
 
 P = parse_layout
 PROVED, REFUTED = la.Status.PROVED, la.Status.REFUTED

@@ -25,12 +25,12 @@ import pytest
 from layoutalg.core.cute_algebra import complement, composition
 from layoutalg.core.cute_tiling import logical_divide, logical_product, tiled_divide, zipped_divide
 from layoutalg.core.cute_layout import CuteLayout
-from layoutalg.core.cute_postconditions import (
+from layoutalg.errors import MapError
+from layoutalg.verify.cute_postconditions import (
     prove_complement,
     prove_composition,
     prove_logical_divide,
 )
-from layoutalg.errors import MapError
 
 pycute = pytest.importorskip("pycute")
 

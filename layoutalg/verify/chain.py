@@ -5,7 +5,8 @@ but can be harder for Z3 than its parts: a padded tiling flattened into one
 offset multiplies three unknown sizes. A Chain keeps the parts, so
 ``check_bijective_by_parts`` can prove each part and conclude for the whole;
 ``index_map()`` is the composition, for everything else (pictures, the
-executor, the other checks).
+executor, the other checks). It lives above the core because that
+composition is proved (``compose``).
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from dataclasses import dataclass
 
 import sympy
 
-from layoutalg.core.combinators import compose
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import CompositionError, describe
+from layoutalg.verify.compose import compose
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,10 @@
 Re-exports the layout value (:mod:`~layoutalg.core.cute_layout`), the
 algebra (:mod:`~layoutalg.core.cute_algebra`), the divides and products
 (:mod:`~layoutalg.core.cute_tiling`) and the proofs of their
-postconditions (:mod:`~layoutalg.core.cute_postconditions`).
+postconditions (:mod:`~layoutalg.verify.cute_postconditions`); it lives in
+``verify`` because of those proofs.
 
->>> from layoutalg.core import cute_api as cute
+>>> from layoutalg.verify import cute_api as cute
 >>> r = cute.composition("(6,2):(8,2)", "(4,3):(3,1)")
 >>> str(r), cute.prove_composition("(6,2):(8,2)", "(4,3):(3,1)", r).status.value
 ('((2,2),3):((24,2),8)', 'PROVED')
@@ -23,7 +24,17 @@ from layoutalg.core.cute_algebra import (
     size,
 )
 from layoutalg.core.cute_layout import CuteLayout, parse_layout
-from layoutalg.core.cute_postconditions import (
+from layoutalg.core.cute_tiling import (
+    blocked_product,
+    logical_divide,
+    logical_product,
+    raked_product,
+    tiled_divide,
+    tiled_product,
+    zipped_divide,
+    zipped_product,
+)
+from layoutalg.verify.cute_postconditions import (
     check_layout_equivalent,
     prove_blocked_product,
     prove_coalesce,
@@ -36,16 +47,6 @@ from layoutalg.core.cute_postconditions import (
     prove_right_inverse,
     prove_tiled_divide,
     prove_zipped_divide,
-)
-from layoutalg.core.cute_tiling import (
-    blocked_product,
-    logical_divide,
-    logical_product,
-    raked_product,
-    tiled_divide,
-    tiled_product,
-    zipped_divide,
-    zipped_product,
 )
 
 __all__ = [

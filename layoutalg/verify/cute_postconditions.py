@@ -29,12 +29,12 @@ import time
 
 from layoutalg.core import cute_algebra as cute
 from layoutalg.core import cute_tiling as tiling
-from layoutalg.core.combinators import compose
 from layoutalg.core.cute import strided
 from layoutalg.core.cute_layout import CuteLayout, as_layout
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import MapError, describe
 from layoutalg.verify import brute, checks
+from layoutalg.verify.compose import compose
 from layoutalg.verify.result import CheckResult, Status
 
 METHODS = ("z3", "enumeration")
