@@ -825,7 +825,7 @@ def brute_report(rows: list[Row], console: Console) -> dict:
             f"\n[bold]enumeration[/] (layoutalg.verify.brute, concrete questions with at most "
             f"{BRUTE_MAX_POINTS} points, {len(timed)} also answered by ISL): median "
             f"{ms(out['brute_median_s'])} ms (cold round {ms(out['brute_cold_median_s'])} ms) vs "
-            f"ISL {ms(out['isl_median_s'])} ms and Z3 {ms(out['la_median_s'])} ms on the same "
+            f"ISL {ms(out['isl_median_s'])} ms and layoutalg {ms(out['la_median_s'])} ms on the same "
             f"questions; faster than ISL on {out['brute_faster_than_isl']} of {len(timed)}")
     for r in wrong:
         console.print(f"[bold red]  enumeration disagrees: {r.question.name} ({r.question.kind}): "
