@@ -7,6 +7,8 @@ spec expects REFUTED and the counterexample shows the PE, the bytes or the
 element.
 """
 
+from _seed_algorithms import seed_gather, seed_plan_layout, seed_scatter  # beside this file
+
 import layoutalg as la
 from layoutalg.mesh import (
     WSE3,
@@ -17,8 +19,7 @@ from layoutalg.mesh import (
     plan_layout,
     plan_memory,
 )
-from layoutalg.mesh.seed import seed_mlp, seed_plan_layout
-from layoutalg.mesh.seed_patterns import seed_gather, seed_scatter
+from layoutalg.mesh.seed import seed_mlp
 
 SEED_PLANNER_BYTES = 32 * 1024   # the seed's LayoutConstraints::max_memory_per_pe
 SQUARE = (1024, 1024)

@@ -6,7 +6,8 @@ PE's data memory with reuse and proves no live regions overlap;
 ``create_transform`` computes the exact communication between two layouts
 and proves every element is delivered exactly once; ``insert_transforms``
 adds the transforms an op graph needs. The seed's own algorithms, kept to be
-refuted, are in ``layoutalg.mesh.seed`` and ``layoutalg.mesh.seed_patterns``.
+refuted, are in ``specs/_seed_algorithms.py`` (the seed's MLP workload is
+``layoutalg.mesh.seed``).
 
 Importing this package registers the spec claims ``fits_pe``, ``on_wafer``,
 ``compatible_with``, ``exactly_once`` and ``memory_safe``.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from layoutalg.verify.claims import register_claim
 from layoutalg.errors import describe
-from layoutalg.mesh import seed, seed_patterns
+from layoutalg.mesh import seed
 from layoutalg.mesh.checks import (
     DEFAULT_DATA_BYTES, check_compatible, check_fits_pe, check_on_wafer,
 )
@@ -50,7 +51,7 @@ __all__ = [
     "TransformKind", "TransformPass", "Wafer", "check_compatible", "check_fits_pe",
     "check_on_wafer", "compare_allocators", "create_transform", "element_size",
     "insert_transforms", "memory_usage", "needs_transform", "plan_layout", "plan_memory",
-    "prove_exactly_once", "required_input_layout", "seed", "seed_patterns", "validate_layout",
+    "prove_exactly_once", "required_input_layout", "seed", "validate_layout",
 ]
 
 

@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import pytest
 import sympy
+from seed_algorithms import seed_gather, seed_plan_layout
 
 import layoutalg as la
 from layoutalg.mesh import (
-    LayoutConstraints, MeshError, MeshLayout, OpGraph, PEMemoryError, PlanError, TransformError,
-    check_fits_pe, create_transform, insert_transforms, plan_layout, plan_memory,
+    LayoutConstraints,
+    MeshError,
+    MeshLayout,
+    OpGraph,
+    PEMemoryError,
+    PlanError,
+    TransformError,
+    check_fits_pe,
+    create_transform,
+    insert_transforms,
+    plan_layout,
+    plan_memory,
     required_input_layout,
 )
-from layoutalg.mesh.seed import seed_plan_layout
-from layoutalg.mesh.seed_patterns import seed_gather
 
 WAFER = "the WSE-2 usable program rectangle is 750 PEs wide × 994 tall"
 GRID = MeshLayout.grid(2, 2)

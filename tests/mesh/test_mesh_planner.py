@@ -16,13 +16,18 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from oracles import mesh as mesh_brute
+from seed_algorithms import seed_plan_layout
 from test_mesh_layout import holders, reference
 
 from layoutalg.mesh import (
-    LayoutConstraints, MeshLayout, check_compatible, plan_layout, validate_layout,
+    LayoutConstraints,
+    MeshLayout,
+    check_compatible,
+    plan_layout,
+    validate_layout,
 )
-from oracles import mesh as mesh_brute
-from layoutalg.mesh.seed import seed_linear_layer_layout, seed_plan_layout
+from layoutalg.mesh.seed import seed_linear_layer_layout
 from layoutalg.verify.result import Status
 
 # Generous: the slowest query here takes well under a second on a quiet machine; a

@@ -18,13 +18,12 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from oracles import mesh as mesh_brute
+from seed_algorithms import seed_estimated_cost, seed_gather, seed_scatter
 from test_mesh_layout import holders, view_index
 
 import layoutalg as la
 from layoutalg.mesh import MeshLayout, TransformKind, create_transform, needs_transform
-from oracles import mesh as mesh_brute
-from layoutalg.mesh.seed import seed_estimated_cost
-from layoutalg.mesh.seed_patterns import seed_gather, seed_scatter
 from layoutalg.verify.result import Status
 
 # Generous: the slowest query here takes well under a second on a quiet machine; a
