@@ -11,7 +11,7 @@ import importlib
 
 # First: SymPy's wrong integer rules are fixed before any expression is built.
 import layoutalg.core.sympy_fixes  # noqa: F401, I001 - installs the fixes on import
-from layoutalg.core.combinators import (
+from layoutalg.verify.combinators import (
     compose,
     cyclic,
     delinearize,
@@ -26,11 +26,11 @@ from layoutalg.core.combinators import (
     split,
 )
 from layoutalg.core.bits import bit_and, bit_xor, shift_left, shift_right
-from layoutalg.core import cute_api as cute
-from layoutalg.core.chain import Chain
+from layoutalg.verify import cute_api as cute
+from layoutalg.verify.chain import Chain
 from layoutalg.core.cute import strided
 from layoutalg.core.cute_layout import CuteLayout, parse_layout
-from layoutalg.core.cute_postconditions import check_layout_equivalent
+from layoutalg.verify.cute_postconditions import check_layout_equivalent
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space, extents
 from layoutalg.errors import (

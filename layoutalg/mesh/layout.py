@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from layoutalg.core.combinators import linearize, scale
+from layoutalg.core.home import Home
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import describe
 from layoutalg.mesh import maps
@@ -27,6 +27,7 @@ from layoutalg.mesh.dtypes import check_element_size, element_size
 from layoutalg.mesh.kinds import (  # noqa: F401 - Wafer, WSE2 are read from here too
     WSE2, LayoutKind, Wafer, check_dim_to_pe, pe_count)
 from layoutalg.mesh.shapes import check_index, check_pe, check_shape, view, view_index
+from layoutalg.verify.combinators import linearize, scale
 
 @dataclass(frozen=True)
 class MeshLayout:
@@ -366,6 +367,11 @@ class PlacedTensor:
 
     def index_map(self) -> IndexMap:
         return self.layout.index_map(self.shape, element_size=self.element_size)
+
+    def home(self) -> Home:
+        """Where ``layoutalg run`` puts it: WSE PEs of 48 KB, byte offsets."""
+        return Home("mesh", self.element_size, True, 2, "WSE, 48 KB per PE",
+                    WSE2.pe_sram_bytes, "PE")
 
     def layout_steps(self) -> tuple[IndexMap, ...]:
         """The steps of ``index_map()``, one named intermediate coordinate each."""
