@@ -179,3 +179,38 @@ def test_no_module_is_over_400_lines():
     long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py")
             if (n := len(p.read_text().splitlines())) > 400}
     assert long == {}
+
+
+# The pytest plugin is an entry point loaded into every pytest session on a
+# machine with layoutalg installed: it imports the runner (sympy, z3) only
+# when a session collects a spec file.
+LAZY_IMPORTS_ALLOWED = {"layoutalg.runner.pytest_plugin"}
+
+
+def imports_inside_functions(path: pathlib.Path) -> list[str]:
+    """``layoutalg`` modules imported in a function body (doctests not counted)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ImportFrom) and (inner.level or (inner.module or "")
+                                                          .startswith("layoutalg")):
+                    found.append(f"{node.name}: from {inner.module}")
+                if isinstance(inner, ast.Import) and any(a.name.startswith("layoutalg")
+                                                         for a in inner.names):
+                    found.append(f"{node.name}: import {inner.names[0].name}")
+    return found
+
+
+def test_no_package_import_inside_a_function():
+    inside = {module_name(p): imports_inside_functions(p) for p in PACKAGE.rglob("*.py")}
+    hidden = {m: found for m, found in inside.items() if found and m not in LAZY_IMPORTS_ALLOWED}
+    assert hidden == {}
+    assert inside["layoutalg.runner.pytest_plugin"]  # the one allowed is still seen
+
+
+def test_the_scan_sees_an_import_in_a_function(tmp_path):
+    sneaky = tmp_path / "sneaky.py"
+    sneaky.write_text("import numpy\n\ndef f():\n    from layoutalg.core import space\n"
+                      "    import torch\n")
+    assert imports_inside_functions(sneaky) == ["f: from layoutalg.core"]
