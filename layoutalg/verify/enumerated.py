@@ -15,13 +15,14 @@ over other symbols, rank 0, or an expression the evaluator refuses.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import sympy
 
-from layoutalg.core.expr import Unsupported
+from layoutalg.core.expr import Unsupported, quotient
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import LayoutError
 from layoutalg.verify import exhaustive
@@ -71,7 +72,31 @@ def _small(m: IndexMap, limit: int, lists_codomain: bool) -> bool:
         return False
     if m.valid is not None and not m.valid.free_symbols <= set(m.codomain.symbols):
         return False
+    if not all(_divisors_positive(e) for e in (*m.exprs, m.valid) if e is not None):
+        return False
     size = math.prod(m.domain.extents)
     if lists_codomain:
         size = max(size, math.prod(m.codomain.extents))
     return size <= limit
+
+
+@functools.lru_cache(maxsize=4096)
+def _divisors_positive(expr: sympy.Basic) -> bool:
+    """Is every ``Mod``, ``floor`` and ``ceiling`` divisor of ``expr`` known
+    positive (the rule of the Z3 translation)? A divisor that may be 0 at some
+    point (``Mod(i, j)`` with ``j = 0``) has no value there in Python ints,
+    while NumPy's rule would invent one: such a map is left to Z3, which
+    answers UNKNOWN for a modulus not known positive."""
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Mod):
+            divisor = node.args[1]
+        elif isinstance(node, (sympy.floor, sympy.ceiling)):
+            try:
+                divisor = quotient(node.args[0])[1]
+            except Unsupported:
+                return False
+        else:
+            continue
+        if not (divisor.is_integer and divisor.is_positive):
+            return False
+    return True

@@ -98,6 +98,17 @@ def test_public_check_enumerates_only_inside_shortcuts():
     assert inside.counterexample == {"x0": 0, "x0'": 4}
 
 
+def test_a_divisor_that_may_be_zero_is_left_to_z3():
+    # i mod j on [4]x[3]: at j = 0 Python raises (no value), so enumeration must not decide;
+    # Z3 refuses a modulus not known positive: UNKNOWN, never PROVED
+    d = la.Space(i=4, j=3)
+    i, j = d.symbols
+    m = la.IndexMap(d, la.Space(o=4), [sympy.Mod(i, j)], name="i mod j")
+    with query.shortcuts(reuse=False):
+        verdict = la.check_in_bounds(m)
+    assert verdict.method == "z3" and verdict.status is Status.UNKNOWN
+
+
 # -- against the oracle and Z3 on random maps ---------------------------------------------
 
 CHECKS = {
