@@ -232,3 +232,28 @@ def test_contradictory_assumptions_modulo_stay_unknown():
     assert not any(v % 4 == 1 and v % 2 == 0 for v in range(1, 100))
     assert plugged.witness(assume, [M]) is None
     assert la.check_in_bounds(m, assume=assume).status is Status.UNKNOWN
+
+
+# -- attacks survived: enumeration never passes under false assumptions or on padding ---
+
+
+@pytest.mark.parametrize("assume", [[sympy.false], [Eq(1, 2)]], ids=["false", "1 = 2"])
+def test_enumeration_leaves_false_assumptions_to_the_guard(assume):
+    d = la.Space(i=4)
+    (i,) = d.symbols
+    m = la.IndexMap(d, la.Space(o=4), [i + 1], name="shift")   # i = 3 escapes
+    with q.shortcuts(reuse=True):
+        assert la.check_in_bounds(m, assume=assume).status is Status.UNKNOWN
+        assert la.check_in_bounds(m).refuted
+
+
+def test_enumeration_sees_the_one_point_on_padding():
+    d = la.Space(i=4)
+    (i,) = d.symbols
+    c = la.Space(o=5)
+    (o,) = c.symbols
+    m = la.IndexMap(d, c, [i + 1], valid=sympy.Lt(o, 4), name="onto padding")
+    assert [k + 1 for k in range(4) if not k + 1 < 4] == [4]        # only i = 3
+    verdict = _short(la.check_bijective, m)
+    assert verdict.refuted and verdict.counterexample == {"i": 3}
+    assert la.check_bijective(m).refuted
