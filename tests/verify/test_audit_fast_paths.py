@@ -35,10 +35,7 @@ def python_mod(a: int, b: int) -> int | None:
 # -- defects (xfail strict) ------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "enumeration (exhaustive via query.shortcuts) evaluates Mod by a coordinate that "
-    "is 0 at some points as 0 (core.evaluate's NumPy rule) and says PROVED; Python "
-    "raises ZeroDivisionError there and Z3 says UNKNOWN (modulus not known positive)"))
+# Found by this audit, fixed in 9b68018 (enumerated leaves such divisors to Z3).
 def test_enumeration_does_not_prove_a_map_that_divides_by_zero():
     d = la.Space(i=4, j=3)
     i, j = d.symbols
@@ -51,10 +48,7 @@ def test_enumeration_does_not_prove_a_map_that_divides_by_zero():
     assert not verdict.proved, verdict
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "enumeration REFUTES injectivity of 'i mod (j - 1)' with a counterexample at a "
-    "point where the divisor is 0 (Python raises there): the collision it shows is "
-    "made of the invented value 0"))
+# Found by this audit, fixed in 9b68018.
 def test_enumeration_counterexample_is_a_point_where_the_map_is_defined():
     d = la.Space(i=4, j=3)
     i, j = d.symbols
