@@ -251,3 +251,15 @@ def test_enumeration_sees_the_one_point_on_padding():
     verdict = _short(la.check_bijective, m)
     assert verdict.refuted and verdict.counterexample == {"i": 3}
     assert la.check_bijective(m).refuted
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "plugged.holds accepts Mod(M, K - 1) == 0 at K = 1 (core.evaluate's NumPy rule: "
+    "x mod 0 = 0) although Python raises there: a witness where the assumption has no "
+    "value. No verdict rests on it today (Z3 refuses the modulus), but a witness must "
+    "meet the assumptions in Python ints"))
+def test_plugged_witness_never_divides_by_zero():
+    K = la.extents("K")[0]
+    assumption = Eq(Mod(M, K - 1), 0)
+    assert python_mod(3, 1 - 1) is None
+    assert not plugged.holds([assumption], {M: 3, K: 1})
