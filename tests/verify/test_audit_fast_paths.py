@@ -263,3 +263,18 @@ def test_plugged_witness_never_divides_by_zero():
     assumption = Eq(Mod(M, K - 1), 0)
     assert python_mod(3, 1 - 1) is None
     assert not plugged.holds([assumption], {M: 3, K: 1})
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the enumeration oracle (verify.brute) shares core.evaluate's x mod 0 = 0 and says "
+    "PROVED in bounds for 'i mod j', undefined at j = 0 in Python ints, where the checks "
+    "now say UNKNOWN: the twin disagrees with the check it should mirror"))
+def test_brute_oracle_does_not_prove_a_map_that_divides_by_zero():
+    d = la.Space(i=4, j=3)
+    i, j = d.symbols
+    m = la.IndexMap(d, la.Space(o=4), [Mod(i, j)], name="i mod j")
+    try:
+        verdict = brute.check_in_bounds(m)
+    except la.LayoutError:
+        return  # refusing the map is right too
+    assert not verdict.proved
