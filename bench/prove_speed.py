@@ -111,9 +111,10 @@ def slowest(run: Run, top: int) -> list[str]:
     return out
 
 
-def rows(run: Run) -> list[tuple[str, str, str, str]]:
-    """(module, spec, claim, verdict) of each row, in report order."""
-    return [(Path(r["path"]).stem, r["spec"], r["claim"], r["status"])
+def rows(run: Run) -> list[tuple[str, ...]]:
+    """(module, spec, claim, verdict, first words of the reason) of each row, in report order."""
+    return [(Path(r["path"]).stem, r["spec"], r["claim"], r["status"]) +
+            ((r["reason"][:160],) if r["status"] != r["expected"] else ())
             for r in run.report["results"]]
 
 
@@ -148,7 +149,10 @@ def main(argv: list[str] | None = None) -> int:
             parallels.append(prove(f"-j {args.jobs}", args.paths, args.jobs, ROOT))
             print(line(parallels[-1]), f"  (load {load()})")
             if rows(parallels[-1]) != rows(serials[0]):
-                print(f"-j {args.jobs}: the rows (claim, verdict, in order) differ from serial's")
+                print(f"-j {args.jobs}: the rows (claim, verdict, in order) differ from serial's:")
+                for one, other in zip(rows(serials[0]), rows(parallels[-1])):
+                    if one != other:
+                        print(f"  serial {one}\n  -j     {other}")
                 return 1
     serial = median_run(serials)
     runs += [serial] + ([median_run(parallels)] if parallels else [])
