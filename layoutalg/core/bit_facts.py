@@ -93,3 +93,40 @@ def upper_bound(expr: sympy.Basic, ranges: Mapping[sympy.Symbol, int]) -> int | 
 
 
 __all__ = ["MAX_SHIFT", "log2_exact", "trailing_zeros", "upper_bound"]
+
+
+def known_nonnegative(expr: sympy.Basic) -> bool:  # noqa: C901 - one branch per operator
+    """True when the structure shows ``expr >= 0`` for every value of its symbols
+    (each symbol declared non-negative). Bit operations are defined on
+    non-negative integers only, so a solver may encode one only where this
+    holds; False means "not shown", never "negative".
+
+    >>> i = sympy.Symbol("i", integer=True, nonnegative=True)
+    >>> known_nonnegative(3 * i + sympy.floor(i / 4)), known_nonnegative(i - 2)
+    (True, False)
+    """
+    if isinstance(expr, sympy.Rational):  # integers too
+        return expr >= 0
+    if isinstance(expr, sympy.Symbol):
+        return expr.is_nonnegative is True
+    if isinstance(expr, (sympy.Add, sympy.Mul, sympy.Max, sympy.Min)):
+        args = [known_nonnegative(a) for a in expr.args]
+        return any(args) if isinstance(expr, sympy.Max) else all(args)
+    if isinstance(expr, sympy.Pow):
+        base, exponent = expr.args
+        if exponent.is_Integer and exponent >= 0:
+            return known_nonnegative(base)
+        return exponent.is_Integer and _known_positive(base)  # a division by base
+    if isinstance(expr, (sympy.floor, sympy.ceiling)):
+        return known_nonnegative(expr.args[0])
+    if isinstance(expr, sympy.Mod):
+        return _known_positive(expr.args[1])  # floored: in [0, b) for b > 0
+    if isinstance(expr, (BitAnd, BitXor, ShiftLeft, ShiftRight)):
+        return True  # its own arguments are checked where it is encoded
+    return False
+
+
+def _known_positive(expr: sympy.Basic) -> bool:
+    if isinstance(expr, sympy.Rational):
+        return expr > 0
+    return expr.is_positive is True or (expr.is_integer is True and known_nonnegative(expr - 1))

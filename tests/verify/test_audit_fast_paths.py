@@ -2,9 +2,11 @@
 enumeration (``verify.exhaustive`` through ``query.shortcuts``), the
 mixed-radix lemma (``verify.radix``), plugged witnesses (``verify.plugged``).
 
-Truths come from plain Python int arithmetic, written out here. The
-``xfail(strict=True)`` tests are defects found by the audit: each asserts the
-right behaviour and fails today; the others pin attacks the code survives.
+Truths come from plain Python int arithmetic, written out here. Five tests
+are defects the audit found (a map dividing by 0 enumerated, a wrong
+counterexample there, XOR of a negative value proved by Z3, a plugged
+witness dividing by 0, the twin enumerating a division by 0), each fixed
+and now pinning the fix; the others pin attacks the code survives.
 """
 
 from __future__ import annotations
@@ -63,10 +65,7 @@ def test_enumeration_counterexample_is_a_point_where_the_map_is_defined():
         assert verdict.status is Status.UNKNOWN
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Z3 (reached when enumeration declines) decides XOR of a negative argument in "
-    "two's complement and says PROVED in bounds, while the exact evaluator, the "
-    "oracle and m(0) refuse the map (bit_xor argument must be non-negative)"))
+# Found by this audit; fixed: a bit operation whose argument is not shown non-negative is not encoded (UNKNOWN).
 def test_xor_of_a_negative_value_is_not_proved():
     d = la.Space(i=4)
     (i,) = d.symbols
@@ -253,11 +252,7 @@ def test_enumeration_sees_the_one_point_on_padding():
     assert la.check_bijective(m).refuted
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "plugged.holds accepts Mod(M, K - 1) == 0 at K = 1 (core.evaluate's NumPy rule: "
-    "x mod 0 = 0) although Python raises there: a witness where the assumption has no "
-    "value. No verdict rests on it today (Z3 refuses the modulus), but a witness must "
-    "meet the assumptions in Python ints"))
+# Found by this audit; fixed: plugged.holds refuses a candidate where a divisor is 0.
 def test_plugged_witness_never_divides_by_zero():
     K = la.extents("K")[0]
     assumption = Eq(Mod(M, K - 1), 0)
@@ -265,10 +260,7 @@ def test_plugged_witness_never_divides_by_zero():
     assert not plugged.holds([assumption], {M: 3, K: 1})
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the enumeration oracle (verify.brute) shares core.evaluate's x mod 0 = 0 and says "
-    "PROVED in bounds for 'i mod j', undefined at j = 0 in Python ints, where the checks "
-    "now say UNKNOWN: the twin disagrees with the check it should mirror"))
+# Found by this audit; fixed: the twin refuses a map that divides by 0 at a domain point.
 def test_brute_oracle_does_not_prove_a_map_that_divides_by_zero():
     d = la.Space(i=4, j=3)
     i, j = d.symbols

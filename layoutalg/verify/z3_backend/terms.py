@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import sympy
 import z3
 
+from layoutalg.core.bit_facts import known_nonnegative
 from layoutalg.core.bits import BitOp
 from layoutalg.core.expr import Unsupported, integer_terms, quotient
 
@@ -181,6 +182,12 @@ class Translator(BitSplitting):
         if isinstance(expr, (sympy.floor, sympy.ceiling, sympy.Mod)):
             return self._division(expr)
         if isinstance(expr, BitOp):
+            # bit operations are defined on non-negative ints only (core.bits):
+            # never encode one where an argument might be negative
+            unshown = [a for a in expr.args if not known_nonnegative(a)]
+            if unshown:
+                raise Unsupported(f"{expr}: argument {unshown[0]} is not shown to be "
+                                  f"non-negative, where bit operations are defined")
             return self._bit_term(expr)
         if isinstance(expr, (sympy.Min, sympy.Max)):
             args = [self.term(a) for a in expr.args]
