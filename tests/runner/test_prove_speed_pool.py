@@ -9,29 +9,15 @@ first out. Pinned on the pool's choice itself (no timing involved).
 
 from __future__ import annotations
 
-from concurrent.futures import Future
+from test_prove_schedule import pool_order  # equal costs: the order of modules alone
 
-from layoutalg.runner.worker_pool import WorkerPool, _Task, _Worker
+from layoutalg.runner.worker_pool import WorkerPool
 
 
 def choose(pool: WorkerPool, worker_group, other_groups, queued_groups) -> list:
     """The groups in the order ``pool`` hands queued tasks to a worker on
     ``worker_group`` while other workers sit on ``other_groups``."""
-    me = _Worker(process=None, pipe=None, groups={worker_group})
-    others = [_Worker(process=None, pipe=None, groups={g}) for g in other_groups]
-    tasks = [_Task(Future(), print, (k,), {}, g) for k, g in enumerate(queued_groups)]
-    with pool._lock:
-        saved = pool._workers, pool._queued
-        pool._workers, pool._queued = [me, *others], type(saved[1])(tasks)
-        try:
-            order = []
-            while pool._queued:
-                task = pool._take_for(me)
-                order.append((task.group, task.args[0]))
-                me.groups.add(task.group)
-        finally:
-            pool._workers, pool._queued = saved
-    return order
+    return pool_order(pool, worker_group, other_groups, [(g, 1.0) for g in queued_groups])
 
 
 def test_a_worker_keeps_to_its_module_then_takes_one_nobody_is_on():
