@@ -219,7 +219,7 @@ def shortcuts(*, reuse: bool = True, enumerate_up_to: int = ENUMERATE_UP_TO) -> 
     """Within the block (``layoutalg prove`` runs each spec in one), a query
     asked before gets the answer given then (``answers_memo``), and the core
     checks decide a concrete map of at most ``enumerate_up_to`` points in
-    domain and codomain by enumerating it (``layoutalg.verify.brute``, exact)
+    domain and codomain by enumerating it (``layoutalg.verify.exhaustive``, exact)
     instead of asking Z3. Outside, every check asks Z3: the differential
     tests compare it with enumeration, and mock the solver.
     """
