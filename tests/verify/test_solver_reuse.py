@@ -154,14 +154,20 @@ def test_the_vacuity_guard_still_answers_unknown_through_ask(fresh_memo, monkeyp
 
 class StartedCheck:
     """A solver whose check sets ``started`` (on the thread it runs on) and
-    then runs a question Z3 does not settle: x³ + y³ = z³ in positive
-    integers (no solution, Fermat n = 3; Z3's nonlinear integer search runs on)."""
+    then runs a question Z3 does not settle in any practical time: 15 pigeons
+    in 14 holes as plain clauses (unsatisfiable; resolution needs exponentially
+    many steps). Its SAT search looks at the cancel flag often, so an
+    interrupt stops it at once; Fermat's x³ + y³ = z³, used before, sometimes
+    ran for minutes in nonlinear arithmetic that does not look, under load."""
 
-    def __init__(self):
+    def __init__(self, holes: int = 14):
         self.ctx = z3.Context()
-        x, y, z = (z3.Int(n, self.ctx) for n in "xyz")
         self.solver = z3.Solver(ctx=self.ctx)
-        self.solver.add(x >= 1, y >= 1, z >= 1, x * x * x + y * y * y == z * z * z)
+        put = [[z3.Bool(f"p{i}_{h}", self.ctx) for h in range(holes)] for i in range(holes + 1)]
+        self.solver.add(*(z3.Or(*row) for row in put))
+        self.solver.add(*(z3.Or(z3.Not(put[a][h]), z3.Not(put[b][h]))
+                          for h in range(holes) for a in range(holes + 1)
+                          for b in range(a + 1, holes + 1)))
         self.started = threading.Event()
         self.finished = threading.Event()
         self.thread = None
