@@ -189,14 +189,21 @@ class StartedCheck:
 def raise_in_main_thread_once_started(check, exception):
     """Once ``check`` runs, deliver SIGUSR1 to the main thread, whose handler
     raises ``exception`` (as Ctrl-C and the per-claim limit's alarm do)."""
+    raised = threading.Event()
+
     def handler(_signum, _frame):
-        raise exception
+        if not raised.is_set():  # once: a repeated signal after it is ignored
+            raised.set()
+            raise exception
 
     previous = signal.signal(signal.SIGUSR1, handler)
 
     def deliver():
+        # repeated until the handler has run: in CI a single signal was once not
+        # acted on, and the main thread waited for the never-ending check for good
         if check.started.wait(HANG_GUARD_S):
-            signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)
+            while not raised.wait(0.05):
+                signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)
 
     threading.Thread(target=deliver, daemon=True).start()
     return previous
