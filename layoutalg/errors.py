@@ -34,6 +34,17 @@ class MapError(LayoutError):
     """
 
 
+class UndefinedValueError(MapError):
+    """An index expression was evaluated at a point where it has no value.
+
+    Cause: a divisor is 0 there; ``x mod 0`` and ``x // 0`` have no value
+    (Python raises ``ZeroDivisionError``; NumPy's rule would invent 0, which
+    layoutalg never does). The message names the divisor, the first such
+    point and the rule. Fix: keep the divisor nonzero on the domain (sizes
+    that keep it positive, or a ``Piecewise`` branch that excludes 0).
+    """
+
+
 class CompositionError(MapError):
     """``compose(first, then)`` was given maps that do not chain.
 

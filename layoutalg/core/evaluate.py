@@ -16,6 +16,11 @@ not), else object arrays of exact Python ints; conditions are bool arrays.
 A consumer that needs int64 uses :func:`as_int64`, which refuses a value
 past int64 with a ``MapError`` naming it instead of wrapping.
 
+``x mod 0`` and ``x // 0`` have no value (Python raises; NumPy's rule would
+give 0). Both kernels note where a divisor is 0 and evaluation then raises
+``UndefinedValueError`` naming the divisor and the first such point, unless
+the division sits in a ``Piecewise`` branch not taken there.
+
 >>> import sympy
 >>> from layoutalg.core.space import coordinate
 >>> i = coordinate("i")
@@ -23,6 +28,10 @@ past int64 with a ``MapError`` naming it instead of wrapping.
 [0, 1, 3, 5]
 >>> evaluate(i * 2**62, {i: np.arange(4)}).dtype     # the images themselves are past int64
 dtype('O')
+>>> evaluate(sympy.Mod(7, i), {i: np.arange(3)})
+Traceback (most recent call last):
+...
+layoutalg.errors.UndefinedValueError: Mod(7, i) has no value at i=0: its divisor i is 0 there; x mod 0 and x // 0 have no value
 """
 
 from __future__ import annotations
@@ -38,7 +47,7 @@ import sympy
 from layoutalg.core.bits import BitAnd, BitOp, BitXor, ShiftLeft, ShiftRight, bounds_kernel
 from layoutalg.core.bounds import INT64_LIMIT, Escapes
 from layoutalg.core.expr import Unsupported, integer_terms, quotient
-from layoutalg.errors import MapError
+from layoutalg.errors import MapError, UndefinedValueError
 
 Kernel = Callable[[dict[sympy.Symbol, np.ndarray]], np.ndarray]
 _INT64_MIN = -(2**63)
@@ -49,6 +58,7 @@ _CHUNK = 1 << 16  # elements per min/max pass over a large input (fits in L2)
 class Compiled:
     """The kernels of one expression: int64, exact, and its interval."""
 
+    expr: sympy.Basic
     fast: Kernel
     exact: Kernel
     bounds: Callable
@@ -70,7 +80,7 @@ def evaluate_all(exprs: Sequence[sympy.Basic], env: dict[sympy.Symbol, object]) 
 def compile_expr(expr: sympy.Basic) -> Compiled:
     """Compile ``expr`` into its kernels (raises ``Unsupported`` outside the vocabulary)."""
     exact = _compile(expr, _EXACT)
-    return Compiled(_compile(expr, _FAST), exact, bounds_kernel(expr),
+    return Compiled(expr, _compile(expr, _FAST), exact, bounds_kernel(expr),
                     not isinstance(expr, sympy.Expr))  # a Symbol is Boolean too
 
 
@@ -197,12 +207,43 @@ def _run(compiled: Compiled, inputs: _Inputs) -> np.ndarray:
         except Escapes:
             pass
         else:
-            return np.asarray(compiled.fast(inputs.values))
+            scope = _Scope(inputs.values)
+            result = np.asarray(compiled.fast(scope))
+            _refuse_undefined(compiled.expr, scope)
+            return result
     # One point, or values past int64: Python ints (exact), narrowed back.
-    result = compiled.exact(inputs.exact)
+    scope = _Scope(inputs.exact)
+    result = compiled.exact(scope)
+    _refuse_undefined(compiled.expr, scope)
     if compiled.is_condition:
         return np.asarray(result, dtype=bool)
     return _shrink(result)
+
+
+class _Scope(dict):
+    """The symbol values of one run, and ``undefined``: (divisor, mask) where a
+    division met a 0 divisor (a mask of the points, broadcasting over the values)."""
+
+    def __init__(self, values: dict) -> None:
+        super().__init__(values)
+        self.undefined: list[tuple[sympy.Expr, np.ndarray]] = []
+
+
+def _refuse_undefined(expr: sympy.Basic, scope: _Scope) -> None:
+    """``UndefinedValueError`` at the first point (row-major) where ``expr`` divides by 0."""
+    found = [(divisor, mask) for divisor, mask in scope.undefined if mask.any()]
+    if not found:
+        return
+    shape = np.broadcast_shapes(*(np.shape(v) for v in scope.values()),
+                                *(mask.shape for _, mask in found))
+    firsts = [(int(np.argmax(np.broadcast_to(mask, shape))), k)
+              for k, (_, mask) in enumerate(found)]
+    flat, k = min(firsts)
+    index = np.unravel_index(flat, shape)
+    at = ", ".join(f"{symbol}={int(np.broadcast_to(value, shape)[index])}"
+                   for symbol, value in scope.items())
+    raise UndefinedValueError(f"{expr} has no value at {at or 'the point'}: its divisor "
+                              f"{found[k][0]} is 0 there; x mod 0 and x // 0 have no value")
 
 
 @dataclass(frozen=True)
@@ -210,8 +251,6 @@ class _Mode:
     """How a kernel holds constants and does integer arithmetic."""
 
     constant: Callable[[int], object]
-    floordiv: Callable
-    mod: Callable
     pick: Callable  # (min or max) -> elementwise function
     bits: dict  # bit operation class -> elementwise function
 
@@ -232,15 +271,19 @@ def _exact_pick(which):
     return pick
 
 
-def _exact_divide(op):
-    """``op`` (// or %) on Python ints, giving 0 for a zero divisor as NumPy does."""
-    def divide(a, b):
-        try:
+def _division(op, divisor: sympy.Expr):
+    """``op`` (// or %) by ``divisor``: Python's floor rule on Python ints and on
+    int64 arrays alike. Where the divisor is 0 there is no value: the points
+    are noted in the scope (the run then refuses) and 1 divides there meanwhile."""
+    if divisor.is_Integer and divisor != 0:
+        return lambda env, a, b: op(a, b)
+
+    def divide(env, a, b):
+        zero = np.equal(b, 0)
+        if not zero.any():
             return op(a, b)
-        except ZeroDivisionError:
-            b = np.asarray(b, dtype=object)
-            zero = b == 0
-            return np.where(zero, 0, op(a, np.where(zero, 1, b))).astype(object)
+        env.undefined.append((divisor, zero))
+        return op(a, np.where(zero, 1, b) if np.ndim(b) else 1)
     return divide
 
 
@@ -264,10 +307,9 @@ _FAST_BITS = {BitXor: np.bitwise_xor, BitAnd: np.bitwise_and,
 _EXACT_BITS = {kind: _exact_bits(op, kind) for kind, op in (
     (BitXor, operator.xor), (BitAnd, operator.and_),
     (ShiftRight, operator.rshift), (ShiftLeft, operator.lshift))}
-_FAST = _Mode(_fast_constant, np.floor_divide, np.mod,
-              lambda which: np.minimum if which is min else np.maximum, _FAST_BITS)
-_EXACT = _Mode(int, _exact_divide(operator.floordiv), _exact_divide(operator.mod), _exact_pick,
-               _EXACT_BITS)
+_FAST = _Mode(_fast_constant, lambda which: np.minimum if which is min else np.maximum,
+              _FAST_BITS)
+_EXACT = _Mode(int, _exact_pick, _EXACT_BITS)
 
 _RELATIONS = {
     sympy.Eq: operator.eq, sympy.Ne: operator.ne, sympy.Lt: operator.lt,
@@ -284,7 +326,7 @@ def _fold(parts, combine):
     return fold
 
 
-def _compile(expr: sympy.Basic, mode: _Mode) -> Kernel:  # noqa: C901 - one branch per operator
+def _compile(expr: sympy.Basic, mode: _Mode) -> Kernel:
     if expr is sympy.true:
         return lambda env: np.bool_(True)
     if expr is sympy.false:
@@ -313,14 +355,14 @@ def _compile(expr: sympy.Basic, mode: _Mode) -> Kernel:  # noqa: C901 - one bran
     if isinstance(expr, (sympy.floor, sympy.ceiling)):
         num, den = quotient(expr.args[0])
         top, bottom = _compile(num, mode), _compile(den, mode)
-        divide = mode.floordiv
+        divide = _division(operator.floordiv, den)
         if isinstance(expr, sympy.floor):
-            return lambda env: divide(top(env), bottom(env))
-        return lambda env: -divide(-top(env), bottom(env))
+            return lambda env: divide(env, top(env), bottom(env))
+        return lambda env: -divide(env, -top(env), bottom(env))
     if isinstance(expr, sympy.Mod):
         top, bottom = _compile(expr.args[0], mode), _compile(expr.args[1], mode)
-        mod = mode.mod
-        return lambda env: mod(top(env), bottom(env))
+        mod = _division(operator.mod, expr.args[1])
+        return lambda env: mod(env, top(env), bottom(env))
     if isinstance(expr, BitOp):
         left, right = _compile(expr.args[0], mode), _compile(expr.args[1], mode)
         op = mode.bits[type(expr)]
@@ -346,16 +388,34 @@ def _compile(expr: sympy.Basic, mode: _Mode) -> Kernel:  # noqa: C901 - one bran
 
 def _piecewise(expr, branches, *, exact: bool) -> Kernel:
     def piecewise(env):
-        conds = [np.asarray(cond(env), dtype=bool) for _, cond in branches]
-        values = [np.asarray(value(env)) for value, _ in branches]
+        conds, values, spans = [], [], []
+        for value, cond in branches:
+            start = len(env.undefined)
+            conds.append(np.asarray(cond(env), dtype=bool))
+            middle = len(env.undefined)
+            values.append(np.asarray(value(env)))
+            spans.append((start, middle, len(env.undefined)))
         shape = np.broadcast_shapes(*(c.shape for c in conds), *(v.shape for v in values))
         conds = [np.broadcast_to(c, shape) for c in conds]
         if not np.logical_or.reduce(conds).all():
             # Outside every branch the value is undefined: never invent one.
             raise Unsupported(f"{expr} is undefined where no branch condition holds")
+        if env.undefined:
+            _where_needed(env.undefined, conds, spans)
         if exact:
             # Keep Python ints: an int64 result would send the next operator
             # back to NumPy's wrapping integer loops.
             values = [v.astype(object) for v in values]
         return np.select(conds, [np.broadcast_to(v, shape) for v in values])
     return piecewise
+
+
+def _where_needed(undefined: list, conds: list, spans: list) -> None:
+    """Keep a zero divisor of a ``Piecewise`` only where it matters: in a branch's
+    condition where no earlier condition holds, in its value where it is taken."""
+    earlier = np.zeros_like(conds[0])
+    for cond, (start, middle, end) in zip(conds, spans):
+        for k in range(start, end):
+            divisor, mask = undefined[k]
+            undefined[k] = divisor, mask & ~earlier & (cond if k >= middle else True)
+        earlier = earlier | cond

@@ -9,6 +9,8 @@ compute exact integer division instead of a rational.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy
 from sympy.core.relational import Relational
 
@@ -87,6 +89,29 @@ def quotient(arg: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
     if not num.is_integer:
         raise Unsupported(f"numerator {num} is not an integer expression")
     return num, den
+
+
+@lru_cache(maxsize=4096)
+def divisors(expr: sympy.Basic) -> tuple[sympy.Expr, ...]:
+    """The divisor of every ``Mod``, ``floor`` and ``ceiling`` in ``expr`` (preorder,
+    each once): ``Mod(a, b)`` divides by ``b``; ``floor(a/b)`` and ``ceiling(a/b)``
+    (SymPy's ``a // b``) by the denominator of ``a/b`` over one fraction. The bit
+    operations divide by nothing (a shift by ``k`` divides by ``2**k``).
+
+    ``x mod 0`` and ``x // 0`` have no value: the evaluator refuses a point
+    where a divisor is 0 (``UndefinedValueError``), never inventing one.
+
+    >>> i, j = sympy.symbols("i j", integer=True, nonnegative=True)
+    >>> sorted(map(str, divisors(sympy.Mod(i, j) + sympy.floor(i / (j + 2)) + sympy.Mod(j, 4))))
+    ['4', 'j', 'j + 2']
+    """
+    found = {}
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Mod):
+            found[node.args[1]] = None
+        elif isinstance(node, (sympy.floor, sympy.ceiling)):
+            found[sympy.together(node.args[0]).as_numer_denom()[1]] = None
+    return tuple(found)
 
 
 def integer_terms(expr: sympy.Mul) -> list[sympy.Expr]:

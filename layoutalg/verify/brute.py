@@ -13,12 +13,11 @@ import time
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-import sympy
 
 from layoutalg.core import evaluate as ev
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
-from layoutalg.errors import MapError, VerificationError
+from layoutalg.errors import VerificationError
 from layoutalg.verify.conflicts import validate as validate_conflicts
 from layoutalg.verify.memory import byte_end, flat_offset, memory_dims
 from layoutalg.verify.result import CheckResult, Padding, Status, point_text
@@ -43,33 +42,15 @@ def image_table(m: IndexMap) -> tuple[np.ndarray, np.ndarray]:
     """``(domain points, images)``, both ``(n, rank)`` arrays.
 
     The images are exact: int64 when every one fits, else an object array of
-    Python ints (a wrapped image could land back inside the codomain).
+    Python ints (a wrapped image could land back inside the codomain). A map
+    that divides by 0 at a domain point has no value there: the evaluator
+    refuses it (``UndefinedValueError`` naming the point), never inventing 0.
     """
     xs = points(m.domain)
-    _refuse_zero_divisors(m, xs)
     images = m.apply(*xs.T) if m.domain.rank else m.apply()
     ys = np.stack([np.broadcast_to(v, (len(xs),)) for v in images], axis=1) if images else (
         np.zeros((len(xs), 0), dtype=np.int64))
     return xs, ev.narrow(ys)
-
-
-def _refuse_zero_divisors(m: IndexMap, xs: np.ndarray) -> None:
-    """A map that divides by 0 at a domain point has no value there in Python
-    ints (NumPy would invent 0): the twin refuses it, as the checks do not
-    decide it (``MapError`` naming the point)."""
-    divisors = {node.args[1] for e in m.exprs for node in sympy.preorder_traversal(e)
-                if isinstance(node, sympy.Mod)}
-    divisors |= {node.base for e in m.exprs for node in sympy.preorder_traversal(e)
-                 if isinstance(node, sympy.Pow) and node.exp.is_negative}
-    env = dict(zip(m.domain.symbols, xs.T))
-    for divisor in divisors:
-        if divisor.free_symbols - set(env):
-            continue  # a size: the map is not concrete, nothing to enumerate here
-        zero = np.broadcast_to(np.asarray(ev.evaluate(divisor, env)) == 0, (len(xs),))
-        if zero.any():
-            at = point_text(m.domain.names, xs[int(np.argmax(zero))])
-            raise MapError(f"{m.name}: divides by {divisor} = 0 at {at}; the map has no "
-                           f"value there")
 
 
 def _images_at(m: IndexMap, at: np.ndarray) -> np.ndarray:

@@ -10,19 +10,19 @@ faster than one Z3 query. Elsewhere the limit is 0 and every check asks Z3.
 A map is left to Z3 (which then keeps its guards) when anything is not
 plainly concrete: a parameter, an assumption that is not literally true
 (false assumptions are UNKNOWN there, never a vacuous pass), a ``valid``
-over other symbols, rank 0, or an expression the evaluator refuses.
+over other symbols, rank 0, a divisor not known positive, or an expression
+the evaluator refuses (``UndefinedValueError`` where a divisor is 0).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import sympy
 
-from layoutalg.core.expr import Unsupported, quotient
+from layoutalg.core.expr import Unsupported, divisors
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import LayoutError
 from layoutalg.verify import exhaustive
@@ -72,31 +72,12 @@ def _small(m: IndexMap, limit: int, lists_codomain: bool) -> bool:
         return False
     if m.valid is not None and not m.valid.free_symbols <= set(m.codomain.symbols):
         return False
-    if not all(_divisors_positive(e) for e in (*m.exprs, m.valid) if e is not None):
+    # The rule of the Z3 translation: a divisor not known positive (Mod(i, j) at
+    # j = 0 has no value) is left to Z3, which answers UNKNOWN for it.
+    exprs = (*m.exprs, m.valid) if m.valid is not None else m.exprs
+    if not all(d.is_integer and d.is_positive for e in exprs for d in divisors(e)):
         return False
     size = math.prod(m.domain.extents)
     if lists_codomain:
         size = max(size, math.prod(m.codomain.extents))
     return size <= limit
-
-
-@functools.lru_cache(maxsize=4096)
-def _divisors_positive(expr: sympy.Basic) -> bool:
-    """Is every ``Mod``, ``floor`` and ``ceiling`` divisor of ``expr`` known
-    positive (the rule of the Z3 translation)? A divisor that may be 0 at some
-    point (``Mod(i, j)`` with ``j = 0``) has no value there in Python ints,
-    while NumPy's rule would invent one: such a map is left to Z3, which
-    answers UNKNOWN for a modulus not known positive."""
-    for node in sympy.preorder_traversal(expr):
-        if isinstance(node, sympy.Mod):
-            divisor = node.args[1]
-        elif isinstance(node, (sympy.floor, sympy.ceiling)):
-            try:
-                divisor = quotient(node.args[0])[1]
-            except Unsupported:
-                return False
-        else:
-            continue
-        if not (divisor.is_integer and divisor.is_positive):
-            return False
-    return True

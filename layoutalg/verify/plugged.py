@@ -35,8 +35,6 @@ def holds(assumptions: Sequence[sympy.Basic], values: dict[sympy.Symbol, int]) -
     if any(int(v) < 1 for v in values.values()):
         return False
     env = {s: int(v) for s, v in values.items()}
-    if any(_divides_by_zero(a, env) for a in assumptions):
-        return False  # no value there in Python ints (NumPy's rule would invent 0)
     for assumption in assumptions:
         if assumption is sympy.true:
             continue
@@ -46,7 +44,7 @@ def holds(assumptions: Sequence[sympy.Basic], values: dict[sympy.Symbol, int]) -
             if not bool(np.asarray(ev.evaluate(assumption, env)).all()):
                 return False
         except (Unsupported, LayoutError, ArithmeticError, KeyError, TypeError, ValueError):
-            return False
+            return False  # e.g. UndefinedValueError: a divisor is 0 there (no value)
     return True
 
 
@@ -64,18 +62,3 @@ def witness(assumptions: Sequence[sympy.Basic], parameters: Sequence[sympy.Symbo
             return sizes
     return None
 
-
-def _divides_by_zero(assumption: sympy.Basic, env: dict[sympy.Symbol, int]) -> bool:
-    """Does ``assumption`` divide by 0 at ``env`` (a ``Mod`` or ``floor`` divisor,
-    evaluated exactly)? Undecidable divisors count as dividing by zero."""
-    for node in sympy.preorder_traversal(assumption):
-        if isinstance(node, sympy.Mod):
-            divisor = node.args[1]
-        elif isinstance(node, sympy.Pow) and node.exp.is_negative:
-            divisor = node.base
-        else:
-            continue
-        value = sympy.sympify(divisor.xreplace({s: sympy.Integer(v) for s, v in env.items()}))
-        if not value.is_Integer or value == 0:
-            return True
-    return False
