@@ -32,10 +32,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from layoutalg.validate import boolean, positive_int, power_of_two
-from layoutalg.core.tiling import remainder as mod
+from layoutalg.core.tiling import ceil_div, deal_part
 from layoutalg.errors import SwizzleError
-from layoutalg.errors import describe
+from layoutalg.validate import boolean, one_of, positive_int, power_of_two
 
 OPS = ("read", "write")
 
@@ -95,11 +94,11 @@ class BankModel:
     @property
     def phases(self) -> int:
         """Phases of one warp's request."""
-        return -(-self.warp // self.lanes_per_phase)
+        return ceil_div(self.warp, self.lanes_per_phase)
 
     def bank(self, addr):
         """The (first) bank an access at ``addr`` uses, in units of a group."""
-        return mod(addr // self.unit, self.groups)
+        return deal_part(addr, self.groups, self.unit, lazy=True)
 
     def word(self, addr):
         """Which bank word (or group of words) an access at ``addr`` reads."""
@@ -118,9 +117,7 @@ class BankModel:
 
 
 def check_op(op: object) -> str:
-    if op not in OPS:
-        raise SwizzleError(f"op must be one of {OPS}; got {describe(op)}")
-    return op
+    return one_of(SwizzleError, "op", op, OPS)
 
 
 # Vendor configurations (see the module docstring for the sources).

@@ -106,14 +106,12 @@ def check_bank_conflict_free(
     bound = q.concrete(access, params)
     first_addr = bound(*point)[0]
     second_addr = bound(*(point[:position] + (second,) + point[position + 1:]))[0]
-    steps = [n for n in access.domain.names if n != lane]
-    step_text = point_text(steps, [point[access.domain.index(n)] for n in steps])
     return q.result(
         Status.REFUTED, "bank_conflict_free", subject, start,
         counterexample={**q.named(access.domain.names, point), f"{lane}'": second,
                         **{str(k): int(v) for k, v in params.items()}},
-        reason=f"conflict at step {step_text}: {lane} {point[position]} (byte {first_addr}) and "
-        f"{lane} {second} (byte {second_addr}) both use bank "
+        reason=f"conflict at step {_step_text(access, lane, point)}: {lane} {point[position]} "
+        f"(byte {first_addr}) and {lane} {second} (byte {second_addr}) both use bank "
         f"{int(resource_of(resource, first_addr))} of {resource}{q.params_text(params)}")
 
 
@@ -265,16 +263,19 @@ def _refuted(access, model, lane, op, outcome, x, lanes, subject, start) -> Chec
     degree, _, _ = phase_degree(addresses, model, op)
     byte_a, byte_b = addresses[first - low], addresses[second - low]
     bank = int(model.bank(byte_a)) * (model.unit // model.bank_bytes)
-    steps = [n for n in access.domain.names if n != lane]
-    step_text = point_text(steps, [point[access.domain.index(n)] for n in steps])
     return q.result(
         Status.REFUTED, "bank_conflicts", subject, start,
         counterexample={**q.named(access.domain.names, point), f"{lane}'": second,
                         "bank": bank, "degree": degree,
                         **{str(k): int(v) for k, v in params.items()}},
-        reason=f"{degree}-way conflict at step {step_text}: {lane} {first} (byte {byte_a}) and "
-        f"{lane} {second} (byte {byte_b}) both use bank {bank} in phase "
+        reason=f"{degree}-way conflict at step {_step_text(access, lane, point)}: {lane} {first} "
+        f"(byte {byte_a}) and {lane} {second} (byte {byte_b}) both use bank {bank} in phase "
         f"{model.phase(first)}{q.params_text(params)}")
+
+
+def _step_text(access, lane: str, point) -> str:
+    steps = [n for n in access.domain.names if n != lane]
+    return point_text(steps, [point[access.domain.index(n)] for n in steps])
 
 
 def _validated(access, model, lane: str, op: str, max_degree: int) -> int:

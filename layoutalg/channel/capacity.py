@@ -40,15 +40,6 @@ def parameter_values(layout, outcome) -> dict[str, int]:
     return {str(p): int(outcome.model[p]) for p in layout.parameters if p in outcome.model}
 
 
-def _params_text(values: dict[str, int]) -> str:
-    return "" if not values else " with " + ", ".join(f"{k}={v}" for k, v in sorted(values.items()))
-
-
-def _result(status, check, layout, start, counterexample=None, reason=""):
-    return q.result(status, check, layout.label, start, counterexample=counterexample,
-                    reason=reason)
-
-
 def check_fits(layout, capacity: int | None = None, *, assume: Sequence[sympy.Basic] = (),
                timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """Each channel's share fits its capacity (default ``layout.channel_bytes``).
@@ -110,11 +101,11 @@ def check_fits(layout, capacity: int | None = None, *, assume: Sequence[sympy.Ba
             else:
                 reason = (f"channel {where} exceeds its capacity: {matrix} tile {text} needs "
                           f"{needed} > {capacity_value} bytes")
-            return _result(Status.REFUTED, "channel_fits", layout, start,
-                           {**q.named(names, point), "channel": where, **params},
-                           reason + _params_text(params))
-    return _result(Status.PROVED, "channel_fits", layout, start,
-                   reason=f"every channel holds its share within {cap} bytes")
+            return q.result(Status.REFUTED, "channel_fits", layout.label, start,
+                            counterexample={**q.named(names, point), "channel": where, **params},
+                            reason=reason + q.params_text(params))
+    return q.result(Status.PROVED, "channel_fits", layout.label, start,
+                    reason=f"every channel holds its share within {cap} bytes")
 
 
 def designed_is_exact(layout, assume, timeout_ms) -> CheckResult | None:
@@ -163,15 +154,16 @@ def check_disjoint(layout, *, assume: Sequence[sympy.Basic] = (),
             env = {p: params[str(p)] for p in layout.parameters}
             ax = int(sympy.sympify(layout.address_of(first, *px)).subs(env))
             ay = int(sympy.sympify(layout.address_of(second, *py)).subs(env))
-            return _result(
-                Status.REFUTED, "tiles_disjoint", layout, start,
-                {**q.named(space_x.names, px), **q.named(space_y.names, py, "'"), **params},
-                f"{first} tile {point_text(space_x.names, px)} at byte {ax} and {second} tile "
-                f"{point_text(space_y.names, py)} at byte {ay} overlap ({size}-byte tiles)"
-                + _params_text(params))
+            return q.result(
+                Status.REFUTED, "tiles_disjoint", layout.label, start,
+                counterexample={**q.named(space_x.names, px), **q.named(space_y.names, py, "'"),
+                                **params},
+                reason=f"{first} tile {point_text(space_x.names, px)} at byte {ax} and {second} "
+                f"tile {point_text(space_y.names, py)} at byte {ay} overlap ({size}-byte tiles)"
+                + q.params_text(params))
     note = " (inside channels proved to hold them)" if by_location else ""
-    return _result(Status.PROVED, "tiles_disjoint", layout, start,
-                   reason=f"no two tiles' byte ranges overlap{note}")
+    return q.result(Status.PROVED, "tiles_disjoint", layout.label, start,
+                    reason=f"no two tiles' byte ranges overlap{note}")
 
 
 __all__ = ["check_disjoint", "check_fits"]

@@ -36,6 +36,7 @@ from layoutalg.errors import ChannelError
 from layoutalg.channel.options import MATRICES, TILE_DIMS
 from layoutalg.core.space import Space
 from layoutalg.errors import describe
+from layoutalg.validate import one_of
 
 DATAFLOWS = {"os": ("A", "B"), "ws": ("A", "C"), "is": ("B", "C")}
 LOOP_ORDERS = {"os": ("ti", "tj", "tk"), "ws": ("tk", "tj", "ti"), "is": ("tk", "ti", "tj")}
@@ -63,9 +64,7 @@ def concurrent(dataflow: str | Sequence[str]) -> tuple[str, ...]:
 
 
 def check_grain(grain: object) -> str:
-    if grain not in GRAINS:
-        raise ChannelError(f"grain must be one of {GRAINS}; got {describe(grain)}")
-    return grain
+    return one_of(ChannelError, "grain", grain, GRAINS)
 
 
 def describe_dataflow(dataflow) -> str:

@@ -8,12 +8,14 @@ import numpy as np
 import sympy
 
 from layoutalg.channel import options as opt
-from layoutalg.validate import index, is_symbolic, one_of, positive_int, positive_size
+from layoutalg.validate import (index, instance_of, is_symbolic, one_of, positive_int,
+                                positive_size)
 from layoutalg.errors import ChannelError, MachineError
 from layoutalg.channel.interleave import ByRange, Interleave
 from layoutalg.core.home import Home
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent, Space
+from layoutalg.core.tiling import unflatten
 from layoutalg.errors import describe
 
 OPTIONS = ("matrix", "round_robin", "iteration_aware", "hardware")
@@ -130,11 +132,8 @@ class ChannelLayout:
 
     @property
     def parameters(self) -> frozenset[sympy.Symbol]:
-        found: set[sympy.Symbol] = set()
-        for value in (self.num_channels, self.m_tiles, self.n_tiles, self.k_tiles):
-            if isinstance(value, sympy.Basic):
-                found |= value.free_symbols
-        return frozenset(found)
+        sizes = (self.num_channels, self.m_tiles, self.n_tiles, self.k_tiles)
+        return frozenset().union(*(v.free_symbols for v in sizes if isinstance(v, sympy.Basic)))
 
     @property
     def is_concrete(self) -> bool:
@@ -216,9 +215,8 @@ class ChannelLayout:
         pieces = []
         for matrix, start, end in (("A", 0, m * k), ("B", m * k, m * k + k * n),
                                    ("C", m * k + k * n, None)):
-            cols = self.tile_extents(matrix)[1]
-            local = g - start
-            address = self.address_of(matrix, local // cols, local % cols)
+            row_col = unflatten(g - start, self.tile_extents(matrix))
+            address = self.address_of(matrix, *row_col)
             pieces.append((address, sympy.true if end is None else sympy.Lt(g, end)))
         return IndexMap(space, Space(address=self.memory_bytes), [sympy.Piecewise(*pieces)],
                         name="tile base address")
@@ -276,15 +274,12 @@ class ChannelLayout:
 
 def require_layout(value: object, who: str) -> ChannelLayout:
     """``value`` if it is a ChannelLayout, else a ChannelError naming ``who``."""
-    if not isinstance(value, ChannelLayout):
-        raise ChannelError(f"{who}: layout must be a ChannelLayout; got {describe(value)}")
+    instance_of(ChannelError, "layout", value, ChannelLayout, where=who)
     return value
 
 
 def _matrix(matrix: object) -> str:
-    if matrix not in opt.MATRICES:
-        raise ChannelError(f"matrix must be one of {opt.MATRICES}; got {describe(matrix)}")
-    return matrix
+    return one_of(ChannelError, "matrix", matrix, opt.MATRICES)
 
 
 def _as_extent(value):

@@ -20,6 +20,7 @@ from layoutalg.errors import ChannelError
 from layoutalg.channel.layout import require_layout
 from layoutalg.channel.options import MATRICES
 from layoutalg.core.bounds import interval
+from layoutalg.core.tiling import unflatten
 from layoutalg.errors import describe
 from layoutalg.validate import is_int, nonnegative_int
 from layoutalg.verify.result import CheckResult, Status
@@ -134,8 +135,8 @@ def tile_addresses(layout, matrix: str):
     rows, cols = layout.tile_extents(matrix)
     index = np.arange(rows * cols, dtype=np.int64)
     for start in range(0, len(index), TILES_PER_CHUNK):
-        part = index[start:start + TILES_PER_CHUNK]
-        yield np.asarray(layout.address_of(matrix, part // cols, part % cols), dtype=np.int64)
+        part = unflatten(index[start:start + TILES_PER_CHUNK], (rows, cols))
+        yield np.asarray(layout.address_of(matrix, *part), dtype=np.int64)
 
 
 def check_channel_totals(layout, totals: Mapping[int, int | tuple[int, int]], *,

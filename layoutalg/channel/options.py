@@ -33,25 +33,17 @@ from __future__ import annotations
 
 import sympy
 
+from layoutalg.core.tiling import ceil_div as cdiv
+from layoutalg.core.tiling import digits, flatten
 from layoutalg.core.tiling import remainder as mod
+from layoutalg.validate import is_symbolic
 
 MATRICES = ("A", "B", "C")
 TILE_DIMS = {"A": ("ti", "tk"), "B": ("tk", "tj"), "C": ("ti", "tj")}
 
 
-def symbolic(*values) -> bool:
-    return any(isinstance(v, sympy.Basic) and not v.is_Integer for v in values)
-
-
-def cdiv(a, b):
-    """``⌈a/b⌉`` for positive ``b`` (ints or SymPy)."""
-    if symbolic(a, b):
-        return sympy.ceiling(sympy.sympify(a) / b)
-    return -(-int(a) // int(b))
-
-
 def vmax(*values):
-    if symbolic(*values):
+    if is_symbolic(*values):
         return sympy.Max(*values)
     return max(int(v) for v in values)
 
@@ -60,6 +52,11 @@ def grid(sizes, matrix: str):
     """``(rows, cols)`` of a matrix's tile grid."""
     m, n, k = sizes.m_tiles, sizes.n_tiles, sizes.k_tiles
     return {"A": (m, k), "B": (k, n), "C": (m, n)}[matrix]
+
+
+def linear(s, matrix, r, c):
+    """Row-major index of tile ``(r, c)`` in its matrix's tile grid."""
+    return flatten((r, c), grid(s, matrix))
 
 
 # -- option 1: matrix-level channel groups ------------------------------------------------
@@ -80,14 +77,13 @@ def matrix_capacity(s):
 def matrix_place(s, matrix, r, c, channel_bytes):
     """Designed ``(channel, offset, end of the matrix's channel group)``."""
     first, count = matrix_groups(s.num_channels)[matrix]
-    linear = r * grid(s, matrix)[1] + c
-    slots = channel_bytes // s.tile_bytes
-    return first + linear // slots, mod(linear, slots) * s.tile_bytes, first + count
+    slot_channel, slot = digits(linear(s, matrix, r, c), channel_bytes // s.tile_bytes, lazy=True)
+    return first + slot_channel, slot * s.tile_bytes, first + count
 
 
 def matrix_address(s, matrix, r, c, channel_bytes):
     first, _ = matrix_groups(s.num_channels)[matrix]
-    return first * channel_bytes + (r * grid(s, matrix)[1] + c) * s.tile_bytes
+    return first * channel_bytes + linear(s, matrix, r, c) * s.tile_bytes
 
 
 # -- option 2: tile round-robin --------------------------------------------------------------
@@ -97,7 +93,7 @@ def global_tile(s, matrix, r, c):
     """The seed's ``get_global_tile_index``: A, then B, then C, each row-major."""
     m, n, k = s.m_tiles, s.n_tiles, s.k_tiles
     start = {"A": 0, "B": m * k, "C": m * k + k * n}[matrix]
-    return start + r * grid(s, matrix)[1] + c
+    return start + linear(s, matrix, r, c)
 
 
 def total_tiles(s):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from layoutalg.validate import positive_int
 from layoutalg.channel.interleave import Interleave
 from layoutalg.core.index_map import IndexMap
-from layoutalg.core.tiling import remainder as mod
+from layoutalg.core.tiling import deal_part
 from layoutalg.errors import SwizzleError, describe
 
 
@@ -32,7 +32,7 @@ class Banks:
         positive_int(SwizzleError, "bank_bytes", self.bank_bytes, where="Banks")
 
     def bank(self, addr):
-        return mod(addr // self.bank_bytes, self.num_banks)
+        return deal_part(addr, self.num_banks, self.bank_bytes, lazy=True)
 
     def word(self, addr):
         return addr // self.bank_bytes

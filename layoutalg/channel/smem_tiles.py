@@ -20,6 +20,7 @@ from layoutalg.errors import SwizzleError
 from layoutalg.channel.swizzle import Swizzle
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
+from layoutalg.core.tiling import dot, flatten, unflatten
 from layoutalg.errors import describe
 from layoutalg.validate import positive_int, positive_size
 
@@ -37,12 +38,9 @@ def swizzled_tile(swizzle: Swizzle | None, rows, cols: int) -> IndexMap:
     swizzle, rows = _swizzle(swizzle), positive_size(SwizzleError, "rows", rows)
     cols = positive_int(SwizzleError, "cols", cols)
     domain, codomain = Space(row=rows, col=cols), Space(offset=rows * cols)
-    row, col = domain.symbols
     (o,) = codomain.symbols
-    plain = row * cols + col
-    back = o if swizzle is None else swizzle.expr(o)
-    return IndexMap(domain, codomain, [plain if swizzle is None else swizzle.expr(plain)],
-                    inverse=[back // cols, back % cols],
+    return IndexMap(domain, codomain, [_through(swizzle, flatten(domain.symbols, (rows, cols)))],
+                    inverse=unflatten(_through(swizzle, o), (rows, cols)),
                     name=f"{swizzle or 'unswizzled'} tile [{rows} × {cols}]")
 
 
@@ -58,8 +56,7 @@ def column_read(swizzle: Swizzle | None, rows, *, row_bytes: int = 128,
                            f"got {row_bytes}")
     space = Space(col=row_bytes // access_bytes, row=rows)
     col, row = space.symbols
-    plain = row * row_bytes + col * access_bytes
-    address = plain if swizzle is None else swizzle.expr(plain)
+    address = _through(swizzle, dot((row, col), (row_bytes, access_bytes)))
     return IndexMap(space, Space(addr=rows * row_bytes), [address],
                     name=f"column read via {swizzle or 'no swizzle'} [{rows} × {row_bytes} B]")
 
@@ -69,11 +66,13 @@ def row_read(swizzle: Swizzle | None, rows, *, row_bytes: int = 128,
     """``(row, chunk) → byte``: lane ``chunk`` reads chunk ``chunk`` of row ``row``."""
     swizzle, rows = _swizzle(swizzle), positive_size(SwizzleError, "rows", rows)
     space = Space(row=rows, chunk=row_bytes // access_bytes)
-    row, chunk = space.symbols
-    plain = row * row_bytes + chunk * access_bytes
-    address = plain if swizzle is None else swizzle.expr(plain)
+    address = _through(swizzle, dot(space.symbols, (row_bytes, access_bytes)))
     return IndexMap(space, Space(addr=rows * row_bytes), [address],
                     name=f"row read via {swizzle or 'no swizzle'} [{rows} × {row_bytes} B]")
+
+
+def _through(swizzle, offset):
+    return offset if swizzle is None else swizzle.expr(offset)
 
 
 __all__ = ["column_read", "row_read", "swizzled_tile"]

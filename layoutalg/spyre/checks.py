@@ -18,6 +18,7 @@ from layoutalg.verify.claims import register_claim
 from layoutalg.errors import describe
 from layoutalg.errors import SpyreError
 from layoutalg.spyre.layout import SpyreLayout
+from layoutalg.validate import instance_of
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_bijective, check_equivalent
 from layoutalg.verify.result import CheckResult, Status
@@ -86,8 +87,7 @@ def check_stride_map(layout: SpyreLayout, stride_map=None, *, assume=(),
     >>> check_stride_map(s).status, check_stride_map(s, [64, 256, 2]).counterexample
     (<Status.PROVED: 'PROVED'>, {'h0': 0, 'h1': 1})
     """
-    if not isinstance(layout, SpyreLayout):
-        raise SpyreError(f"check_stride_map: layout must be a SpyreLayout; got {describe(layout)}")
+    instance_of(SpyreError, "layout", layout, SpyreLayout, where="check_stride_map")
     via = layout.host_offset_map(stride_map)
     verdict = check_equivalent(via, layout.torch_layout.index_map(), assume=assume,
                                timeout_ms=timeout_ms)

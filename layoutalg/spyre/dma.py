@@ -35,8 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from layoutalg.errors import describe
-from layoutalg.validate import listed
+from layoutalg.core.tiling import dot, row_major_strides
+from layoutalg.validate import instance_of, listed
 from layoutalg.errors import SpyreError, TorchSpyreError
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.mapping import SYNTHETIC
@@ -103,9 +103,7 @@ def copy_plan(size, stride, device_size, stride_map) -> CopyPlan:
     read = dma_dim_map(size, stride, device_size, stride_map)
     tiles = _tile_map(read, stride_map, len(size))
     host_strides = [1 if s == -1 else s for s in stride_map]
-    device_strides, step = [1] * rank, 1
-    for k in range(rank - 1, -1, -1):
-        device_strides[k], step = step, step * device_size[k]
+    device_strides = row_major_strides(device_size)
     loops = [device_size[k] if stride_map[k] == 0 else 1 for k in range(rank)]
     divisors, rests = [], []
 
@@ -276,10 +274,8 @@ def check_dma_reading(layout: SpyreLayout, *, assume=(), timeout_ms: int | None 
 
 def _compare(layout: SpyreLayout, plan: CopyPlan):
     """None if the copy's moves are exactly the layout's, else (counterexample, reason)."""
-    host_strides = np.array([1 if s == -1 else s for s in layout.stride_map], dtype=np.int64)
-    rank = layout.device_rank
-    dev_strides = np.array([int(np.prod(layout.device_size[k + 1:])) for k in range(rank)],
-                           dtype=np.int64)
+    host_strides = [1 if s == -1 else s for s in layout.stride_map]
+    dev_strides = row_major_strides(layout.device_size)
     src, dst = [], []
     for sizes, host_off, dev_off in plan.boxes:
         src.append((host_off + _grid_sum(sizes, host_strides)).ravel())
@@ -324,18 +320,13 @@ def _compare(layout: SpyreLayout, plan: CopyPlan):
 
 
 def _grid_sum(sizes, strides) -> np.ndarray:
-    """``sum(i_k * strides[k])`` over the grid ``sizes``, as a broadcast int64 array."""
-    total = np.zeros((1,) * len(sizes), dtype=np.int64)
-    for k, (n, step) in enumerate(zip(sizes, strides)):
-        shape = [1] * len(sizes)
-        shape[k] = n
-        total = total + (np.arange(n, dtype=np.int64) * int(step)).reshape(shape)
-    return total
+    """``sum(i_k * strides[k])`` over the grid ``sizes``, as an int64 array of that shape."""
+    grid = np.ogrid[tuple(slice(0, n) for n in sizes)]
+    return np.broadcast_to(dot([i.astype(np.int64) for i in grid], strides), tuple(sizes))
 
 
 def _layout(layout: object, where: str) -> SpyreLayout:
-    if not isinstance(layout, SpyreLayout):
-        raise SpyreError(f"{where}: layout must be a SpyreLayout; got {describe(layout)}")
+    instance_of(SpyreError, "layout", layout, SpyreLayout, where=where)
     return layout
 
 

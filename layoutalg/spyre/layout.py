@@ -150,30 +150,16 @@ class SpyreLayout:
     def host_to_device(self, host_coord) -> tuple[int, ...]:
         """The device coordinate of a host element."""
         point = int_point(SpyreError, "host_coord", host_coord, self.size, "size")
-        strides = self.tile_strides
-        result, seen = [], set()
-        for k, d in enumerate(self.dim_map):
-            if d == mapping.SYNTHETIC:
-                result.append(0)
-                continue
-            value = point[d] // strides[k]
-            result.append(value % self.device_size[k] if d in seen else value)
-            seen.add(d)
-        return tuple(result)
+        return tuple(int(c) for c in mapping.to_device_exprs(point, self.device_size,
+                                                             self.dim_map))
 
     def device_to_host(self, device_coord) -> tuple[int, ...] | None:
         """The host element at a device slot, or None for a padding slot."""
         point = int_point(SpyreError, "device_coord", device_coord, self.device_size, "device_size")
-        host = [0] * self.rank
-        for c, d, step in zip(point, self.dim_map, self.tile_strides):
-            if d == mapping.SYNTHETIC:
-                if c != 0:
-                    return None
-            else:
-                host[d] += c * step
-        if any(h >= n for h, n in zip(host, self.size)):
-            return None
-        return tuple(host)
+        host = [int(h) for h in mapping.to_host_exprs(point, self.rank, self.device_size,
+                                                      self.dim_map)]
+        synthetic = any(c for c, d in zip(point, self.dim_map) if d == mapping.SYNTHETIC)
+        return None if synthetic or any(h >= n for h, n in zip(host, self.size)) else tuple(host)
 
     def host_offset(self, device_coord) -> int | None:
         """Host element offset of a device slot through ``stride_map`` (None for padding)."""

@@ -56,11 +56,7 @@ def tile_strides(device_size, dim_map) -> tuple:
 
 def coverage(device_size, dim_map, d):
     """Coordinates the device dims of torch dim ``d`` can hold (their product)."""
-    product = 1
-    for extent, mapped in zip(device_size, dim_map):
-        if mapped == d:
-            product = product * extent
-    return product
+    return math.prod(extent for extent, mapped in zip(device_size, dim_map) if mapped == d)
 
 
 def to_device_exprs(host_symbols, device_size, dim_map) -> list:

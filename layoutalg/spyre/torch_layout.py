@@ -18,7 +18,7 @@ from layoutalg.core.space import Space
 from layoutalg.errors import describe
 from layoutalg.validate import int_point, int_tuple, listed, positive_int
 from layoutalg.errors import SpyreError
-from layoutalg.core.tiling import row_major_strides
+from layoutalg.core.tiling import dot, row_major_strides
 
 
 def contiguous_strides(size) -> tuple:
@@ -82,18 +82,14 @@ class TorchLayout:
         keep = [k for k, extent in enumerate(self.size) if extent != 1]
         return TorchLayout([self.size[k] for k in keep], [self.stride[k] for k in keep])
 
-    def kept_dims(self) -> tuple[int, ...]:
-        """The dims the canonical form keeps (those of size > 1), in order."""
-        return tuple(k for k, extent in enumerate(self.size) if extent != 1)
-
     def offset(self, coord) -> int:
         """Element offset of a coordinate from the tensor's base."""
         point = int_point(SpyreError, "coord", coord, self.size, "size")
-        return sum(c * s for c, s in zip(point, self.stride))
+        return dot(point, self.stride)
 
     def extent(self) -> int:
         """Elements spanned: the largest offset plus one."""
-        return 1 + sum((n - 1) * s for n, s in zip(self.size, self.stride))
+        return 1 + dot([n - 1 for n in self.size], self.stride)
 
     def index_map(self, *, element_bytes: int | None = None) -> IndexMap:
         """Host coordinate ``(h0, h1, …)`` ↦ offset from the base, in elements,
@@ -121,10 +117,10 @@ def offset_map(size, stride, *, scale: int = 1, name: str) -> IndexMap:
     """``h ↦ scale · dot(h, stride)`` over ``host_space(size)``; works for
     symbolic sizes and strides (the proofs use it)."""
     domain = host_space(size)
-    flat = sum((h * s for h, s in zip(domain.symbols, stride)), sympy.Integer(0))
-    span = 1 + sum(((n - 1) * s for n, s in zip(size, stride)), sympy.Integer(0))
+    span = 1 + dot([n - 1 for n in size], stride)
     span = int(span) if isinstance(span, sympy.Integer) else span
-    return IndexMap(domain, Space(offset=span * scale), [flat * scale], name=name)
+    return IndexMap(domain, Space(offset=span * scale), [dot(domain.symbols, stride) * scale],
+                    name=name)
 
 
 __all__ = ["TorchLayout", "contiguous_strides", "host_space", "offset_map"]

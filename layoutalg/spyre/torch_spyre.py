@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from layoutalg.core.laid_out import bridge as declare_bridge
 from layoutalg.errors import describe
 from layoutalg.spyre import rules
-from layoutalg.validate import int_tuple, listed
+from layoutalg.validate import instance_of, int_tuple, listed
 from layoutalg.spyre.dma import check_dma_rule
 from layoutalg.errors import SpyreError, TorchSpyreError
 from layoutalg.spyre.layout import SpyreLayout
@@ -197,8 +197,7 @@ def to_torch_spyre(layout: SpyreLayout, *, form: str = "stride_map") -> TorchSpy
     SpyreTensorLayout(device_size=[100, 3, 5, 64], stride_map =[150, 64, 15000, 1], \
 device_dtype=DataFormats.SEN169_FP16)
     """
-    if not isinstance(layout, SpyreLayout):
-        raise SpyreError(f"to_torch_spyre: layout must be a SpyreLayout; got {describe(layout)}")
+    instance_of(SpyreError, "layout", layout, SpyreLayout, where="to_torch_spyre")
     if form not in ("stride_map", "dim_map", "both"):
         raise SpyreError(f"form must be 'stride_map', 'dim_map' or 'both'; got {describe(form)}")
     if layout.dtype not in DEVICE_FORMAT:

@@ -72,10 +72,10 @@ class L1Budget:
         if (l1_bytes is None) == (device is None):
             raise TTError(f"L1Budget: give l1_bytes or device=, one of them; got "
                           f"l1_bytes={describe(l1_bytes)}, device={describe(device)}")
-        size = get_device(device).l1_bytes if device is not None else _bytes("l1_bytes", l1_bytes,
-                                                                             least=1)
+        size = get_device(device).l1_bytes if device is not None else positive_int(
+            TTError, "l1_bytes", l1_bytes, unit="bytes")
         object.__setattr__(self, "l1_bytes", size)
-        object.__setattr__(self, "reserved", _bytes("reserved", reserved))
+        object.__setattr__(self, "reserved", nonnegative_int(TTError, "reserved", reserved))
         object.__setattr__(self, "circular_buffers", _entries("circular_buffers", circular_buffers))
         object.__setattr__(self, "buffers", _entries("buffers", buffers))
         if self.reserved >= self.l1_bytes:
@@ -165,7 +165,7 @@ of 1,572,864 B L1 (52,608 B over; free L1 1,258,112 B, max L1 1,452,928 B)
                     f"{text}")
         return CheckResult(verdict.status, "fits_free_l1", verdict.subject,
                            verdict.counterexample, text, verdict.seconds, method=verdict.method)
-    size = _bytes("subject", subject)
+    size = nonnegative_int(TTError, "subject", subject)
     fits = size <= budget.free
     return _arith(fits, f"{name} of {size:,} B", budget.breakdown(name, size, where=where), start,
                   None if fits else {"bytes": size})
@@ -268,13 +268,6 @@ def _core_text(counterexample) -> str:
     return "each core"
 
 
-def _bytes(name: str, value, least: int = 0) -> int:
-    """A count of bytes: at least 1 with ``least=1``, else at least 0."""
-    if least == 1:
-        return positive_int(TTError, name, value, unit="bytes")
-    return nonnegative_int(TTError, name, value)
-
-
 def _entries(name: str, value) -> tuple[tuple[str, int], ...]:
     if isinstance(value, dict):
         value = list(value.items())
@@ -284,7 +277,7 @@ def _entries(name: str, value) -> tuple[tuple[str, int], ...]:
     for k, item in enumerate(value):
         if not (isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[0], str)):
             raise TTError(f"{name}[{k}] must be a (name, bytes) pair; got {describe(item)}")
-        out.append((item[0], _bytes(f"{name}[{k}] bytes", item[1])))
+        out.append((item[0], nonnegative_int(TTError, f"{name}[{k}] bytes", item[1])))
     return tuple(out)
 
 

@@ -141,16 +141,20 @@ def _page_rows(spec) -> int:
     return spec.padded_height // spec.page_shape[0]
 
 
+def _page_forward(spec, page):
+    """The page grid the placement numbers pages over, and page ``page``'s location and slot."""
+    placement = spec.placement
+    sizes = spec.pages_2d if placement.kind == "2d" else spec.pages_nd
+    if hasattr(placement, "forward_id"):
+        return sizes, *placement.forward_id(page)
+    return sizes, *placement.forward(unflatten(page, sizes), spec.pages_2d)
+
+
 def page_map(spec) -> IndexMap:
     """Page id → (location, address); valid slots are exactly the real pages."""
     placement = spec.placement
     domain = Space(page=spec.num_pages)
-    (p,) = domain.symbols
-    sizes = spec.pages_2d if placement.kind == "2d" else spec.pages_nd
-    if hasattr(placement, "forward_id"):
-        location, slot = placement.forward_id(p)
-    else:
-        location, slot = placement.forward(unflatten(p, sizes), spec.pages_2d)
+    sizes, location, slot = _page_forward(spec, domain.symbols[0])
     address = spec.base_address + slot * spec.aligned_page_bytes
     codomain = _codomain(spec)
     *where, a = codomain.symbols
@@ -230,11 +234,7 @@ def page_slot_map(spec) -> IndexMap:
     ph, pw = spec.page_shape
     domain = Space(page=spec.num_pages, offset=ph * pw)
     p, inside = domain.symbols
-    sizes = spec.pages_2d if placement.kind == "2d" else spec.pages_nd
-    if hasattr(placement, "forward_id"):
-        location, slot = placement.forward_id(p)
-    else:
-        location, slot = placement.forward(unflatten(p, sizes), spec.pages_2d)
+    sizes, location, slot = _page_forward(spec, p)
     codomain = Space(*placement.location, ("slot", placement.slots), ("offset", ph * pw))
     *where, slot_back, inside_back = codomain.symbols
     coords, valid = placement.inverse(tuple(where), slot_back, spec.pages_2d)
