@@ -12,9 +12,9 @@ shard loops), never from ``layoutalg.tt``'s tables or sizes."""
 from __future__ import annotations
 
 import pytest
-import sympy
 from hypothesis import given
 from hypothesis import strategies as st
+from parametric_pages import interleaved_pages
 from test_tt_reference import KNOWN, build, placements, reference, reference_pages
 from test_tt_roundtrip import options as spec_options
 from test_tt_roundtrip import tensor_specs
@@ -255,11 +255,6 @@ def test_claims_run_through_the_dsl(claim, status):
 
 def test_parametric_interleaving_is_a_bijection_for_all_sizes():
     """The page map's arithmetic, for every page count N and bank count B."""
-    n, b = la.extents("N B")
-    domain = la.Space(page=n)
-    (p,) = domain.symbols
-    codomain = la.Space(bank=b, slot=sympy.ceiling(n / b))
-    bank, slot = codomain.symbols
-    m = la.IndexMap(domain, codomain, [p % b, p // b], inverse=[slot * b + bank],
-                    valid=sympy.Lt(slot * b + bank, n), name="interleave(N, B)")
+    assert interleaved_pages(10, 3)(7) == (1, 2)  # 7 = 2·3 + 1: bank 1, its third slot
+    m = interleaved_pages(*la.extents("N B"))
     assert la.check_bijective(m, timeout_ms=TIMEOUT_MS).proved
