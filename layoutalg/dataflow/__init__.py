@@ -22,13 +22,13 @@ from layoutalg.dataflow.checks import (
     check_tiles_fit,
 )
 from layoutalg.dataflow.energy import EYERISS, AccessCosts, Energy, energy
-from layoutalg.errors import DataflowError
 from layoutalg.dataflow.reuse import events, fetch_factor, loop_nest, simulate
 from layoutalg.dataflow.schedule import DATAFLOWS, LEVELS, OPERANDS, Schedule
 from layoutalg.dataflow.seed import SeedReuse
 from layoutalg.dataflow.systolic import schedule_cycles, systolic_cycles
 from layoutalg.dataflow.tiling import Capacities, Tiling, candidates, optimize, tile_constraints
 from layoutalg.dataflow.traffic import Traffic, traffic
+from layoutalg.errors import DataflowError
 
 _claims.register()
 

@@ -12,18 +12,17 @@ from collections.abc import Sequence
 
 import sympy
 
+from layoutalg.core.tiling import ceil_div
+from layoutalg.dataflow.capacities import Capacities
 from layoutalg.dataflow.energy import EYERISS, AccessCosts, energy
-from layoutalg.errors import DataflowError
-from layoutalg.validate import concrete_sizes, one_of
 from layoutalg.dataflow.schedule import INDEXED_BY, LOOPS, OPERANDS, Schedule
 from layoutalg.dataflow.seed import SeedReuse
-from layoutalg.dataflow.capacities import Capacities
 from layoutalg.dataflow.traffic import traffic
-from layoutalg.errors import describe
+from layoutalg.errors import DataflowError, describe
+from layoutalg.validate import concrete_sizes, instance_of, one_of
 from layoutalg.verify import query as q
-from layoutalg.verify import query
-from layoutalg.verify.result import CheckResult, Status, point_text
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult, Status, point_text
 
 Assume = Sequence[sympy.Basic]
 COMPULSORY = {"A": "M·K", "B": "K·N", "C": "M·N"}
@@ -99,9 +98,7 @@ def check_stationary_once(schedule: Schedule, *, assume: Assume = (),
     >>> check_stationary_once(Schedule("os", (8, 8, 8), (2, 2, 2))).status.value
     'PROVED'
     """
-    if not isinstance(schedule, Schedule):
-        raise DataflowError(f"check_stationary_once: schedule must be a Schedule; "
-                            f"got {describe(schedule)}")
+    instance_of(DataflowError, "schedule", schedule, Schedule, where="check_stationary_once")
     start = time.perf_counter()
     t = traffic(schedule)
     x = schedule.stationary
@@ -135,14 +132,12 @@ def _not_once(outcome, parameters, measured, x):
 def step_footprint(schedule: Schedule, level: str, point: Sequence) -> object:
     """Bytes of the (edge-trimmed) tiles resident in ``level`` at step ``point``
     (``(ti, tj, tk)``, ints or symbols)."""
-    total = 0
-    for operand in schedule.resident_in(level):
-        size = 1
-        for loop in INDEXED_BY[operand]:
-            k = LOOPS.index(loop)
-            size = size * _tile_length(schedule.tiles[k], schedule.problem[k], point[k])
-        total = total + size
-    return total * schedule.element_bytes
+    def length(loop):
+        k = LOOPS.index(loop)
+        return _tile_length(schedule.tiles[k], schedule.problem[k], point[k])
+
+    return sum(length(rows) * length(cols) for rows, cols in
+               (INDEXED_BY[x] for x in schedule.resident_in(level))) * schedule.element_bytes
 
 
 def _tile_length(tile, dim, index):
@@ -153,7 +148,7 @@ def _tile_length(tile, dim, index):
     about 10× faster on the fit checks.
     """
     if isinstance(tile, int) and isinstance(dim, int):
-        trips = -(-dim // tile)
+        trips = ceil_div(dim, tile)
         edge = dim - (trips - 1) * tile
         if edge == tile:
             return tile
@@ -172,15 +167,11 @@ def check_tiles_fit(schedule: Schedule, capacities: Capacities | None = None, *,
     ('REFUTED', 49152)
     """
     capacities = Capacities() if capacities is None else capacities
-    if not isinstance(schedule, Schedule):
-        raise DataflowError(
-            f"check_tiles_fit: schedule must be a Schedule; got {describe(schedule)}")
-    if not isinstance(capacities, Capacities):
-        raise DataflowError(f"check_tiles_fit: capacities must be a Capacities; "
-                            f"got {describe(capacities)}")
+    instance_of(DataflowError, "schedule", schedule, Schedule, where="check_tiles_fit")
+    instance_of(DataflowError, "capacities", capacities, Capacities, where="check_tiles_fit")
     start = time.perf_counter()
     point = tuple(sympy.Symbol(loop, integer=True, nonnegative=True) for loop in LOOPS)
-    bounds = [query.Bounded(p, 0, n) for p, n in zip(point, schedule.trips)]
+    bounds = [q.Bounded(p, 0, n) for p, n in zip(point, schedule.trips)]
     need = {lv: step_footprint(schedule, lv, point) for lv in ("l2", "register")}
     over = [sympy.Gt(need[lv], capacities.of(lv), evaluate=False) for lv in need]
     parameters = _parameters(*schedule.problem, *schedule.tiles, capacities.l2_bytes,
@@ -253,8 +244,7 @@ def check_reuse_above(subject: Schedule, other: Schedule, operand: str, factor: 
 
 def _same_problem(where: str, subject, other) -> None:
     for name, value in (("subject", subject), ("other", other)):
-        if not isinstance(value, Schedule):
-            raise DataflowError(f"{where}: {name} must be a Schedule; got {describe(value)}")
+        instance_of(DataflowError, name, value, Schedule, where=where)
         concrete_sizes(DataflowError, where, value, *value.problem, *value.tiles)
     if subject.problem != other.problem or subject.element_bytes != other.element_bytes:
         raise DataflowError(f"{where}: both schedules must solve the same problem; got "

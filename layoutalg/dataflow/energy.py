@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import sympy
 
-from layoutalg.errors import DataflowError
 from layoutalg.dataflow.schedule import LEVELS, Schedule
 from layoutalg.dataflow.traffic import Traffic, _tidy, traffic
-from layoutalg.errors import describe
+from layoutalg.errors import DataflowError, describe
+from layoutalg.validate import instance_of
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,7 @@ def energy(subject: Schedule | Traffic, costs: AccessCosts = EYERISS) -> Energy:
     if not isinstance(subject, Traffic):
         raise DataflowError(
             f"energy: subject must be a Schedule or a Traffic; got {describe(subject)}")
-    if not isinstance(costs, AccessCosts):
-        raise DataflowError(f"energy: costs must be an AccessCosts; got {describe(costs)}")
+    instance_of(DataflowError, "costs", costs, AccessCosts, where="energy")
     by_level = tuple((lv, _tidy(subject.accesses(lv) * costs.of(lv))) for lv in LEVELS)
     mac = _tidy(subject.macs * costs.mac)
     total = _tidy(sum((v for _, v in by_level), sympy.Integer(0)) + mac)

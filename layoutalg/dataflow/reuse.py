@@ -46,8 +46,6 @@ from itertools import pairwise
 import numpy as np
 import sympy
 
-from layoutalg.errors import DataflowError
-from layoutalg.validate import concrete_sizes, instance_of, one_of
 from layoutalg.dataflow.schedule import (
     INDEXED_BY,
     LOOP_ORDER,
@@ -56,6 +54,8 @@ from layoutalg.dataflow.schedule import (
     Schedule,
     ceil_div,
 )
+from layoutalg.errors import DataflowError
+from layoutalg.validate import concrete_sizes, instance_of, one_of
 
 Tile = tuple[int, int]
 
@@ -155,10 +155,8 @@ def tile_elements(schedule: Schedule, operand: str, tile: Tile) -> int:
 
 def events(schedule: Schedule) -> Iterator[Event]:
     """Every move, zero-fill and compute of the schedule, in order (the rule above)."""
-    held: dict[tuple[str, str], Tile | None] = {}
-    for operand in OPERANDS:
-        for level in schedule.residency(operand)[1:]:
-            held[operand, level] = None
+    held: dict[tuple[str, str], Tile | None] = {
+        (x, level): None for x in OPERANDS for level in schedule.residency(x)[1:]}
     touched: set[Tile] = set()
     c_chain = schedule.residency("C")
     for step in loop_nest(schedule):
@@ -216,9 +214,7 @@ def _compute_accesses(schedule: Schedule, event: Compute) -> list[tuple[str, str
     out_tile = mi * nj
     found = [("mac", "-", "op", macs)]
     for operand in OPERANDS:
-        rows, cols = INDEXED_BY[operand]
-        elements = _length(extent(schedule, rows, event.step.index(rows))) * _length(
-            extent(schedule, cols, event.step.index(cols)))
+        elements = tile_elements(schedule, operand, event.step.tile(operand))
         if operand == schedule.stationary:
             if operand == "C":
                 first = out_tile if event.first_touch else 0

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 import sympy
 
-from layoutalg.core.tiling import ceil_div
 from layoutalg.core.space import Space
+from layoutalg.core.tiling import ceil_div
 from layoutalg.errors import DataflowError
 from layoutalg.validate import one_of, positive_int, positive_sizes
 from layoutalg.verify.combinators import permute

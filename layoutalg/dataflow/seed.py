@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 
 import sympy
 
+from layoutalg.core.tiling import ceil_div
+from layoutalg.dataflow.schedule import OPERANDS, Schedule
 from layoutalg.errors import DataflowError
-from layoutalg.validate import one_of, positive_size
-from layoutalg.dataflow.schedule import OPERANDS, Schedule, ceil_div
-from layoutalg.errors import describe
+from layoutalg.validate import instance_of, one_of, positive_size
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,7 @@ class SeedReuse:
     array_cols: int | sympy.Expr = field(default=16, kw_only=True)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.schedule, Schedule):
-            raise DataflowError(
-                f"SeedReuse: schedule must be a Schedule; got {describe(self.schedule)}")
+        instance_of(DataflowError, "schedule", self.schedule, Schedule, where="SeedReuse")
         if self.schedule.dataflow == "is":
             raise DataflowError("SeedReuse: the seed gives reuse factors for 'os' and 'ws' only; "
                                 "got dataflow 'is'")

@@ -142,7 +142,6 @@ def _ticks(low: float, high: float, place, axis: str, left, top, w, h) -> list[s
 
 def _label(value: float) -> str:
     exponent = math.floor(math.log10(value) + 1e-9)
-    mantissa = round(value / 10 ** exponent)
     if exponent < 3:
         return str(round(value))
-    return f"{mantissa}e{exponent}" if mantissa != 1 else f"1e{exponent}"
+    return f"{round(value / 10 ** exponent)}e{exponent}"

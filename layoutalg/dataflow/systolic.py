@@ -23,10 +23,10 @@ import itertools
 
 import numpy as np
 
-from layoutalg.errors import DataflowError
-from layoutalg.validate import one_of, positive_int, positive_sizes
-from layoutalg.dataflow.schedule import DATAFLOWS, Schedule, ceil_div
-from layoutalg.errors import describe
+from layoutalg.core.tiling import ceil_div
+from layoutalg.dataflow.schedule import DATAFLOWS, Schedule
+from layoutalg.errors import DataflowError, describe
+from layoutalg.validate import instance_of, one_of, positive_int, positive_sizes
 
 
 def mapping(dataflow: str, shape: tuple) -> tuple:
@@ -38,12 +38,6 @@ def mapping(dataflow: str, shape: tuple) -> tuple:
     one_of(DataflowError, "dataflow", dataflow, DATAFLOWS, where="mapping")
     m, n, k = shape
     return {"os": (m, n, k), "ws": (k, n, m), "is": (k, m, n)}[dataflow]
-
-
-def fold_cycles(dataflow: str, temporal, rows: int, cols: int):
-    """Cycles of one fold: OS ``R + C + T − 2``, WS/IS ``2R + C + T − 2``."""
-    fill = rows if dataflow == "os" else 2 * rows
-    return fill + cols + temporal - 2
 
 
 def systolic_cycles(shape: tuple, dataflow: str, *, rows: int = 16, cols: int = 16) -> int:
@@ -64,10 +58,12 @@ def systolic_cycles(shape: tuple, dataflow: str, *, rows: int = 16, cols: int = 
 
 
 def _cycles(dataflow, shape, rows, cols):
-    """Cycles for ints or NumPy arrays (no validation)."""
+    """Cycles for ints or NumPy arrays (no validation): the folds times the
+    cycles of one fold, OS ``R + C + T − 2``, WS/IS ``2R + C + T − 2``."""
     spatial_rows, spatial_cols, temporal = mapping(dataflow, shape)
     folds = ceil_div(spatial_rows, rows) * ceil_div(spatial_cols, cols)
-    return folds * fold_cycles(dataflow, temporal, rows, cols)
+    fill = rows if dataflow == "os" else 2 * rows
+    return folds * (fill + cols + temporal - 2)
 
 
 def schedule_cycles(schedule: Schedule, *, rows: int = 16, cols: int = 16) -> int:
@@ -76,9 +72,7 @@ def schedule_cycles(schedule: Schedule, *, rows: int = 16, cols: int = 16) -> in
     >>> schedule_cycles(Schedule("os", (32, 16, 100), (16, 16, 100)))   # 2 steps of 130
     260
     """
-    if not isinstance(schedule, Schedule):
-        raise DataflowError(
-            f"schedule_cycles: schedule must be a Schedule; got {describe(schedule)}")
+    instance_of(DataflowError, "schedule", schedule, Schedule, where="schedule_cycles")
     if not schedule.is_concrete:
         raise DataflowError(f"schedule_cycles: needs concrete sizes; got {schedule}")
     rows = positive_int(DataflowError, "rows", rows, where="schedule_cycles")
@@ -100,6 +94,4 @@ def tiled_cycles(dataflow: str, problem: tuple, tiles: tuple, rows: int, cols: i
         count = choice[0][0] * choice[1][0] * choice[2][0]
         shape = tuple(size for _, size in choice)
         total = total + count * _cycles(dataflow, shape, rows, cols)
-    if isinstance(total, np.ndarray):
-        return total
-    return int(total)
+    return total if isinstance(total, np.ndarray) else int(total)

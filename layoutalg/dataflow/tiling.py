@@ -25,12 +25,11 @@ from layoutalg.core.tiling import ceil_div
 from layoutalg.dataflow.capacities import Capacities
 from layoutalg.dataflow.checks import check_tiles_fit
 from layoutalg.dataflow.energy import EYERISS, AccessCosts, Energy, energy
-from layoutalg.errors import DataflowError
-from layoutalg.validate import instance_of, one_of, positive_int, positive_sizes
 from layoutalg.dataflow.schedule import DATAFLOWS, INDEXED_BY, LOOPS, RESIDENCY, Schedule
 from layoutalg.dataflow.systolic import schedule_cycles, tiled_cycles
 from layoutalg.dataflow.traffic import Traffic, closed_form, traffic
-from layoutalg.errors import describe
+from layoutalg.errors import DataflowError, describe
+from layoutalg.validate import instance_of, one_of, positive_int, positive_sizes
 from layoutalg.verify.result import CheckResult
 
 LIMIT = 2**62
@@ -120,10 +119,8 @@ def candidates(problem: tuple, dataflow: str, capacities: Capacities, *, element
             continue
         tiles = tuple(t[ok] for t in tiles)
         counts = closed_form(dataflow, problem, tiles)
-        total = counts["mac", "-", "op"] * costs.mac
-        for (level, _, _), value in counts.items():
-            if level != "mac":
-                total = total + value * costs.of(level)
+        total = sum((value * costs.of(level) for (level, _, _), value in counts.items()
+                     if level != "mac"), counts["mac", "-", "op"] * costs.mac)
         found_tiles.append(np.stack(tiles, axis=1))
         found_energy.append(np.broadcast_to(total, tiles[0].shape))
         found_cycles.append(tiled_cycles(dataflow, problem, tiles, rows, cols))
@@ -169,13 +166,10 @@ def _check_search(problem, dataflow, capacities, element_bytes, costs):
     problem = positive_sizes(DataflowError, "problem", problem, ("M", "N", "K"), where="optimize")
     if not all(isinstance(v, int) for v in problem):
         raise DataflowError(f"optimize: problem must be concrete ints; got {describe(problem)}")
-    if not isinstance(capacities, Capacities):
-        raise DataflowError(
-            f"optimize: capacities must be a Capacities; got {describe(capacities)}")
+    instance_of(DataflowError, "capacities", capacities, Capacities, where="optimize")
     if not (isinstance(capacities.l2_bytes, int) and isinstance(capacities.register_bytes, int)):
         raise DataflowError(f"optimize: capacities must be concrete ints; got {capacities}")
     positive_int(DataflowError, "element_bytes", element_bytes, where="optimize")
-    if not isinstance(costs, AccessCosts):
-        raise DataflowError(f"optimize: costs must be an AccessCosts; got {describe(costs)}")
+    instance_of(DataflowError, "costs", costs, AccessCosts, where="optimize")
     return problem, capacities
 

@@ -31,8 +31,6 @@ from itertools import pairwise
 
 import sympy
 
-from layoutalg.errors import DataflowError
-from layoutalg.validate import instance_of, one_of
 from layoutalg.dataflow.reuse import factor
 from layoutalg.dataflow.schedule import (
     INDEXED_BY,
@@ -44,6 +42,8 @@ from layoutalg.dataflow.schedule import (
     Schedule,
     ceil_div,
 )
+from layoutalg.errors import DataflowError
+from layoutalg.validate import instance_of, one_of
 
 KINDS = {"dram": ("read", "write"), "l2": ("read", "write"), "array": ("hop",),
          "register": ("read", "write")}

@@ -8,10 +8,10 @@
 [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
 """
 
+from layoutalg.core.home import Home, Placeable
 from layoutalg.errors import CapacityError, MachineError
 from layoutalg.execute.counters import Counters, Messages
 from layoutalg.execute.hierarchy import Hierarchy
-from layoutalg.execute.homes import Home, Placeable
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.matmul import DATAFLOWS, matmul
 from layoutalg.execute.messages import TransformCounters, execute_transform, run_transform

@@ -10,7 +10,7 @@ PE mesh), so a run and the model compare key by key.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 
 import numpy as np
 
@@ -46,11 +46,7 @@ class Messages:
         return cls(1, bytes_, wavelets, hops, bytes_ * hops, wavelets * hops)
 
     def __add__(self, other: Messages) -> Messages:
-        return Messages(*(a + b for a, b in zip(self.astuple(), other.astuple())))
-
-    def astuple(self) -> tuple[int, ...]:
-        return (self.count, self.bytes, self.wavelets, self.hops, self.byte_hops,
-                self.wavelet_hops)
+        return Messages(*(a + b for a, b in zip(astuple(self), astuple(other))))
 
 
 class Tally:
@@ -69,11 +65,8 @@ class Tally:
 
     def add_channels(self, operand: str, kind: str, per_channel: np.ndarray) -> None:
         """Add bytes per channel (an int array, one entry per channel)."""
-        key = (operand, kind)
-        if key in self.channel_bytes:
-            self.channel_bytes[key] += per_channel
-        else:
-            self.channel_bytes[key] = np.array(per_channel, dtype=np.int64)
+        total = self.channel_bytes.setdefault((operand, kind), np.zeros(self.channels, np.int64))
+        total += per_channel
 
     def send(self, operand: str, messages: Messages) -> None:
         self.messages[operand] = self.messages.get(operand, Messages()) + messages
@@ -144,11 +137,7 @@ class Counters:
 
     def message(self, operand: str | None = None) -> Messages:
         """Messages of one operand (or all)."""
-        total = Messages()
-        for op, m in self.messages:
-            if operand in (None, op):
-                total = total + m
-        return total
+        return sum((m for op, m in self.messages if operand in (None, op)), Messages())
 
     def traffic(self, schedule=None):
         """These counts as a :class:`layoutalg.dataflow.Traffic` of ``schedule``
@@ -157,7 +146,6 @@ class Counters:
         schedule = self.schedule if schedule is None else schedule
         if schedule is None:
             raise MachineError("traffic: these counters come from no schedule; pass one")
-
         counts = dict(self.accesses)
         counts["mac", "-", "op"] = self.macs
         unknown = [k for k in counts if k[0] not in ("dram", "l2", "array", "register", "mac")]

@@ -9,7 +9,7 @@ import numpy as np
 
 from layoutalg.errors import MachineError, describe
 from layoutalg.tt.devices import get_device
-from layoutalg.validate import is_int
+from layoutalg.validate import is_int, positive_int
 
 WSE_SRAM_BYTES = 48 * 1024
 #: Storage grows in steps of this many bytes per memory (never past the capacity).
@@ -17,14 +17,6 @@ GRANULE = 64
 # What the emulated memories may hold in all, so a sparse layout is refused in
 # one line instead of asking NumPy for terabytes (the build machine has 24 GB).
 EMULATED_BYTES_LIMIT = 8 * 2**30
-
-
-def _bytes(owner: str, name: str, value: object) -> int:
-    """``value`` as a positive Python int of bytes (NumPy integers too)."""
-    if not is_int(value) or value < 1:
-        raise MachineError(f"{owner}: {name} must be a positive int of bytes; "
-                           f"got {describe(value)}")
-    return int(value)
 
 
 def _bytes_text(n: int) -> str:
@@ -90,7 +82,8 @@ class Machine:
         object.__setattr__(self, "dims", tuple((name, int(n)) for name, n in self.dims))
         object.__setattr__(self, "names", tuple(name for name, _ in self.dims))
         object.__setattr__(self, "shape", tuple(n for _, n in self.dims))
-        object.__setattr__(self, "capacity", _bytes("Machine", "capacity", self.capacity))
+        object.__setattr__(self, "capacity", positive_int(
+            MachineError, "capacity", self.capacity, where="Machine", unit="bytes"))
         if not isinstance(self.name, str) or not self.name:
             raise MachineError(f"Machine: name must be a non-empty string; "
                                f"got {describe(self.name)}")
@@ -102,19 +95,22 @@ class Machine:
     @classmethod
     def wse(cls, rows: int, cols: int, *, sram_bytes: int = WSE_SRAM_BYTES) -> Machine:
         """A Cerebras PE mesh: ``rows × cols`` PEs with 48 KB SRAM each."""
-        sram_bytes = _bytes("Machine.wse", "sram_bytes", sram_bytes)
+        sram_bytes = positive_int(MachineError, "sram_bytes", sram_bytes, where="Machine.wse",
+                                  unit="bytes")
         return cls((("pe_row", rows), ("pe_col", cols)), sram_bytes, name="PE")
 
     @classmethod
     def banks(cls, count: int, bank_bytes: int, *, name: str = "bank") -> Machine:
         """``count`` interleaved banks (DRAM banks, memory channels)."""
-        bank_bytes = _bytes("Machine.banks", "bank_bytes", bank_bytes)
+        bank_bytes = positive_int(MachineError, "bank_bytes", bank_bytes, where="Machine.banks",
+                                  unit="bytes")
         return cls(((name, count),), bank_bytes, name=name)
 
     @classmethod
     def cores(cls, x: int, y: int, l1_bytes: int) -> Machine:
         """A Tenstorrent worker grid: cores (x, y) with ``l1_bytes`` of L1 each."""
-        l1_bytes = _bytes("Machine.cores", "l1_bytes", l1_bytes)
+        l1_bytes = positive_int(MachineError, "l1_bytes", l1_bytes, where="Machine.cores",
+                                unit="bytes")
         return cls((("x", x), ("y", y)), l1_bytes, name="core")
 
     @classmethod

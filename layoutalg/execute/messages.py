@@ -21,7 +21,7 @@ import numpy as np
 from layoutalg.errors import CapacityError, MachineError, describe
 from layoutalg.execute.counters import WAVELET_BYTES
 from layoutalg.execute.machine import WSE_SRAM_BYTES, Machine
-from layoutalg.execute.placement import fetch, place, required_bytes
+from layoutalg.execute.placement import enough_bytes, fetch, place
 
 
 @dataclass(frozen=True)
@@ -53,12 +53,9 @@ def mesh_for(layout, shape, element_size: int, capacity: int | None = None) -> M
     that is more (so any tensor can be executed; ``place`` still checks).
     """
     m = layout.index_map(tuple(shape), element_size=element_size)
-    rows, cols = (int(e) for e in m.codomain.extents[:2])
     if capacity is None:
-        probe = Machine.wse(rows, cols, sram_bytes=1 << 62)
-        need = int(required_bytes(m, probe, element_size, offsets_in_bytes=True).max(initial=0))
-        capacity = max(WSE_SRAM_BYTES, -(-need // 64) * 64)
-    return Machine.wse(rows, cols, sram_bytes=capacity)
+        capacity = enough_bytes(m, element_size, True, 2, least=WSE_SRAM_BYTES)
+    return Machine.wse(*(int(e) for e in m.codomain.extents[:2]), sram_bytes=capacity)
 
 
 def execute_transform(transform, source: Machine, target: Machine) -> TransformCounters:

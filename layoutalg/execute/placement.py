@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from layoutalg.core.index_map import IndexMap
+from layoutalg.core.tiling import ceil_div
 from layoutalg.errors import MachineError, describe
 from layoutalg.execute.analysis import (
     Analysis,
@@ -147,6 +148,16 @@ def required_bytes(layout: IndexMap, machine: Machine, itemsize: int,
     [16, 12]
     """
     return memory_bytes(measure(layout, machine, itemsize, offsets_in_bytes))
+
+
+def enough_bytes(layout: IndexMap, itemsize: int, offsets_in_bytes: bool = False,
+                 memory_dims: int | None = None, *, least: int = 64) -> int:
+    """Bytes per memory just large enough for the layout (memories as in
+    :meth:`Machine.for_layout`): its fullest memory's need rounded up to 64,
+    at least ``least``."""
+    probe = Machine.for_layout(layout, capacity=1 << 62, memory_dims=memory_dims)
+    need = int(required_bytes(layout, probe, itemsize, offsets_in_bytes).max(initial=0))
+    return max(least, ceil_div(need, 64) * 64)
 
 
 def slots_of(layout: IndexMap, machine: Machine, itemsize: int,

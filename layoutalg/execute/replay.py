@@ -30,9 +30,10 @@ from layoutalg.channel.iteration import concurrent
 from layoutalg.channel.layout import ChannelLayout
 from layoutalg.channel.options import TILE_DIMS
 from layoutalg.core.index_map import IndexMap
+from layoutalg.core.laid_out import index_map_of
 from layoutalg.errors import CapacityError, MachineError, describe
 from layoutalg.execute.machine import Machine
-from layoutalg.execute.placement import fetch, place, required_bytes
+from layoutalg.execute.placement import enough_bytes, fetch, place
 from layoutalg.verify.result import CheckResult, Status, point_text
 
 FILL = -1
@@ -86,36 +87,23 @@ def replay(result: CheckResult, subject, *, dataflow: str = "os", element_bytes:
         raise MachineError(f"replay: result must be a REFUTED CheckResult; got {given}")
     if result.check in ("conflict_free", "channel_conflict_free"):
         return replay_channel_conflict(result, subject, dataflow=dataflow)
-    layout = subject if isinstance(subject, IndexMap) else _index_map(subject)
-    kind = _part(result, layout)
-    options = dict(element_bytes=element_bytes, offsets_in_bytes=offsets_in_bytes,
-                   memory_dims=memory_dims)
-    point = _point(result.counterexample, layout)
-    if kind == "injective":
-        return _collision(result, layout, point, **options)
-    if kind == "in_bounds":
-        return _out_of_bounds(result, layout, point, **options)
-    if kind == "images_valid":
-        return _on_padding(result, layout, point, **options)
-    if kind == "surjective":
-        return _hole(result, layout, **options)
-    if kind == "fits":
-        return _overflow(result, layout, capacity, **options)
-    raise MachineError(f"replay: no replay for check {result.check!r}; replays exist for "
-                       "injective, in_bounds, images_valid, surjective, bijective, fits and "
-                       "conflict_free")
+    layout = index_map_of(subject)
+    if not isinstance(layout, IndexMap):
+        raise MachineError(f"replay: subject must be an IndexMap or have .index_map(); "
+                           f"got {describe(subject)}")
+    kind = _part(result)
+    point = {k: int(v) for k, v in (result.counterexample or {}).items()}
+    replays = {"injective": _collision, "in_bounds": _out_of_bounds,
+               "images_valid": _on_padding, "surjective": _hole, "fits": _overflow}
+    if kind not in replays:
+        raise MachineError(f"replay: no replay for check {result.check!r}; replays exist for "
+                           "injective, in_bounds, images_valid, surjective, bijective, fits and "
+                           "conflict_free")
+    return replays[kind](_Run(result, layout, point, element_bytes, offsets_in_bytes,
+                              memory_dims, capacity))
 
 
-def _index_map(subject) -> IndexMap:
-    if hasattr(subject, "index_map"):
-        built = subject.index_map()
-        if isinstance(built, IndexMap):
-            return built
-    raise MachineError(f"replay: subject must be an IndexMap or have .index_map(); "
-                       f"got {describe(subject)}")
-
-
-def _part(result: CheckResult, layout: IndexMap) -> str:
+def _part(result: CheckResult) -> str:
     if result.check != "bijective":
         return result.check
     keys = set(result.counterexample or {})
@@ -128,46 +116,66 @@ def _part(result: CheckResult, layout: IndexMap) -> str:
     return "surjective"
 
 
-def _point(example, layout: IndexMap) -> dict[str, int]:
-    return {k: int(v) for k, v in (example or {}).items()}
+@dataclass(frozen=True)
+class _Run:
+    """A refuted result's counterexample ``point`` to replay on ``layout``,
+    with how the elements sit in memory (``capacity``: for ``fits``)."""
+
+    result: CheckResult
+    layout: IndexMap
+    point: dict[str, int]
+    element_bytes: int
+    offsets_in_bytes: bool
+    memory_dims: int | None
+    capacity: int | None
+
+    def element(self, suffix: str = "") -> tuple[int, ...]:
+        """The witness's domain point (``suffix="'"``: the second one)."""
+        return tuple(self.point[n + suffix] for n in self.layout.domain.names)
+
+    def machine(self, capacity: int | None = None) -> Machine:
+        """A machine of the layout's memories, ``capacity`` bytes each (default:
+        just large enough, or 64 bytes when the layout cannot be measured)."""
+        if capacity is None:
+            try:
+                capacity = enough_bytes(self.layout, self.element_bytes, self.offsets_in_bytes,
+                                        self.memory_dims)
+            except MachineError:
+                capacity = 64
+        return Machine.for_layout(self.layout, capacity=capacity, memory_dims=self.memory_dims)
+
+    def values(self) -> np.ndarray:
+        """Element values 1, 2, … in row-major order (0 and −1 stay free for fills)."""
+        e, extents = self.element_bytes, self.layout.domain.extents
+        dtype = np.dtype(f"int{8 * e}") if e in (1, 2, 4, 8) else np.dtype(f"V{e}")
+        size = int(np.prod(extents))
+        return (np.arange(1, size + 1) % np.iinfo(dtype).max).astype(dtype).reshape(extents)
+
+    def place(self, machine: Machine, fill=0) -> np.ndarray:
+        """Place every element's value on ``machine``; returns the values."""
+        values = self.values()
+        place(values, self.layout, machine, fill=fill, offsets_in_bytes=self.offsets_in_bytes)
+        return values
+
+    def place_and_read(self, slot) -> tuple[np.ndarray, int]:
+        """Place every element (other slots hold FILL) on a fresh machine; return
+        the element values and what ``slot`` holds afterwards."""
+        machine = self.machine()
+        values = self.place(machine, FILL)
+        rank, dtype = machine.rank, values.dtype
+        extents = [int(e) for e in self.layout.codomain.extents]
+        memory = int(np.ravel_multi_index(slot[:rank], extents[:rank])) if rank else 0
+        offset = int(np.ravel_multi_index(slot[rank:], extents[rank:]))
+        start = offset if self.offsets_in_bytes else offset * dtype.itemsize
+        raw = machine.read(memory, start, dtype.itemsize)
+        return values, int(np.frombuffer(raw, dtype=dtype)[0])
 
 
-def _machine(layout, element_bytes, offsets_in_bytes, memory_dims, capacity=None) -> Machine:
-    rank = layout.codomain.rank
-    count = rank - 1 if memory_dims is None else memory_dims
-    if capacity is None:
-        probe = Machine.for_layout(layout, capacity=1 << 62, memory_dims=count)
-        try:
-            need = int(required_bytes(layout, probe, element_bytes, offsets_in_bytes).max())
-        except MachineError:
-            need = 1
-        capacity = max(64, -(-need // 64) * 64)
-    return Machine.for_layout(layout, capacity=capacity, memory_dims=count)
-
-
-def _dtype(element_bytes: int) -> np.dtype:
-    return np.dtype(f"int{8 * element_bytes}") if element_bytes in (1, 2, 4, 8) else np.dtype(
-        f"V{element_bytes}")
-
-
-def _values(layout: IndexMap, element_bytes: int) -> np.ndarray:
-    """Element values 1, 2, … in row-major order (0 and −1 stay free for fills)."""
-    dtype = _dtype(element_bytes)
-    size = int(np.prod(layout.domain.extents))
-    return (np.arange(1, size + 1) % np.iinfo(dtype).max).astype(dtype).reshape(
-        layout.domain.extents)
-
-
-def _names(layout, point, suffix=""):
-    return tuple(point[n + suffix] for n in layout.domain.names)
-
-
-def _collision(result, layout, point, *, element_bytes, offsets_in_bytes, memory_dims) -> Replay:
-    x, y = _names(layout, point), _names(layout, point, "'")
-    machine = _machine(layout, element_bytes, offsets_in_bytes, memory_dims)
-    values = _values(layout, element_bytes)
-    place(values, layout, machine, fill=FILL, offsets_in_bytes=offsets_in_bytes)
-    back = fetch(layout, machine, values.dtype, offsets_in_bytes=offsets_in_bytes)
+def _collision(run: _Run) -> Replay:
+    layout, x, y = run.layout, run.element(), run.element("'")
+    machine = run.machine()
+    values = run.place(machine, FILL)
+    back = fetch(layout, machine, values.dtype, offsets_in_bytes=run.offsets_in_bytes)
     slot = layout(*x)
     vx, vy, bx, by = (int(v) for v in (values[x], values[y], back[x], back[y]))
     lost = int(np.count_nonzero(back != values))
@@ -180,23 +188,22 @@ def _collision(result, layout, point, *, element_bytes, offsets_in_bytes, memory
     summary = (f"collision on {machine}: {px} and {py} both write slot "
                f"{point_text(layout.codomain.names, slot)}; it holds {bx}, the value of {winner}, "
                f"so {loser} reads back {bx} instead of {lost_value} — its value was overwritten")
-    lines = (f"placed {values.size} elements with values 1…{values.size} (value = row-major "
-             f"position + 1)",
+    lines = ((f"placed {values.size} elements with values 1…{values.size} (value = row-major "
+              f"position + 1)"),
              f"{px} = {vx} and {py} = {vy} land on the same slot; read back: {bx} and {by}",
              f"{lost} of {values.size} elements read back a value that is not theirs")
     return Replay("injective", layout.label, bx != vx or by != vy, summary, lines,
                   {"slot": slot, "written": (vx, vy), "read": (bx, by), "lost": lost})
 
 
-def _out_of_bounds(result, layout, point, *, element_bytes, offsets_in_bytes, memory_dims):
-    x = _names(layout, point)
+def _out_of_bounds(run: _Run) -> Replay:
+    layout, x = run.layout, run.element()
     image = layout(*x)
     bad = [f"{n}={v} not in [0, {e})" for n, v, e in
            zip(layout.codomain.names, image, layout.codomain.extents) if not 0 <= v < e]
-    machine = Machine.for_layout(layout, capacity=1 << 40, memory_dims=(
-        layout.codomain.rank - 1 if memory_dims is None else memory_dims))
+    machine = run.machine(1 << 40)
     try:
-        place(_values(layout, element_bytes), layout, machine, offsets_in_bytes=offsets_in_bytes)
+        run.place(machine)
     except MachineError as exc:
         message, refused = str(exc), True
     else:
@@ -208,10 +215,10 @@ def _out_of_bounds(result, layout, point, *, element_bytes, offsets_in_bytes, me
                   {"element": x, "slot": image})
 
 
-def _on_padding(result, layout, point, *, element_bytes, offsets_in_bytes, memory_dims):
-    x = _names(layout, point)
+def _on_padding(run: _Run) -> Replay:
+    layout, x = run.layout, run.element()
     slot = layout(*x)
-    values, held = _place_and_read(layout, slot, element_bytes, offsets_in_bytes, memory_dims)
+    values, held = run.place_and_read(slot)
     summary = (f"{point_text(layout.domain.names, x)} (value {int(values[x])}) is written to "
                f"slot {point_text(layout.codomain.names, slot)}, which the layout calls "
                f"padding; the slot now holds {held}")
@@ -219,9 +226,10 @@ def _on_padding(result, layout, point, *, element_bytes, offsets_in_bytes, memor
                   {"element": x, "slot": slot, "held": held})
 
 
-def _hole(result, layout, *, element_bytes, offsets_in_bytes, memory_dims):
-    slot = tuple(int(result.counterexample[n]) for n in layout.codomain.names)
-    values, held = _place_and_read(layout, slot, element_bytes, offsets_in_bytes, memory_dims)
+def _hole(run: _Run) -> Replay:
+    layout = run.layout
+    slot = tuple(int(run.result.counterexample[n]) for n in layout.codomain.names)
+    values, held = run.place_and_read(slot)
     summary = (f"after placing all {values.size} elements, valid slot "
                f"{point_text(layout.codomain.names, slot)} still holds the fill value {held}: "
                f"no element lands there")
@@ -229,40 +237,21 @@ def _hole(result, layout, *, element_bytes, offsets_in_bytes, memory_dims):
                   {"slot": slot, "held": held})
 
 
-def _overflow(result, layout, capacity, *, element_bytes, offsets_in_bytes, memory_dims):
+def _overflow(run: _Run) -> Replay:
+    capacity = run.capacity
     if capacity is None:
-        found = re.search(r"> (\d+) bytes", result.reason)
+        found = re.search(r"> (\d+) bytes", run.result.reason)
         if found is None:
             raise MachineError("replay: pass capacity=… (bytes per memory) for a fits result")
         capacity = int(found.group(1))
-    machine = _machine(layout, element_bytes, offsets_in_bytes, memory_dims, capacity)
+    machine = run.machine(capacity)
     try:
-        place(_values(layout, element_bytes), layout, machine, offsets_in_bytes=offsets_in_bytes)
+        run.place(machine)
     except CapacityError as exc:
-        return Replay("fits", layout.label, True, f"placing stops: {exc}", (),
+        return Replay("fits", run.layout.label, True, f"placing stops: {exc}", (),
                       {"capacity": capacity})
-    return Replay("fits", layout.label, False, "every element fitted its memory", (),
+    return Replay("fits", run.layout.label, False, "every element fitted its memory", (),
                   {"capacity": capacity})
-
-
-def _place_and_read(layout, slot, element_bytes, offsets_in_bytes, memory_dims):
-    """Place every element (other slots hold FILL) on a fresh machine; return
-    the element values and what ``slot`` holds afterwards."""
-    machine = _machine(layout, element_bytes, offsets_in_bytes, memory_dims)
-    values = _values(layout, element_bytes)
-    place(values, layout, machine, fill=FILL, offsets_in_bytes=offsets_in_bytes)
-    held = _read_slot(layout, machine, slot, values.dtype, offsets_in_bytes, memory_dims)
-    return values, held
-
-
-def _read_slot(layout, machine, slot, dtype, offsets_in_bytes, memory_dims) -> int:
-    rank = machine.rank
-    extents = [int(e) for e in layout.codomain.extents]
-    memory = int(np.ravel_multi_index(slot[:rank], extents[:rank])) if rank else 0
-    offset = int(np.ravel_multi_index(slot[rank:], extents[rank:]))
-    start = offset if offsets_in_bytes else offset * dtype.itemsize
-    raw = machine.read(memory, start, dtype.itemsize)
-    return int(np.frombuffer(raw, dtype=dtype)[0])
 
 
 def replay_channel_conflict(result: CheckResult, layout, *, dataflow: str = "os") -> Replay:

@@ -3,9 +3,12 @@
 :func:`target_for` asks the subject for its layout (``index_map()``, the
 :class:`~layoutalg.core.laid_out.LaidOut` protocol) and where it runs (its
 ``home()``, the :class:`~layoutalg.core.home.Placeable` protocol, which
-every family's layout answers; a bare map runs as 4-byte elements), and picks a machine: the home's preset where there is one
+every family's layout answers), and picks a machine: the home's preset where there is one
 (48 KB WSE PEs, a TT device's DRAM banks or L1, the Spyre layout's device
-bytes), else one just large enough. Nothing here names a family.
+bytes), else one just large enough. Nothing here names a family: a new
+family's layout runs in ``layoutalg run`` by having ``index_map()`` and
+``home()``, or ``index_map()`` alone (a bare map: 4-byte elements at element
+offsets, one memory per value of every codomain dim but the last).
 """
 
 from __future__ import annotations
@@ -14,12 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from layoutalg.core.home import Home, Placeable
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.laid_out import index_map_of
 from layoutalg.errors import MachineError, describe
-from layoutalg.execute.homes import Home, Placeable, bare_home
 from layoutalg.execute.machine import Machine
-from layoutalg.execute.placement import required_bytes
+from layoutalg.execute.placement import enough_bytes
 
 #: Layouts larger than this are refused by ``layoutalg run`` (256 MiB of fp32).
 MAX_ELEMENTS = 1 << 26
@@ -68,16 +71,14 @@ def target_for(subject, *, capacity: int | None = None, element_bytes: int | Non
     if capacity is not None:
         cap, preset = capacity, f"{capacity} B per memory ({source or 'given'})"
     if cap is None:
-        probe = Machine.for_layout(m, capacity=1 << 62, memory_dims=memory_dims)
-        need = int(required_bytes(m, probe, size, in_bytes).max(initial=0))
-        cap, preset = max(64, -(-need // 64) * 64), "just large enough"
+        cap, preset = enough_bytes(m, size, in_bytes, memory_dims), "just large enough"
     name = home.memory_name or _memory_name(m, memory_dims)
     machine = Machine.for_layout(m, capacity=cap, memory_dims=memory_dims, name=name)
     return Target(m, size, in_bytes, machine, home.family, preset)
 
 
 def home_of(subject: object) -> tuple[IndexMap, Home]:
-    """The index map of ``subject`` and its :class:`~.homes.Home`: the
+    """The index map of ``subject`` and its :class:`~layoutalg.core.home.Home`: the
     subject's own ``home()``, else a bare map's.
 
     >>> import layoutalg as la
@@ -89,7 +90,8 @@ def home_of(subject: object) -> tuple[IndexMap, Home]:
     if not isinstance(m, IndexMap):
         raise MachineError(f"run: the spec must build an IndexMap or a family layout; "
                            f"got {describe(subject)}")
-    home = subject.home() if isinstance(subject, Placeable) else bare_home(m)
+    home = (subject.home() if isinstance(subject, Placeable)
+            else Home("core", 4, False, m.codomain.rank - 1))   # a bare map
     if not isinstance(home, Home):
         raise MachineError(f"run: home() of {describe(subject)} must return a "
                            f"layoutalg.execute.Home; got {describe(home)}")

@@ -1,4 +1,4 @@
-"""What ``layoutalg run`` runs a subject on (``execute.targets``, ``execute.homes``).
+"""What ``layoutalg run`` runs a subject on (``execute.targets``).
 
 A layout says where it runs with ``home()`` (the ``Placeable`` protocol); a
 toy family defined here, unknown to ``targets.py``, runs with its own
