@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import layoutalg as la
+import bank_twins
 from layoutalg.channel import bank_brute
 from layoutalg.channel.bank_model import NVIDIA_32BIT, NVIDIA_64BIT, NVIDIA_128BIT, BankModel
 from layoutalg.channel.banks import check_bank_conflicts, worst_bank_conflict
@@ -60,7 +61,7 @@ def test_pinned_degrees_enumeration(what, model, op, address, degree):
     assert bank_brute.phase_degree([address(t) for t in range(32)][:model.lanes_per_phase],
                                    model, op)[0] == degree
     table = np.array([[address(t) for t in range(32)]])
-    assert bank_brute.worst_conflict(table, (1,), model, op).degree == degree
+    assert bank_twins.worst_conflict(table, (1,), model, op).degree == degree
 
 
 @pytest.mark.parametrize("what, model, op, address, degree", PINNED, ids=[p[0] for p in PINNED])
@@ -88,7 +89,7 @@ def test_misaligned_access_is_refuted_first():
     result = check_bank_conflicts(access, NVIDIA_32BIT)
     assert result.refuted and "not a multiple of the 4-byte access" in result.reason
     assert result.counterexample["address"] % 4 == 2
-    assert bank_brute.check_bank_conflicts(access, NVIDIA_32BIT).refuted
+    assert bank_twins.check_bank_conflicts(access, NVIDIA_32BIT).refuted
 
 
 @pytest.mark.parametrize("build, message", [
@@ -139,11 +140,11 @@ def test_z3_agrees_with_enumeration(model, op, a, b, c, swizzle, lanes, steps, d
     table = np.array([[v * (a * t + b * s + c) for t in range(lanes)] for s in range(steps)])
     if swizzle is not None:
         table = swizzle(table)
-    worst = bank_brute.worst_conflict(table, (steps,), model, op)
+    worst = bank_twins.worst_conflict(table, (steps,), model, op)
     aligned = not (table % v).any()  # a swizzle with M below log2(V) can misalign
     assert z3_result.proved == (aligned and worst.degree <= degree), z3_result.reason
     if z3_result.refuted and aligned:
         assert z3_result.counterexample["degree"] > degree
         assert z3_result.counterexample["degree"] <= worst.degree
-    twin = bank_brute.check_bank_conflicts(access, model, op=op, max_degree=degree)
+    twin = bank_twins.check_bank_conflicts(access, model, op=op, max_degree=degree)
     assert twin.status == z3_result.status

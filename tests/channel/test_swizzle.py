@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import layoutalg as la
-from layoutalg.channel import bank_brute
+import bank_twins
 from layoutalg.channel.bank_model import NVIDIA_32BIT, NVIDIA_64BIT, NVIDIA_128BIT
 from layoutalg.channel.banks import check_bank_conflicts
 from layoutalg.errors import SwizzleError
@@ -100,7 +100,7 @@ def test_column_reads_twin_by_enumeration(rows):
         table = np.array([[row * 128 + col * 16 for row in range(rows)] for col in range(8)])
         if swizzle is not None:
             table = swizzle(table)
-        assert bank_brute.worst_conflict(table, (8,), NVIDIA_128BIT).degree == degree
+        assert bank_twins.worst_conflict(table, (8,), NVIDIA_128BIT).degree == degree
         z3_result = check_bank_conflicts(column_read(swizzle, rows), NVIDIA_128BIT, lane="row")
         assert z3_result.proved == (degree == 1)
 
@@ -111,7 +111,7 @@ def test_the_128_byte_swizzle_is_2_way_for_64_bit_accesses():
     assert check_bank_conflicts(read, NVIDIA_64BIT, lane="row", assume=assume).refuted
     assert check_bank_conflicts(read, NVIDIA_64BIT, lane="row", max_degree=2, assume=assume).proved
     table = SW128(np.array([[r * 128 + c * 8 for r in range(32)] for c in range(16)]))
-    assert bank_brute.worst_conflict(table, (16,), NVIDIA_64BIT).degree == 2
+    assert bank_twins.worst_conflict(table, (16,), NVIDIA_64BIT).degree == 2
 
 
 def test_fp32_swizzle_decided_by_z3_not_enumerated():
@@ -144,7 +144,7 @@ def test_random_swizzles_z3_matches_enumeration(bits, base, extra, negative, row
     table = swizzle(np.array([[r * 128 + c * model.access_bytes for r in range(rows)]
                               for c in range(128 // model.access_bytes)]))
     aligned = not (table % model.access_bytes).any()
-    worst = bank_brute.worst_conflict(table, (table.shape[0],), model)
+    worst = bank_twins.worst_conflict(table, (table.shape[0],), model)
     result = check_bank_conflicts(read, model, lane="row")
     assert result.proved == (aligned and worst.degree == 1), result.reason
     bijective = sorted(swizzle(np.arange(rows * 128)).tolist()) == list(range(rows * 128))
@@ -187,7 +187,7 @@ def test_symbolic_verdicts_hold_at_every_enumerated_height(bits, base, extra, ne
                                   for c in range(128 // model.access_bytes)]))
         if (table % model.access_bytes).any():
             return None  # misaligned
-        return bank_brute.worst_conflict(table, (table.shape[0],), model).degree
+        return bank_twins.worst_conflict(table, (table.shape[0],), model).degree
 
     if result.proved:
         assert all(worst(rows) == 1 for rows in (per_phase, 2 * per_phase, 8 * per_phase))
