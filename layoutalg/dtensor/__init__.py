@@ -20,17 +20,16 @@ DTensorLayout is its exactly-once claim.
 from __future__ import annotations
 
 from layoutalg.core.laid_out import bridge
-from layoutalg.verify.claims import register_claim
 from layoutalg.dtensor import brute
 from layoutalg.dtensor.checks import check_exactly_once, check_local_shapes, torch_rule_map
 from layoutalg.dtensor.chunks import chunk, nested_chunk
-from layoutalg.errors import DTensorError
 from layoutalg.dtensor.layout import DTensorLayout
 from layoutalg.dtensor.placements import Partial, Placement, Replicate, Shard, placement, placements
 from layoutalg.dtensor.plan import Redistribution, check_redistribution
 from layoutalg.dtensor.planner import plan_redistribution
 from layoutalg.dtensor.steps import AllGather, AllToAll, LocalChunk
-from layoutalg.errors import describe
+from layoutalg.errors import DTensorError, describe
+from layoutalg.verify.claims import register_claim
 
 __all__ = [
     "AllGather", "AllToAll", "DTensorError", "DTensorLayout", "LocalChunk", "Partial",

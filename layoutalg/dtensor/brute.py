@@ -58,36 +58,6 @@ def local_arrays(layout: DTensorLayout) -> dict[tuple[int, ...], np.ndarray]:
     return {rank: ids[np.ix_(*keep)] for rank, keep in held(layout).items()}
 
 
-def placement_table(layout: DTensorLayout) -> dict[tuple, tuple]:
-    """(copy coordinates…, element…) → (rank…, local index…), as ``index_map`` orders them."""
-    copies = [k for k, p in enumerate(layout.placements) if not isinstance(p, Shard)]
-    table = {}
-    for rank, keep in held(layout).items():
-        for local in itertools.product(*(range(len(k)) for k in keep)):
-            element = tuple(k[i] for k, i in zip(keep, local))
-            key = tuple(rank[k] for k in copies) + element
-            if key in table:
-                raise AssertionError(f"{layout}: element {element} twice in one replica group")
-            table[key] = rank + local
-    return table
-
-
-def exactly_once(layout: DTensorLayout) -> tuple | None:
-    """None when every element lies exactly once in each replica group; else
-    ``(copy coordinates, element, count)`` of the first that does not."""
-    copies = [k for k, p in enumerate(layout.placements) if not isinstance(p, Shard)]
-    counts: dict[tuple, int] = {}
-    for rank, keep in held(layout).items():
-        group = tuple(rank[k] for k in copies)
-        for element in itertools.product(*keep):
-            counts[(group, element)] = counts.get((group, element), 0) + 1
-    for group in itertools.product(*(range(layout.mesh_shape[k]) for k in copies)):
-        for element in itertools.product(*(range(n) for n in layout.shape)):
-            if counts.get((group, element), 0) != 1:
-                return group, element, counts.get((group, element), 0)
-    return None
-
-
 def simulate(plan) -> dict[tuple[int, ...], np.ndarray]:
     """Run ``plan``'s collectives on the source's local arrays; each rank's result.
 
@@ -98,7 +68,6 @@ def simulate(plan) -> dict[tuple[int, ...], np.ndarray]:
     concatenated, and the result is cut back by the expected lengths.
     """
     data = local_arrays(plan.source)
-    mesh = plan.source.mesh_shape
     for step, before in zip(plan.steps, plan.layouts):
         if isinstance(step, AllGather):
             data = _all_gather(data, before, step.mesh_dims, step.dim, step.sizes)
@@ -124,27 +93,6 @@ def _expected(layout: DTensorLayout, rank, mesh_dim: int, dim: int) -> list[list
     """The positions one torch.chunk of the logical size over mesh dim ``mesh_dim`` gives."""
     size = _logical(layout, rank, mesh_dim, dim)
     return torch_chunk(list(range(size)), layout.mesh_shape[mesh_dim])
-
-
-def first_difference(plan, *, shapes: bool = False) -> dict | None:
-    """None when the simulated plan leaves every rank with the target's local
-    tensor inside the target's local shape; else the rank, local index, expected
-    id and what arrived (PAD: padding or nothing). ``shapes``: also require the
-    simulated local shapes to be the target's (``check_redistribution`` does not
-    claim that: rows past the target's local shape are not compared)."""
-    got = simulate(plan)
-    want = local_arrays(plan.target)
-    for rank in ranks(plan.source.mesh_shape):
-        a, b = got[rank], want[rank]
-        if shapes and a.shape != b.shape:
-            return {"rank": rank, "shape": a.shape, "expected_shape": b.shape}
-        for index in itertools.product(*(range(n) for n in b.shape)):
-            inside = all(i < n for i, n in zip(index, a.shape))
-            arrived = int(a[index]) if inside else PAD
-            if arrived != int(b[index]):
-                return {"rank": rank, "index": index, "expected": int(b[index]),
-                        "got": arrived}
-    return None
 
 
 def _members(rank, group, mesh):

@@ -14,18 +14,12 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.dtensor.chunks import nested_chunk_expr
-from layoutalg.errors import DTensorError
 from layoutalg.dtensor.layout import DTensorLayout
-from layoutalg.errors import describe
+from layoutalg.errors import DTensorError
+from layoutalg.validate import instance_of
 from layoutalg.verify.checks import check_bijective, check_equivalent
-from layoutalg.verify.result import CheckResult
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
-
-
-def _layout(subject: object, check: str) -> DTensorLayout:
-    if not isinstance(subject, DTensorLayout):
-        raise DTensorError(f"{check}: subject must be a DTensorLayout; got {describe(subject)}")
-    return subject
+from layoutalg.verify.result import CheckResult
 
 
 def check_exactly_once(layout: DTensorLayout, *, assume=(),
@@ -40,7 +34,7 @@ def check_exactly_once(layout: DTensorLayout, *, assume=(),
     >>> check_exactly_once(DTensorLayout((2, 2), ["S(0)", "S(0)"], (5, 3))).status.name
     'PROVED'
     """
-    layout = _layout(layout, "exactly_once")
+    instance_of(DTensorError, "subject", layout, DTensorLayout, where="exactly_once")
     verdict = check_bijective(layout.index_map(), assume=assume, timeout_ms=timeout_ms)
     reason = verdict.reason
     if verdict.proved:
@@ -68,10 +62,8 @@ def torch_rule_map(layout: DTensorLayout) -> IndexMap:
                                           [sym[f"m{k}"] for k in dims])
         real.append(sympy.Lt(sym[f"l{i}"], length))
         element.append(start + sym[f"l{i}"])
-    holds = sympy.And(*real)
-    exprs = [sympy.Piecewise((1, holds), (0, True))]
-    exprs += [sympy.Piecewise((e, holds), (0, True)) for e in element]
-    return IndexMap(space, _answers(layout), exprs, name=f"torch's chunk rule for {layout}")
+    return _slot_answers(layout, space, sympy.And(*real), element,
+                         f"torch's chunk rule for {layout}")
 
 
 def layout_slot_map(layout: DTensorLayout) -> IndexMap:
@@ -79,13 +71,15 @@ def layout_slot_map(layout: DTensorLayout) -> IndexMap:
     m = layout.index_map()
     holds = sympy.true if m.valid is None else m.valid
     tensor = m.inverse[len(m.inverse) - len(layout.shape):]
+    return _slot_answers(layout, m.codomain, holds, tensor, f"slots of {layout}")
+
+
+def _slot_answers(layout: DTensorLayout, slots: Space, holds, element, name: str) -> IndexMap:
+    """Slot → (1, element) where ``holds``, else (0, 0, …)."""
+    answers = Space(("real", 2), *((f"global{i}", n) for i, n in enumerate(layout.shape)))
     exprs = [sympy.Piecewise((1, holds), (0, True))]
-    exprs += [sympy.Piecewise((e, holds), (0, True)) for e in tensor]
-    return IndexMap(m.codomain, _answers(layout), exprs, name=f"slots of {layout}")
-
-
-def _answers(layout: DTensorLayout) -> Space:
-    return Space(("real", 2), *((f"global{i}", n) for i, n in enumerate(layout.shape)))
+    exprs += [sympy.Piecewise((e, holds), (0, True)) for e in element]
+    return IndexMap(slots, answers, exprs, name=name)
 
 
 def check_local_shapes(layout: DTensorLayout, *, assume=(),
@@ -98,7 +92,7 @@ def check_local_shapes(layout: DTensorLayout, *, assume=(),
     With ``check_exactly_once`` this is torch's layout: local shapes and
     global offsets included.
     """
-    layout = _layout(layout, "local_shapes")
+    instance_of(DTensorError, "subject", layout, DTensorLayout, where="local_shapes")
     start = time.perf_counter()
     verdict = check_equivalent(layout_slot_map(layout), torch_rule_map(layout), assume=assume,
                                timeout_ms=timeout_ms)

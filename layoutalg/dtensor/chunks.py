@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import sympy
+
 from layoutalg.core.tiling import ceil_div
 
 

@@ -17,11 +17,10 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.dtensor.chunks import nested_chunk
-from layoutalg.errors import DTensorError
 from layoutalg.dtensor.maps import placement_map, sharding
 from layoutalg.dtensor.placements import Placement, Shard
 from layoutalg.dtensor.placements import placements as read_placements
-from layoutalg.errors import describe
+from layoutalg.errors import DTensorError, describe
 from layoutalg.validate import index, is_int, positive_size
 from layoutalg.verify.combinators import linearize
 

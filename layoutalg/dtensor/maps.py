@@ -29,8 +29,8 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.dtensor.chunks import ceil_div, flat_lengths, nested_lengths
-from layoutalg.errors import DTensorError
 from layoutalg.dtensor.placements import Shard
+from layoutalg.errors import DTensorError
 from layoutalg.verify.combinators import delinearize, linearize, pad, permute, split
 
 
@@ -131,18 +131,24 @@ def _pieces(space: Space, uneven: dict[int, tuple[list[int], list[int]]]) -> Ind
             inverse_of[name] = sym[name]
             continue
         lengths = nested_lengths(extent, uneven[i][1])
-        ends = list(itertools.accumulate(lengths))
         count = len(lengths)
-        owner = sum((_at_least(x, e, extent) for e in ends[:-1]), sympy.Integer(0))
         g, row = sym[f"g{i}"], sym[f"l{i}"]
         start = _running(g, lengths, count, skip_first=True)
-        exprs += [owner, x - start.xreplace({g: owner})]
+        exprs += by_pieces(x, lengths, extent)
         inverse_of[name] = row + start
         valid.append(sympy.Lt(row + start, _running(g, lengths, count, skip_first=False)))
         shown.append(f"{name}: {'/'.join(map(str, lengths))}")
     inverse = [inverse_of[name] for name in space.names]
     return IndexMap(space, codomain, exprs, inverse=inverse, valid=sympy.And(*valid),
                     name=f"chunks({', '.join(shown)})")
+
+
+def by_pieces(row, lengths: list[int], size: int) -> tuple:
+    """Flat rank and local row of ``row`` (``0 ≤ row < size``) among pieces of these
+    lengths, in order: the rank counts the piece ends ``row`` has passed."""
+    ends = list(itertools.accumulate(lengths))
+    rank = sum((_at_least(row, e, size) for e in ends[:-1]), sympy.Integer(0))
+    return rank, row - _running(rank, lengths, len(lengths), skip_first=True)
 
 
 def _at_least(x, bound: int, extent: int) -> sympy.Expr:

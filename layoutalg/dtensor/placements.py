@@ -15,8 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from layoutalg.errors import DTensorError
-from layoutalg.errors import describe
+from layoutalg.errors import DTensorError, describe
 from layoutalg.validate import is_int
 
 

@@ -29,14 +29,16 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
+from layoutalg.core.tiling import flatten
 from layoutalg.dtensor import brute
-from layoutalg.errors import DTensorError
 from layoutalg.dtensor.layout import DTensorLayout
 from layoutalg.dtensor.steps import AllGather, AllToAll, LocalChunk, Step
-from layoutalg.errors import describe
+from layoutalg.errors import DTensorError, describe
+from layoutalg.validate import instance_of
 from layoutalg.verify.checks import check_bijective, check_equivalent
-from layoutalg.verify.result import CheckResult, Status
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult, Status
+
 
 @dataclass(frozen=True, init=False)
 class Redistribution:
@@ -55,9 +57,7 @@ class Redistribution:
 
     def __init__(self, source: DTensorLayout, steps: Sequence[Step], *,
                  name: str | None = None) -> None:
-        if not isinstance(source, DTensorLayout):
-            raise DTensorError(f"Redistribution: source must be a DTensorLayout; "
-                               f"got {describe(source)}")
+        instance_of(DTensorError, "source", source, DTensorLayout, where="Redistribution")
         if isinstance(steps, (str, bytes)) or not isinstance(steps, Sequence):
             raise DTensorError(f"Redistribution: steps must be a sequence of AllGather, "
                                f"AllToAll or LocalChunk; got {describe(steps)}")
@@ -84,14 +84,6 @@ class Redistribution:
         """The target layout's map: where the plan must put every element."""
         return self.target.index_map()
 
-    def delivered_map(self) -> IndexMap:
-        """(copy, element) of the target → (received?, element received), read back
-        through the steps; ``expected_map`` is (1, the element itself)."""
-        return _delivered(self)[0]
-
-    def expected_map(self) -> IndexMap:
-        return _delivered(self)[1]
-
     def trace(self, point) -> list[tuple[DTensorLayout, tuple[int, ...], bool]]:
         """For a concrete (copy, element) of the target: the slot of each layout the
         plan reads it through (target first, source last) and whether it is real."""
@@ -117,47 +109,40 @@ def check_redistribution(plan: Redistribution, *, assume=(),
     REFUTED names the receiving rank, its local index, the element it should
     hold and what the plan brings instead.
     """
-    if not isinstance(plan, Redistribution):
-        raise DTensorError(f"check_redistribution: plan must be a Redistribution; "
-                           f"got {describe(plan)}")
+    instance_of(DTensorError, "plan", plan, Redistribution, where="check_redistribution")
     start = time.perf_counter()
+
+    def result(status, reason, counterexample=None) -> CheckResult:
+        return CheckResult(status, "redistribution", plan.name, counterexample, reason,
+                           time.perf_counter() - start)
+
     target = check_bijective(plan.target.index_map(), assume=assume, timeout_ms=timeout_ms)
     if not target.proved:
-        return CheckResult(target.status, "redistribution", plan.name, target.counterexample,
-                           f"the target layout is not exactly once: {target.reason}",
-                           time.perf_counter() - start)
-    delivered, expected = _delivered(plan)
-    verdict = check_equivalent(delivered, expected, assume=assume, timeout_ms=timeout_ms)
-    seconds = time.perf_counter() - start
+        return result(target.status, f"the target layout is not exactly once: {target.reason}",
+                      target.counterexample)
+    verdict = check_equivalent(*_delivered(plan), assume=assume, timeout_ms=timeout_ms)
     if verdict.proved:
-        return CheckResult(Status.PROVED, "redistribution", plan.name, None,
-                           "every rank receives each element the target places there exactly "
-                           "once, at its local index (the target is a bijection onto its "
-                           "slots and every slot reads its own element through every step)",
-                           seconds)
+        return result(Status.PROVED, "every rank receives each element the target places there "
+                      "exactly once, at its local index (the target is a bijection onto its "
+                      "slots and every slot reads its own element through every step)")
     reason = verdict.reason
     if verdict.refuted:
         bound = _bound(plan, verdict.counterexample)
         if bound is None:
-            return CheckResult(Status.UNKNOWN, "redistribution", plan.name, None,
-                               f"not decided: the model refutes at sizes too large to run "
-                               f"the steps on data and confirm it ({reason})", seconds)
+            return result(Status.UNKNOWN, f"not decided: the model refutes at sizes too large "
+                          f"to run the steps on data and confirm it ({reason})")
         reason = _explain(bound, verdict.counterexample)
         if bound is not plan:
-            sizes = {p.name for e in plan.source.mesh_shape + plan.source.shape
-                     for p in sympy.sympify(e).free_symbols}
-            reason += " (at " + ", ".join(f"{n}={verdict.counterexample[n]}"
-                                          for n in sorted(sizes)) + ")"
+            reason += " (at " + ", ".join(f"{p.name}={verdict.counterexample[p.name]}"
+                                          for p in _size_symbols(plan.source)) + ")"
         if not _lost_in_the_run(bound, verdict.counterexample):
             # The reads left an intermediate layout (a step's buffer held more than
             # the layout it names), yet running the steps brings the element: the
             # model's refutation is not a real one, and nothing is proved either.
-            return CheckResult(Status.UNKNOWN, "redistribution", plan.name, None,
-                               f"not decided: the model refutes ({reason}), but running the "
-                               f"steps on data delivers that element: a step leaves a buffer "
-                               f"that is not the layout it names", seconds)
-    return CheckResult(verdict.status, "redistribution", plan.name, verdict.counterexample,
-                       reason, seconds)
+            return result(Status.UNKNOWN, f"not decided: the model refutes ({reason}), but "
+                          f"running the steps on data delivers that element: a step leaves a "
+                          f"buffer that is not the layout it names")
+    return result(verdict.status, reason, verdict.counterexample)
 
 
 RUN_LIMIT = 1 << 16   # elements × ranks a refutation is replayed on (brute.simulate)
@@ -168,8 +153,7 @@ def _bound(plan: Redistribution, counterexample: dict) -> Redistribution | None:
     too large to run."""
     source = plan.source
     if not source.is_concrete:
-        names = {p for e in source.mesh_shape + source.shape
-                 for p in sympy.sympify(e).free_symbols}
+        names = _size_symbols(source)
         if any(p.name not in counterexample for p in names):
             return None
         sizes = {p: counterexample[p.name] for p in names}
@@ -181,26 +165,31 @@ def _bound(plan: Redistribution, counterexample: dict) -> Redistribution | None:
     return plan if source is plan.source else Redistribution(source, plan.steps)
 
 
+def _size_symbols(source: DTensorLayout) -> list[sympy.Symbol]:
+    """The size symbols of a layout's mesh and tensor shapes, by name."""
+    found = {p for e in source.mesh_shape + source.shape for p in sympy.sympify(e).free_symbols}
+    return sorted(found, key=lambda p: p.name)
+
+
+def _point(plan: Redistribution, counterexample: dict) -> tuple[tuple, tuple]:
+    """The target domain point of a counterexample, and the element in it."""
+    point = tuple(counterexample[n] for n in plan.target.index_map().domain.names)
+    return point, point[len(point) - len(plan.target.shape):]
+
+
 def _lost_in_the_run(plan: Redistribution, counterexample: dict) -> bool:
     """Does running the plan on data (``brute.simulate``) get the counterexample wrong?"""
-    target = plan.target.index_map()
-    point = tuple(counterexample[n] for n in target.domain.names)
-    rank, where = _rank_and_index(plan.target, target(*point))
-    element = point[len(point) - len(plan.target.shape):]
-    flat = 0
-    for x, n in zip(element, plan.target.shape):
-        flat = flat * n + x
+    point, element = _point(plan, counterexample)
+    rank, where = _rank_and_index(plan.target, plan.target.index_map()(*point))
     data = brute.simulate(plan)[rank]
     inside = all(i < n for i, n in zip(where, data.shape))
-    return not inside or int(data[where]) != flat
+    return not inside or int(data[where]) != flatten(element, plan.target.shape)
 
 
 def _explain(plan: Redistribution, counterexample: dict) -> str:
-    target = plan.target.index_map()
-    point = tuple(counterexample[n] for n in target.domain.names)
+    point, element = _point(plan, counterexample)
     path = plan.trace(point)
     rank, where = _rank_and_index(plan.target, path[0][1])
-    element = point[len(point) - len(plan.target.shape):]
     text = (f"rank {rank} should hold element {element} at local index {where}, but ")
     for layout, slot, real in path[1:]:
         if not real:
@@ -242,8 +231,7 @@ def _delivered(plan: Redistribution) -> tuple[IndexMap, IndexMap]:
         reads = step.reads(before, _symbols(names))
         env = dict(zip(target.codomain.symbols, (slot[n] for n in names)))
         values = [e.xreplace(env) for e in reads]
-        m = before.index_map()
-        received.append(_real(m, values))
+        received.append(_real(before.index_map(), values))
         slot = dict(zip(names, values))
     source = plan.source.index_map()
     back = dict(zip(source.codomain.symbols, (slot[n] for n in names)))
@@ -284,8 +272,6 @@ def _apply(layout: DTensorLayout, step: Step, n: int) -> DTensorLayout:
                                f"there is {layout} ({layout.placements[k]})")
         layout = layout.replaced(k, after)
     return layout
-
-
 
 
 __all__ = ["Redistribution", "check_redistribution"]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from layoutalg.errors import DTensorError
 from layoutalg.dtensor.layout import DTensorLayout
 from layoutalg.dtensor.placements import Partial, Replicate, Shard
 from layoutalg.dtensor.plan import Redistribution
 from layoutalg.dtensor.steps import AllGather, AllToAll, LocalChunk, Step
-from layoutalg.errors import describe
+from layoutalg.errors import DTensorError
+from layoutalg.validate import instance_of
 
 
 def plan_redistribution(source: DTensorLayout, target_placements, *,
@@ -23,9 +23,7 @@ def plan_redistribution(source: DTensorLayout, target_placements, *,
     consecutive all_gathers of one tensor dim into one flattened all_gather cut
     by flat sizes, as torch 2.13's ``try_create_flattened`` does (pytorch#194457).
     """
-    if not isinstance(source, DTensorLayout):
-        raise DTensorError(f"plan_redistribution: source must be a DTensorLayout; "
-                           f"got {describe(source)}")
+    instance_of(DTensorError, "source", source, DTensorLayout, where="plan_redistribution")
     target = DTensorLayout(source.mesh_shape, target_placements, source.shape).placements
     now = list(source.placements)
     for k, (before, after) in enumerate(zip(now, target)):

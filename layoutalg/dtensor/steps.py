@@ -20,12 +20,12 @@ from dataclasses import dataclass
 
 import sympy
 
-from layoutalg.dtensor.chunks import ceil_div, nested_chunk, nested_lengths
-from layoutalg.errors import DTensorError
+from layoutalg.core.tiling import ceil_div, unflatten
+from layoutalg.dtensor.chunks import nested_chunk, nested_lengths
 from layoutalg.dtensor.layout import DTensorLayout
-from layoutalg.dtensor.maps import is_flat
+from layoutalg.dtensor.maps import by_pieces, is_flat
 from layoutalg.dtensor.placements import Placement, Replicate, Shard
-from layoutalg.errors import describe
+from layoutalg.errors import DTensorError, describe
 from layoutalg.validate import is_int, nonnegative_int
 
 SIZES = ("pieces", "flat")
@@ -68,7 +68,6 @@ class AllGather:
     def reads(self, before: DTensorLayout, slot: dict) -> list[sympy.Expr]:
         i, group = self.dim, self.mesh_dims
         parts = [before.mesh_shape[k] for k in group]
-        outer = [k for k in before.shard_mesh_dims(i) if k < group[0]]
 
         def cut(size):
             if self.sizes == "flat" or is_flat(size, parts):
@@ -77,13 +76,11 @@ class AllGather:
             if not isinstance(size, int):
                 raise DTensorError(f"{self}: cutting uneven nested pieces of tensor dim {i} "
                                    f"needs concrete sizes; got size {size}")
-            return _by_pieces(slot[f"l{i}"], nested_lengths(size, parts), size)
+            return by_pieces(slot[f"l{i}"], nested_lengths(size, parts), size)
 
-        rank, row = _per_rank(before, i, outer, slot, cut)
-        source = dict(slot)
-        source.update(_delinearize(rank, group, parts))
-        source[f"l{i}"] = row
-        return _ordered(before, source)
+        rank, row = _per_rank(before, i, group[0], slot, cut)
+        ranks = dict(zip((f"m{k}" for k in group), unflatten(rank, parts)))
+        return _ordered(before, {**slot, **ranks, f"l{i}": row})
 
 
 @dataclass(frozen=True)
@@ -96,9 +93,8 @@ class AllToAll:
     to_dim: int
 
     def __post_init__(self) -> None:
-        nonnegative_int(DTensorError, "mesh_dim", self.mesh_dim, where="AllToAll")
-        nonnegative_int(DTensorError, "from_dim", self.from_dim, where="AllToAll")
-        nonnegative_int(DTensorError, "to_dim", self.to_dim, where="AllToAll")
+        for name in ("mesh_dim", "from_dim", "to_dim"):
+            nonnegative_int(DTensorError, name, getattr(self, name), where="AllToAll")
         if self.from_dim == self.to_dim:
             raise DTensorError(f"AllToAll: from_dim and to_dim must differ; got {self.to_dim} "
                                f"twice")
@@ -121,13 +117,10 @@ class AllToAll:
         def keep(size):
             return (a * ceil_div(size, k) + q,)
 
-        outer_from = [j for j in before.shard_mesh_dims(self.from_dim) if j < m]
-        outer_to = [j for j in before.shard_mesh_dims(self.to_dim) if j < m]
-        rank, row = _per_rank(before, self.from_dim, outer_from, slot, gather)
-        (column,) = _per_rank(before, self.to_dim, outer_to, slot, keep)
-        source = dict(slot)
-        source.update({f"m{m}": rank, f"l{self.from_dim}": row, f"l{self.to_dim}": column})
-        return _ordered(before, source)
+        rank, row = _per_rank(before, self.from_dim, m, slot, gather)
+        (column,) = _per_rank(before, self.to_dim, m, slot, keep)
+        return _ordered(before, {**slot, f"m{m}": rank, f"l{self.from_dim}": row,
+                                 f"l{self.to_dim}": column})
 
 
 @dataclass(frozen=True)
@@ -155,11 +148,8 @@ class LocalChunk:
         def keep(size):
             return (a * ceil_div(size, k) + slot[f"l{i}"],)
 
-        outer = [j for j in before.shard_mesh_dims(i) if j < m]
-        (row,) = _per_rank(before, i, outer, slot, keep)
-        source = dict(slot)
-        source[f"l{i}"] = row
-        return _ordered(before, source)
+        (row,) = _per_rank(before, i, m, slot, keep)
+        return _ordered(before, {**slot, f"l{i}": row})
 
 
 Step = AllGather | AllToAll | LocalChunk
@@ -171,12 +161,13 @@ def _ordered(layout: DTensorLayout, source: dict) -> list:
     return [sympy.sympify(source[n]) for n in names]
 
 
-def _per_rank(before: DTensorLayout, dim: int, outer: list[int], slot: dict, fn) -> tuple:
+def _per_rank(before: DTensorLayout, dim: int, mesh_dim: int, slot: dict, fn) -> tuple:
     """``fn(size)`` of the logical size of ``dim`` on this slot's rank: the size the
-    shards on the ``outer`` mesh dims leave (torch's ``logical_shape``). With
-    outer shards the size depends on the rank: a Piecewise over its coordinates
-    (concrete sizes only)."""
+    shards on the mesh dims before ``mesh_dim`` leave (torch's ``logical_shape``).
+    With such outer shards the size depends on the rank: a Piecewise over its
+    coordinates (concrete sizes only)."""
     size = before.shape[dim]
+    outer = [k for k in before.shard_mesh_dims(dim) if k < mesh_dim]
     if not outer:
         return tuple(fn(size))
     if not before.is_concrete:
@@ -191,24 +182,3 @@ def _per_rank(before: DTensorLayout, dim: int, outer: list[int], slot: dict, fn)
     width = len(cases[0][0])
     return tuple(sympy.Piecewise(*((c[0][j], c[1]) for c in cases[:-1]), (cases[-1][0][j], True))
                  for j in range(width))
-
-
-def _by_pieces(row, lengths: list[int], size: int) -> tuple:
-    """Flat rank and local row of ``row`` among pieces of these lengths (in order)."""
-    ends = list(itertools.accumulate(lengths))
-    # [row ≥ e] is (row + size − e) // size for 0 ≤ row < size: a floor by a constant.
-    rank = sum(((row + size - e) // size for e in ends[:-1]), sympy.Integer(0))
-    count = len(lengths)
-    # rows before piece ``rank``: Σ lengths[j]·[rank ≥ j + 1]
-    begin = sum((n * ((rank + count - 1 - j) // count) for j, n in enumerate(lengths[:-1]) if n),
-                sympy.Integer(0))
-    return rank, row - begin
-
-
-def _delinearize(rank, group: tuple[int, ...], parts: list) -> dict:
-    out = {}
-    stride = math.prod(parts)
-    for k, n in zip(group, parts):
-        stride //= n
-        out[f"m{k}"] = (rank // stride) % n if stride else rank
-    return out

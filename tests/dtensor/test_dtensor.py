@@ -3,7 +3,8 @@ against enumeration, redistributions against a simulator, pytorch#194457.
 
 Every check has an enumeration twin written apart from the maps
 (``layoutalg.dtensor.brute``: chunks as list slices, collectives run on
-arrays of element ids), and the true values are pinned by hand.
+arrays of element ids; ``tests/oracles/dtensor.py`` reads the twins off it), and
+the true values are pinned by hand.
 """
 
 from __future__ import annotations
@@ -15,12 +16,28 @@ import pytest
 import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import dtensor as twins
 
 import layoutalg as la
 from layoutalg.dtensor import (
-    AllGather, AllToAll, DTensorError, DTensorLayout, LocalChunk, Partial, Redistribution,
-    Replicate, Shard, brute, check_exactly_once, check_local_shapes, check_redistribution,
-    chunk, placement, placements, plan_redistribution, torch_rule_map,
+    AllGather,
+    AllToAll,
+    DTensorError,
+    DTensorLayout,
+    LocalChunk,
+    Partial,
+    Redistribution,
+    Replicate,
+    Shard,
+    brute,
+    check_exactly_once,
+    check_local_shapes,
+    check_redistribution,
+    chunk,
+    placement,
+    placements,
+    plan_redistribution,
+    torch_rule_map,
 )
 from layoutalg.runner.prover import discover, prove_spec
 
@@ -172,7 +189,7 @@ def layouts(draw, max_mesh=3):
 
 def _agrees_with_enumeration(layout: DTensorLayout) -> None:
     m = layout.index_map()
-    table = brute.placement_table(layout)
+    table = twins.placement_table(layout)
     points = list(itertools.product(*(range(e) for e in m.domain.extents)))
     assert len(points) == len(table)
     for point in points:
@@ -198,7 +215,7 @@ def test_index_map_is_torch_chunk_on_every_element(layout):
 def test_torch_rule_map_is_torch_chunk_on_every_slot(layout):
     """``torch_rule_map`` (the formula the local-shape proof compares with) in Python ints."""
     rule = torch_rule_map(layout)
-    table = {v: k for k, v in brute.placement_table(layout).items()}
+    table = {v: k for k, v in twins.placement_table(layout).items()}
     for slot in itertools.product(*(range(e) for e in rule.domain.extents)):
         real, *element = rule(*slot)
         if slot in table:
@@ -210,7 +227,7 @@ def test_torch_rule_map_is_torch_chunk_on_every_slot(layout):
 @FEW
 @given(layouts())
 def test_exactly_once_and_local_shapes_agree_with_enumeration(layout):
-    assert brute.exactly_once(layout) is None
+    assert twins.exactly_once(layout) is None
     assert check_exactly_once(layout).status is la.Status.PROVED
     assert check_local_shapes(layout).status is la.Status.PROVED
 
@@ -219,7 +236,7 @@ def test_enumeration_twin_finds_a_doubled_element(monkeypatch):
     layout = DTensorLayout((2,), ["S(0)"], (3,))
     # a table where rank 1 also holds row 0: the twin must say so
     monkeypatch.setattr(brute, "held", lambda lay: {(0,): [[0, 1]], (1,): [[0, 2]]})
-    assert brute.exactly_once(layout) == ((), (0,), 2)
+    assert twins.exactly_once(layout) == ((), (0,), 2)
 
 
 @pytest.mark.parametrize("layout", [
@@ -281,7 +298,7 @@ def test_pytorch_194457_fixes_are_proved_and_deliver_in_the_simulator():
                                              "all_gather(mesh dims [0], dim 0)"]
     pieces = Redistribution(SOURCE, [AllGather((0, 1), 0)])
     for plan in (fixed, pieces):
-        assert brute.first_difference(plan) is None
+        assert twins.first_difference(plan) is None
         assert check_redistribution(plan).status is la.Status.PROVED
 
 
@@ -290,7 +307,7 @@ def test_counterexample_names_rank_and_element_of_a_wrong_order():
     plan = Redistribution(SOURCE, [AllGather((0,), 0), AllGather((1,), 0)])
     verdict = check_redistribution(plan)
     assert verdict.status is la.Status.REFUTED
-    assert brute.first_difference(plan) is not None
+    assert twins.first_difference(plan) is not None
     assert "rank (" in verdict.reason and "element (" in verdict.reason
 
 
@@ -348,7 +365,7 @@ def test_redistribution_verdict_agrees_with_the_simulator(plan):
     """PROVED: the run delivers; REFUTED: the run loses the counterexample's element
     (confirmed); UNKNOWN only when a step's buffer is not the layout it names."""
     verdict = check_redistribution(plan)
-    difference = brute.first_difference(plan)
+    difference = twins.first_difference(plan)
     if verdict.status is la.Status.UNKNOWN:
         assert "not the layout it names" in verdict.reason, verdict.reason
         return
@@ -370,7 +387,7 @@ def test_a_step_that_leaves_another_buffer_is_unknown_not_refuted():
     right rows. The model cannot follow that buffer: UNKNOWN, never REFUTED."""
     plan = Redistribution(DTensorLayout((3, 2, 1), ["S(0)", "S(0)", "S(0)"], (6,)),
                           [AllGather((0,), 0), LocalChunk(0, 0)])
-    assert brute.first_difference(plan) is None
+    assert twins.first_difference(plan) is None
     verdict = check_redistribution(plan)
     assert verdict.status is la.Status.UNKNOWN
     assert "running the steps on data delivers that element" in verdict.reason
@@ -388,7 +405,7 @@ def test_the_planner_gathers_inner_shards_before_changing_an_outer_one():
     assert [str(s) for s in plan.steps] == ["all_gather(mesh dims [1], dim 0)",
                                             "chunk(mesh dim 0, dim 0)", "chunk(mesh dim 1, dim 0)"]
     assert check_redistribution(plan).status is la.Status.PROVED
-    assert brute.first_difference(plan) is None
+    assert twins.first_difference(plan) is None
     swap = plan_redistribution(DTensorLayout((2, 3), ["S(0)", "R"], (5, 7)), ["S(1)", "R"])
     assert [str(s) for s in swap.steps] == ["all_to_all(mesh dim 0, dim 0 → 1)"]
     assert check_redistribution(swap).status is la.Status.PROVED
