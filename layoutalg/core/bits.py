@@ -28,7 +28,8 @@ layoutalg.errors.MapError: bit_xor argument a must be a non-negative integer exp
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import operator
+from collections import ChainMap
 from functools import lru_cache
 
 import sympy
@@ -39,7 +40,7 @@ from layoutalg.errors import MapError, describe
 
 __all__ = [
     "BitAnd", "BitOp", "BitXor", "ShiftLeft", "ShiftRight",
-    "bit_and", "bit_xor", "bounds_kernel", "is_bit_op", "shift_left", "shift_right",
+    "bit_and", "bit_xor", "bounds_kernel", "shift_left", "shift_right",
 ]
 # A shift by 63 or more is past what NumPy's int64 shifts define (x86 masks the
 # count): such shifts always take the exact path.
@@ -48,20 +49,14 @@ MAX_FAST_SHIFT = 62
 
 def _operand(value: object, function: str, name: str) -> sympy.Expr:
     """``value`` as a SymPy integer expression that may be non-negative, or ``MapError``."""
-    if isinstance(value, bool):
-        raise MapError(f"{function} argument {name} must be a non-negative integer "
-                       f"expression; got {describe(value)}")
     try:
-        expr = sympy.sympify(value, strict=True)
+        expr = None if isinstance(value, bool) else sympy.sympify(value, strict=True)
     except (sympy.SympifyError, TypeError):
-        raise MapError(f"{function} argument {name} must be a non-negative integer "
-                       f"expression; got {describe(value)}") from None
-    if not isinstance(expr, sympy.Expr) or expr.is_integer is False or expr.is_negative:
-        raise MapError(f"{function} argument {name} must be a non-negative integer "
-                       f"expression; got {describe(value)}")
-    if expr.is_number and not expr.is_Integer:
+        expr = None
+    if isinstance(expr, sympy.Expr) and expr.is_number and not expr.is_Integer:
         expr = expr.doit()  # an unevaluated Mod(66, 8) is the number 2
-    if expr.is_number and (not expr.is_Integer or expr.is_negative):
+    if (not isinstance(expr, sympy.Expr) or expr.is_integer is False or expr.is_negative
+            or (expr.is_number and not expr.is_Integer)):
         raise MapError(f"{function} argument {name} must be a non-negative integer "
                        f"expression; got {describe(value)}")
     return expr
@@ -117,9 +112,7 @@ class BitXor(BitOp):
     op_latex = r"\oplus"
     public = "bit_xor"
 
-    @staticmethod
-    def compute(a: int, b: int) -> int:
-        return a ^ b
+    compute = staticmethod(operator.xor)
 
     @classmethod
     def simplify_symbolic(cls, a, b):
@@ -140,9 +133,7 @@ class BitAnd(BitOp):
     public = "bit_and"
     arg_names = ("a", "mask")
 
-    @staticmethod
-    def compute(a: int, b: int) -> int:
-        return a & b
+    compute = staticmethod(operator.and_)
 
     @classmethod
     def simplify_symbolic(cls, a, b):
@@ -174,9 +165,7 @@ class ShiftRight(_Shift):
     op_latex = r"\gg"
     public = "shift_right"
 
-    @staticmethod
-    def compute(a: int, b: int) -> int:
-        return a >> b
+    compute = staticmethod(operator.rshift)
 
 
 class ShiftLeft(_Shift):
@@ -186,9 +175,7 @@ class ShiftLeft(_Shift):
     op_latex = r"\ll"
     public = "shift_left"
 
-    @staticmethod
-    def compute(a: int, b: int) -> int:
-        return a << b
+    compute = staticmethod(operator.lshift)
 
 
 def _builder(op: type[BitOp], doc: str):
@@ -228,11 +215,6 @@ shift_left = _builder(ShiftLeft, """``a << k`` = ``a * 2**k`` for non-negative
     """)
 
 
-def is_bit_op(expr: sympy.Basic) -> bool:
-    """Whether ``expr`` contains one of the bit operations."""
-    return bool(expr.atoms(BitOp)) if isinstance(expr, sympy.Basic) else False
-
-
 # -- interval bounds ------------------------------------------------------------------
 
 
@@ -242,24 +224,6 @@ def _outermost(expr: sympy.Basic, found: list) -> None:
         return
     for arg in expr.args:
         _outermost(arg, found)
-
-
-class _WithBits(Mapping):
-    """Symbol ranges plus the ranges of the bit operations standing for dummies."""
-
-    def __init__(self, base, extra: dict) -> None:
-        self.base, self.extra = base, extra
-
-    def __getitem__(self, key):
-        if key in self.extra:
-            return self.extra[key]
-        return self.base[key]
-
-    def __iter__(self):
-        return iter({**dict.fromkeys(self.base), **self.extra})
-
-    def __len__(self) -> int:
-        return len(set(self.base) | set(self.extra))
 
 
 def _op_interval(op: type, a, b, limit):
@@ -310,5 +274,5 @@ def bounds_kernel(expr: sympy.Basic) -> BoundsKernel:
             if limit is not None and high > limit:
                 raise Escapes
             extra[dummy] = (low, high)
-        return rest(_WithBits(ranges, extra), limit)
+        return rest(ChainMap(extra, ranges), limit)
     return kernel

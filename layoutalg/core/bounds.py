@@ -12,8 +12,6 @@ products, every branch of a ``Piecewise``), given a range for each symbol.
 >>> i = coordinate("i")
 >>> interval(sympy.floor(i * 2**62 / (2**61 + 1)), {i: (0, 3)})
 (0, 5)
->>> fits_int64(sympy.floor(i * 2**62 / (2**61 + 1)), {i: (0, 3)})   # i * 2**62 does not
-False
 """
 
 from __future__ import annotations
@@ -43,15 +41,6 @@ BoundsKernel = Callable[[Ranges, "int | None"], Interval]
 def interval(expr: sympy.Basic, ranges: Ranges) -> Interval:
     """Lowest and highest value of ``expr`` (a superset: corners of each operator)."""
     return compile_bounds(expr)(ranges, None)
-
-
-def fits_int64(expr: sympy.Basic, ranges: Ranges) -> bool:
-    """True when every intermediate value of ``expr`` provably fits in int64."""
-    try:
-        compile_bounds(expr)(ranges, INT64_LIMIT)
-    except Escapes:
-        return False
-    return True
 
 
 @lru_cache(maxsize=4096)

@@ -97,21 +97,15 @@ def _mod_of_product(cls, p: sympy.Mul, q: sympy.Expr):
     divides makes the whole ``Mod`` 0.
     """
     factors = []
-    changed = False
     for factor in p.args:
         if (factor / q).is_integer:
             return sympy.Integer(0)
         if isinstance(factor, sympy.Mod) and (factor.args[1] / q).is_integer:
-            factors.append(factor.args[0])
-            changed = True
-        elif factor.is_Integer and q.is_Integer and factor % q != factor:
-            factors.append(factor % q)
-            changed = True
-        else:
-            factors.append(factor)
-    if changed:
-        return cls(sympy.Mul(*factors), q)
-    return None
+            factor = factor.args[0]
+        elif factor.is_Integer and q.is_Integer:
+            factor = factor % q
+        factors.append(factor)
+    return cls(sympy.Mul(*factors), q) if factors != list(p.args) else None
 
 
 def product_integrality_is_wrong() -> bool:
@@ -228,9 +222,12 @@ def install() -> list[str]:
     fixes before it), and the cache is cleared after each fix.
     """
     fixes = [
-        ("is_integer of a product", product_integrality_is_wrong, _fix_mul_is_integer),
-        ("Mod of a product", mod_of_product_is_wrong, _fix_mod),
-        ("Piecewise conditions", piecewise_divides_conditions, _fix_piecewise),
+        ("is_integer of a product", product_integrality_is_wrong,
+         lambda: _set_fact_handler(sympy.Mul, "integer", _fixed_mul_is_integer)),
+        ("Mod of a product", mod_of_product_is_wrong,
+         lambda: setattr(sympy.Mod, "eval", classmethod(_fixed_mod_eval))),
+        ("Piecewise conditions", piecewise_divides_conditions,
+         lambda: setattr(piecewise, "_canonical_coeff", _integer_canonical_coeff)),
         ("floor and ceiling of an integer", rounding_drops_to_a_fraction, _fix_rounding),
     ]
     installed = []
@@ -240,18 +237,6 @@ def install() -> list[str]:
             clear_cache()
             installed.append(name)
     return installed
-
-
-def _fix_mul_is_integer() -> None:
-    _set_fact_handler(sympy.Mul, "integer", _fixed_mul_is_integer)
-
-
-def _fix_mod() -> None:
-    sympy.Mod.eval = classmethod(_fixed_mod_eval)
-
-
-def _fix_piecewise() -> None:
-    piecewise._canonical_coeff = _integer_canonical_coeff
 
 
 def _fix_rounding() -> None:
