@@ -31,7 +31,6 @@ profiles the slowest point of the run (cProfile, the top functions by
 cumulative time).
 
     python bench/growth.py [--repeat 3] [--axis size --axis depth] [--radix 4] [--profile 15]
-                           [--part-ms MS]
 """
 
 from __future__ import annotations
@@ -51,7 +50,6 @@ from rich.console import Console
 from rich.table import Table
 
 import layoutalg as la
-from layoutalg.verify import parts
 
 PES = 16
 RADIX = 4   # the factor dims, depth and symbols split (and deal) by: --radix
@@ -66,28 +64,31 @@ def size_map(e: int) -> la.IndexMap:
     return la.linearize(ordered, ["row", "col"]).renamed(f"grid 2^{e} on {PES}x{PES}")
 
 
-def dims_map(d: int) -> la.IndexMap:
-    """d dims of 16, each split by RADIX: [p_0 … p_{d-1}, offset of the x_k]."""
+def dims_map(d: int, radix: int | None = None) -> la.IndexMap:
+    """d dims of 16, each split by the radix (default RADIX): [p_0 … p_{d-1},
+    offset of the x_k]. tests/verify/test_structure_first.py proves these too."""
+    radix = radix or RADIX
     m: la.IndexMap | la.Space = la.Space(**{f"d{k}": 16 for k in range(d)})
     for k in range(d):
-        m = la.split(m, f"d{k}", RADIX, names=(f"p{k}", f"x{k}"))
+        m = la.split(m, f"d{k}", radix, names=(f"p{k}", f"x{k}"))
     m = la.permute(m, [f"p{k}" for k in range(d)] + [f"x{k}" for k in range(d)])
     return la.linearize(m, [f"x{k}" for k in range(d)]).renamed(f"{d} dims")
 
 
-def depth_map(levels: int) -> la.IndexMap:
-    """``levels`` combinators on [i: 2^24]: split or deal the largest dim by
-    RADIX, reverse the dims, fuse the first two, in turn."""
-    m: la.IndexMap | la.Space = la.Space(i=1 << 24)
+def depth_map(levels: int, radix: int | None = None, size: int = 1 << 24) -> la.IndexMap:
+    """``levels`` combinators on [i: size]: split or deal the largest dim by
+    the radix (default RADIX), reverse the dims, fuse the first two, in turn."""
+    radix = radix or RADIX
+    m: la.IndexMap | la.Space = la.Space(i=size)
     for level in range(1, levels + 1):
         space = m if isinstance(m, la.Space) else m.codomain
         names = space.names
         widest = max(names, key=space.extent)   # split and deal the largest dim
         kind = level % 4
         if kind == 1:
-            m = la.split(m, widest, RADIX, names=(f"s{level}", f"t{level}"))
+            m = la.split(m, widest, radix, names=(f"s{level}", f"t{level}"))
         elif kind == 2:
-            m = la.cyclic(m, widest, RADIX, names=(f"part{level}", f"local{level}"))
+            m = la.cyclic(m, widest, radix, names=(f"part{level}", f"local{level}"))
         elif kind == 3:
             m = la.permute(m, list(reversed(names)))
         else:
@@ -193,16 +194,11 @@ def main() -> int:
                         help="profile the slowest point, printing N functions")
     parser.add_argument("--radix", type=int, default=RADIX, choices=(2, 4, 8),
                         help="the split factor of dims, depth and symbols (default 4)")
-    parser.add_argument("--part-ms", type=int, default=None, metavar="MS",
-                        help="the whole's budget per part before the by-parts lemma "
-                        "(layoutalg.verify.parts.PART_MS; default: as shipped)")
     args = parser.parse_args()
     RADIX = args.radix
-    if args.part_ms is not None:
-        parts.PART_MS = args.part_ms
     console = Console(width=120)
     console.print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} (1 min) at "
-                  f"start; radix {RADIX}; PART_MS {getattr(parts, 'PART_MS', '—')}",
+                  f"start; radix {RADIX}",
                   markup=False)
     found = [curve(name, args.repeat, console) for name in args.axis or list(AXES)]
     console.print(f"load average {os.getloadavg()[0]:.2f} (1 min) at the end", markup=False)

@@ -28,7 +28,7 @@ parts) gain most from one query, so there it is tried first for at most
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sympy
@@ -36,35 +36,9 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.verify import query as q
 
-TIMEOUT_MS = 5_000  # past this the four queries one by one decide
+TIMEOUT_MS = 5_000  # the point query's cap: past it the checks one by one decide
 TOGETHER_MS = 1_000  # past this the two queries decide
 SLOT_SUFFIX = "~"
-
-# Maps another module proves by their structure, each kind registered there
-# (verify.parts: a map compose made of parts, and a mixed-radix
-# linearization, verify.radix). Their proofs cost a small query per part or
-# none, where the whole's queries may run into their budget (a chain of six
-# combinators at radix 4: 5 s, then 44 ms by parts). So for such a map
-# check_bijective's two queries get only a budget in proportion to what the
-# structural way would cost (the registered estimate, in ms; 0: not asked
-# at all): the structural ways registered with
-# ``checks.other_way_to_bijective`` run next, and the last of them (in
-# verify.parts) asks the two queries with the whole budget when none proved it.
-_STRUCTURED: list[Callable[[IndexMap], int | None]] = []
-
-
-def structured_when(estimate: Callable[[IndexMap], int | None]):
-    """Register ``estimate(m)``: None when the structural way does not try
-    ``m``, else the budget (ms) the whole's two queries get before it."""
-    _STRUCTURED.append(estimate)
-    return estimate
-
-
-def whole_budget(m: IndexMap) -> int | None:
-    """The budget (ms) of the whole's two queries before a structural way
-    tries ``m``; None when none will (see ``_STRUCTURED``)."""
-    estimates = [e for e in (estimate(m) for estimate in _STRUCTURED) if e is not None]
-    return min(estimates) if estimates else None
 
 
 @dataclass(frozen=True)
@@ -77,6 +51,10 @@ class Attempt:
     proved: bool
     point: q.Outcome | None = None
     inverse: q.Outcome | None = None
+
+    @property
+    def point_proved(self) -> bool:
+        return self.point is not None and self.point.answer == "unsat"
 
 
 def inverse_misses(m: IndexMap, assume: Sequence[object], timeout_ms: int):
@@ -93,43 +71,29 @@ def inverse_misses(m: IndexMap, assume: Sequence[object], timeout_ms: int):
                  timeout_ms=timeout_ms)
 
 
-def bijection_by_inverse(m: IndexMap, assume: Sequence[object], timeout_ms: int, *,
-                         together: bool = False, wait_for_structure: bool = True) -> bool:
-    """True when the queries prove ``m`` in bounds, injective, on valid slots
-    and onto them (see the module docstring); False means "not shown".
+def attempt(m: IndexMap, assume: Sequence[object], timeout_ms: int, *,
+            together: bool = False) -> Attempt:
+    """The two queries (see the module docstring), with their answers.
+
     ``together`` first asks all four facts in one query, for at most
-    ``TOGETHER_MS``: the right choice for the small steps of a chain.
-    A map a structural way will try gets only the budget that way's
-    estimate allows, unless ``wait_for_structure`` is False: see
-    ``_STRUCTURED``."""
-    budget = whole_budget(m) if wait_for_structure else None
-    if budget is not None:
-        if budget <= 0 or m.inverse is None:
-            return False
-        timeout_ms = min(timeout_ms, budget)
-    return attempt(m, assume, timeout_ms, together=together).proved
-
-
-def attempt(m: IndexMap, assume: Sequence[object], timeout_ms: int, *, together: bool = False,
-            inverse_ms: int | None = None) -> Attempt:
-    """The queries of :func:`bijection_by_inverse`, with their answers.
-
-    The point query gets at most ``TIMEOUT_MS``; the inverse query, asked
-    only when the point query is unsat, as much (or ``inverse_ms``: a caller
-    whose fallback would ask the same query with its whole budget gives it
-    that budget now, and reuses the answer)."""
+    ``TOGETHER_MS``: the right choice for the small steps of a chain. The
+    point query gets at most ``TIMEOUT_MS``; the inverse query, asked only
+    when the point query is unsat, the whole ``timeout_ms``: it is
+    ``check_surjective``'s own first query, which a caller falling back
+    would ask with that budget (and, inside ``query.asks_once``, gets
+    answered from this one)."""
     if m.inverse is None:
         return Attempt(False)
     if together and _all_at_once(m, assume, min(timeout_ms, TOGETHER_MS)):
         return Attempt(True)
     x, bounds = q.unknowns(m.domain)
     fx = q.images(m, x, bounds)
-    capped = min(timeout_ms, TIMEOUT_MS)
     failures = _point_failures(m, x, fx, bounds)
-    point = q.run(bounds, [sympy.Or(*failures)], [m], assume=assume, timeout_ms=capped)
+    point = q.run(bounds, [sympy.Or(*failures)], [m], assume=assume,
+                  timeout_ms=min(timeout_ms, TIMEOUT_MS))
     if point.answer != "unsat":
         return Attempt(False, point)
-    inverse = inverse_misses(m, assume, capped if inverse_ms is None else inverse_ms)
+    inverse = inverse_misses(m, assume, timeout_ms)
     return Attempt(inverse.answer == "unsat", point, inverse)
 
 

@@ -55,6 +55,7 @@ from layoutalg.verify.result import CheckResult, Status
 Assume = Sequence[sympy.Basic]
 
 
+@q.asks_once
 def check_bijective_by_parts(
     chain: Chain, *, assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS
 ) -> CheckResult:
@@ -114,36 +115,6 @@ def _proved(chain: Chain, whole: IndexMap, shown: list[CheckResult]) -> str:
 _OPENING = contextvars.ContextVar("opening_parts", default=False)
 
 
-# The whole's two queries get this per part before the lemma on the parts.
-# 0: the parts first, always — a few ms to 10 ms CPU a part (splits, fuses
-# and linearizations by verify.radix, no query about their digits), so a
-# chain's proof grows linearly in its length. bench/growth.py, CPU ms at
-# load 5, depth 1 … 8 at radix 4: 13, 8, 15, 21, 22, 26, 28, 34 (the whole's
-# queries first: 29, 14, 14, 14, 170, 2840, 2545, 379); dims 1 … 8: 3, 18,
-# 22, 29, 35, 42, 64, 56 (17 … 150, 1130, 10206). A chain of a few easy parts
-# pays for it: three radix-2 dims cost 28 ms where the whole answered in 14.
-# With 10, such a chain is answered whole again and a hard one costs at most
-# its parts plus their budget (wall time: under load it buys less).
-PART_MS = 0
-
-
-@one_query.structured_when
-def _opens_into_parts(m: IndexMap) -> int | None:
-    """``by_recorded_parts`` will try ``m`` (compose made it of parts), at
-    some 10 ms a part: the whole's two queries get ``PART_MS`` a part before."""
-    parts = facts.parts_of(m)
-    if _OPENING.get() or parts is None or len(parts) < 2:
-        return None
-    return PART_MS * len(parts)
-
-
-@one_query.structured_when
-def _reads_as_digits(m: IndexMap) -> int | None:
-    """``by_digits`` will try ``m`` (the mixed-radix lemma's shape), at the
-    cost of one query about its sizes: before the whole's queries."""
-    return 0 if radix.shape(m) is not None else None
-
-
 @other_way_to_bijective
 def by_digits(m: IndexMap, assume: Assume, timeout_ms: int) -> CheckResult | None:
     """The mixed-radix lemma (``verify.radix``) on ``m`` itself: PROVED or None."""
@@ -186,22 +157,6 @@ def by_recorded_parts(m: IndexMap, assume: Assume, timeout_ms: int) -> CheckResu
     return q.result(Status.PROVED, "bijective", m.label, start, reason=_proved(chain, whole, shown))
 
 
-@other_way_to_bijective
-def by_both_queries_after_structure(m: IndexMap, assume: Assume,
-                                    timeout_ms: int) -> CheckResult | None:
-    """The last structural way: the two queries of ``verify.one_query``,
-    which ``check_bijective`` left to the structural ways for ``m`` (PROVED
-    or None; the checks one by one follow)."""
-    if one_query.whole_budget(m) is None:
-        return None  # check_bijective asked them with the whole budget already
-    start = time.perf_counter()
-    if not one_query.bijection_by_inverse(m, assume, timeout_ms, wait_for_structure=False):
-        return None
-    padding_note = "" if m.valid is None else " (padding excluded)"
-    return q.result(Status.PROVED, "bijective", m.label, start,
-                    reason=f"a bijection onto the valid slots of {m.codomain}{padding_note}")
-
-
 def _composition(chain: Chain, timeout_ms: int) -> IndexMap | CheckResult:
     """``chain.index_map()``, once every link is proved (each part's images,
     reached from the chain's domain, lie in the next part's domain); else why
@@ -241,11 +196,11 @@ def _bijection_with_right_inverse(g: IndexMap, assume: Assume, timeout_ms: int) 
     if by_digits is not None:
         return by_digits
     proved = "a bijection of its domain onto its valid slots, with a right inverse"
-    tried = one_query.attempt(g, assume, timeout_ms, together=True, inverse_ms=timeout_ms)
+    tried = one_query.attempt(g, assume, timeout_ms, together=True)
     if tried.proved:
         return q.result(Status.PROVED, "bijection with a right inverse", g.label, start,
                         reason=proved)
-    if tried.point is None or tried.point.answer != "unsat":
+    if not tried.point_proved:
         for check in (check_in_bounds, check_injective, check_images_valid):
             part = check(g, assume=assume, timeout_ms=timeout_ms)
             if not part.proved:

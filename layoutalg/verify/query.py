@@ -134,23 +134,37 @@ def ask(
     answer under assumptions that no sizes meet is UNKNOWN (here), since it
     proves nothing. ``assumptions`` may mention only ``parameters`` (see
     :func:`checked_assumptions`). A test asserts no other module calls the
-    solver.
+    solver. A constraint that is plainly ``false`` is unsat without Z3 (the
+    assumptions' guard still runs); inside :func:`asks_once` and
+    :func:`shortcuts` a question asked before is answered from memory.
     """
     parameters = sorted(set(parameters), key=str)
     assumed = checked_assumptions(assumptions, parameters)
-    key = _key(unknown_bounds, constraints, parameters, assumed, forall) if _REUSE.get() else None
-    known = _ANSWERS.get(key)
+    reuse, scope = _REUSE.get(), _SCOPE.get()
+    key = _key(unknown_bounds, constraints, parameters, assumed, forall) if (
+        reuse or scope is not None) else None
+    known = None if scope is None or key is None else scope.get(key)
+    if known is None and reuse:
+        known = _ANSWERS.get(key)
     if known is not None:
         return known
     outcome = _ask(unknown_bounds, constraints, parameters, assumed, timeout_ms, forall)
-    if outcome.answer != "unknown":
-        _ANSWERS.put(key, outcome)
+    if outcome.answer != "unknown" and key is not None:
+        if scope is not None:
+            scope[key] = outcome
+        if reuse:
+            _ANSWERS.put(key, outcome)
     return outcome
 
 
 def _ask(unknown_bounds, constraints, parameters, assumed, timeout_ms, forall) -> solver.Outcome:
-    outcome = solver.solve(unknown_bounds, constraints, parameters=parameters,
-                           assumptions=assumed, timeout_ms=timeout_ms, forall=forall)
+    if forall is None and sympy.false in constraints:
+        # false has no point whatever Z3 makes of the rest (a side condition
+        # decided in plain ints): no solver, but the assumptions' guard below
+        outcome = solver.Outcome("unsat")
+    else:
+        outcome = solver.solve(unknown_bounds, constraints, parameters=parameters,
+                               assumptions=assumed, timeout_ms=timeout_ms, forall=forall)
     if outcome.answer == "unsat" and assumed and plugged.witness(assumed, parameters) is None:
         # unsat proves nothing if no sizes satisfy the assumptions at all. Sizes
         # that meet them, plugged in exactly, show they do; else Z3 decides.
@@ -212,6 +226,7 @@ ENUMERATE_UP_TO = 1 << 16
 _ANSWERS = _Answers(ANSWERS_KEPT)
 _REUSE: contextvars.ContextVar[bool] = contextvars.ContextVar("reuse", default=False)
 _ENUMERATE: contextvars.ContextVar[int] = contextvars.ContextVar("enumerate", default=0)
+_SCOPE: contextvars.ContextVar[dict | None] = contextvars.ContextVar("asked", default=None)
 
 
 @contextlib.contextmanager
@@ -229,6 +244,25 @@ def shortcuts(*, reuse: bool = True, enumerate_up_to: int = ENUMERATE_UP_TO) -> 
     finally:
         _ENUMERATE.reset(tokens[1])
         _REUSE.reset(tokens[0])
+
+
+def asks_once(check: Callable) -> Callable:
+    """``check`` and the checks it calls ask each distinct question once
+    per call (sat and unsat answers kept for the call, memo or not): a check
+    that combines others (bijective: in bounds, injective, …; surjective's
+    pigeonhole) reuses what an earlier part asked."""
+
+    @functools.wraps(check)
+    def once(*args, **kwargs):
+        if _SCOPE.get() is not None:
+            return check(*args, **kwargs)
+        token = _SCOPE.set({})
+        try:
+            return check(*args, **kwargs)
+        finally:
+            _SCOPE.reset(token)
+
+    return once
 
 
 def enumeration_limit() -> int:

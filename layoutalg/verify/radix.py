@@ -270,6 +270,8 @@ def _side_conditions_failing(g: IndexMap, found: Shape) -> list[sympy.Basic]:
 
 def _differ(a, b) -> sympy.Basic:
     a, b = sympy.sympify(a), sympy.sympify(b)
+    if a == b:
+        return sympy.false   # one formula (a pass-through's symbolic extent)
     if a.is_Integer and b.is_Integer:
         return sympy.true if int(a) != int(b) else sympy.false   # plain int arithmetic
     return q.ne(a, b)
