@@ -29,7 +29,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.core.tiling import row_major_strides
 from layoutalg.errors import CapacityError, MachineError, PlacementError, describe
 from layoutalg.execute.machine import Machine
-from layoutalg.validate import is_bool
+from layoutalg.validate import boolean
 from layoutalg.verify.result import point_text
 
 BLOCK_ELEMENTS = 1 << 20
@@ -82,7 +82,8 @@ def analyse(layout: IndexMap, machine: Machine, itemsize: int, in_bytes: bool) -
     if 64 % itemsize:
         raise MachineError(f"element size must divide 64 bytes (1, 2, 4, 8, 16 …); "
                            f"got {itemsize}")
-    found = _analyse(layout, machine.shape, itemsize, _flag(in_bytes))
+    in_bytes = boolean(MachineError, "offsets_in_bytes", in_bytes)
+    found = _analyse(layout, machine.shape, itemsize, in_bytes)
     if found.high_water > machine.capacity:
         need = memory_bytes(found)
         worst = int(np.argmax(need))
@@ -93,14 +94,8 @@ def analyse(layout: IndexMap, machine: Machine, itemsize: int, in_bytes: bool) -
 def measure(layout: IndexMap, machine: Machine, itemsize: int, in_bytes: bool) -> Analysis:
     """:func:`analyse` without the capacity check (to say by how much a layout overflows)."""
     check_pairing(layout, machine)
-    return _analyse(layout, machine.shape, int(itemsize), _flag(in_bytes))
-
-
-def _flag(in_bytes: object) -> bool:
-    """``offsets_in_bytes`` as a bool: a truthy string such as 'no' is a mistake."""
-    if not is_bool(in_bytes):
-        raise MachineError(f"offsets_in_bytes must be True or False; got {describe(in_bytes)}")
-    return bool(in_bytes)
+    return _analyse(layout, machine.shape, int(itemsize),
+                    boolean(MachineError, "offsets_in_bytes", in_bytes))
 
 
 def check_pairing(layout: IndexMap, machine: Machine) -> None:
@@ -139,8 +134,7 @@ def memory_counts(found: Analysis) -> np.ndarray:
         # The flat memory index is a sum of independent per-axis terms, so its
         # histogram over the whole domain is the convolution of theirs.
         constant, tables = found.memory
-        hist = np.zeros(1, dtype=np.int64)
-        hist[0] = 1
+        hist = np.ones(1, dtype=np.int64)
         low = constant
         for axis in range(len(found.extents)):
             table = tables.get(axis)

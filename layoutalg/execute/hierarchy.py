@@ -22,6 +22,7 @@ from layoutalg.channel.layout import ChannelLayout
 from layoutalg.channel.load import check_addressable
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
+from layoutalg.core.tiling import ceil_div, digits, flatten
 from layoutalg.dataflow.reuse import tile_bounds
 from layoutalg.dataflow.schedule import INDEXED_BY
 from layoutalg.dataflow.tiling import Capacities
@@ -29,7 +30,7 @@ from layoutalg.errors import CapacityError, MachineError, describe
 from layoutalg.execute.counters import Tally
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.placement import fetch, place
-from layoutalg.validate import is_int
+from layoutalg.validate import one_of, positive_int
 
 OPTIONS = ("matrix", "round_robin", "iteration_aware", "hardware")
 #: Per-channel byte counts are decoded for this many (tile row, channel) entries at a time.
@@ -68,14 +69,9 @@ class Hierarchy:
 
     def __post_init__(self) -> None:
         for name in ("channels", "interleave", "l2_bytes", "register_bytes"):
-            value = getattr(self, name)
-            if not is_int(value) or value < 1:
-                raise MachineError(f"Hierarchy: {name} must be a positive int; "
-                                   f"got {describe(value)}")
-            object.__setattr__(self, name, int(value))
-        if self.channel_option not in OPTIONS:
-            raise MachineError(f"Hierarchy: channel_option must be one of {OPTIONS}; "
-                               f"got {describe(self.channel_option)}")
+            object.__setattr__(self, name, positive_int(MachineError, name, getattr(self, name),
+                                                        where="Hierarchy"))
+        one_of(MachineError, "channel_option", self.channel_option, OPTIONS, where="Hierarchy")
         if not (isinstance(self.array, tuple) and len(self.array) == 2
                 and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1
                         for v in self.array)):
@@ -96,7 +92,7 @@ class Hierarchy:
         """The :class:`~layoutalg.channel.ChannelLayout` of a schedule's tiles."""
         e = schedule.element_bytes
         biggest = max(schedule.tile_elements(x) for x in "ABC") * e
-        tile_bytes = -(-biggest // self.interleave) * self.interleave
+        tile_bytes = ceil_div(biggest, self.interleave) * self.interleave
         m, n, k = schedule.trips
         return ChannelLayout(self.channel_option, num_channels=self.channels, m_tiles=m,
                              n_tiles=n, k_tiles=k, tile_bytes=tile_bytes,
@@ -193,26 +189,28 @@ class Levels:
         return self._tile_shapes[operand]
 
     def bounds(self, operand: str, tile: tuple[int, int]):
-        return tile_bounds(self.schedule, operand, tile)
+        """The tile's element ranges ``((r0, r1), (c0, c1))`` (memoized: a run
+        asks for every tile at every level)."""
+        found = self._tile_bounds.get((operand, tile))
+        if found is None:
+            found = self._tile_bounds[operand, tile] = tile_bounds(self.schedule, operand, tile)
+        return found
 
     def dram_map(self, operand: str) -> IndexMap:
         """Element ``(r, c)`` of a matrix → its DRAM byte address: the tile's
         base address from the channel layout, row-major inside a full tile."""
-        found = self._dram_maps.get(operand)
-        if found is None:
-            found = self._dram_maps[operand] = self._dram_map(operand)
-        return found
-
-    def _dram_map(self, operand: str) -> IndexMap:
-        rows, cols = INDEXED_BY[operand]
-        extent_r, extent_c = self.schedule.dim(rows), self.schedule.dim(cols)
-        tr, tc = self.tile_shape(operand)
-        domain = Space(r=extent_r, c=extent_c)
-        r, c = domain.symbols
-        base = self.channels.address_of(operand, r // tr, c // tc)
-        address = base + ((r % tr) * tc + c % tc) * self.dtype.itemsize
-        return IndexMap(domain, Space(addr=int(self.channels.memory_bytes)),
-                        [sympy.sympify(address)], name=f"{operand} in DRAM")
+        if operand not in self._dram_maps:
+            rows, cols = INDEXED_BY[operand]
+            tr, tc = self.tile_shape(operand)
+            domain = Space(r=self.schedule.dim(rows), c=self.schedule.dim(cols))
+            r, c = domain.symbols
+            (tile_r, in_r), (tile_c, in_c) = digits(r, tr), digits(c, tc)
+            base = self.channels.address_of(operand, tile_r, tile_c)
+            address = base + flatten((in_r, in_c), (tr, tc)) * self.dtype.itemsize
+            self._dram_maps[operand] = IndexMap(
+                domain, Space(addr=int(self.channels.memory_bytes)), [sympy.sympify(address)],
+                name=f"{operand} in DRAM")
+        return self._dram_maps[operand]
 
     # -- data movement -----------------------------------------------------------------
 
@@ -240,7 +238,7 @@ class Levels:
         return found
 
     def _view(self, level: str, operand: str, tile: tuple[int, int]) -> np.ndarray:
-        (r0, r1), (c0, c1) = self._bounds(operand, tile)
+        (r0, r1), (c0, c1) = self.bounds(operand, tile)
         tr, tc = self.tile_shape(operand)
         if level != "dram":   # one slot per operand: every tile of a shape has the same view
             key = (level, operand, (r1 - r0, c1 - c0))
@@ -254,13 +252,6 @@ class Levels:
         found = cells.view(self.dtype).reshape(tr, tc)[:r1 - r0, :c1 - c0]
         if level != "dram":
             self._slot_views[key] = found
-        return found
-
-    def _bounds(self, operand: str, tile: tuple[int, int]):
-        """:meth:`bounds`, memoized (a run asks for every tile at every level)."""
-        found = self._tile_bounds.get((operand, tile))
-        if found is None:
-            found = self._tile_bounds[operand, tile] = self.bounds(operand, tile)
         return found
 
     def _dram_addresses(self, operand: str) -> np.ndarray:
@@ -313,13 +304,8 @@ class Levels:
 
     def _channel_table(self, operand: str) -> np.ndarray:
         """Bytes per channel of every tile: ``(rows, cols, channels)`` of ``operand``."""
-        if operand not in self._channel_cache:
-            table = self._operand_channels(operand)
-            table.setflags(write=False)   # shared by the runs of a memo
-            self._channel_cache[operand] = table
-        return self._channel_cache[operand]
-
-    def _operand_channels(self, operand: str) -> np.ndarray:
+        if operand in self._channel_cache:
+            return self._channel_cache[operand]
         rows_loop, cols_loop = INDEXED_BY[operand]
         tr, tc = self.tile_shape(operand)
         dim_r, dim_c = self.schedule.dim(rows_loop), self.schedule.dim(cols_loop)
@@ -338,6 +324,8 @@ class Levels:
             starts = bases[r][:, :, None] + offsets
             lengths = np.where(inside[:, None, :], widths[None, :, None], 0)
             found[r] = self._decode(starts, lengths)
+        found.setflags(write=False)   # shared by the runs of a memo
+        self._channel_cache[operand] = found
         return found
 
     def _decode(self, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -31,6 +31,7 @@ from layoutalg.execute.operands import operands, tiles_of
 from layoutalg.execute.program import Program
 from layoutalg.execute.steps import Steps
 from layoutalg.execute.summa import summa
+from layoutalg.validate import one_of, positive_int
 
 DATAFLOWS = ("os", "ws", "is", "summa")
 
@@ -67,17 +68,14 @@ def matmul(a, b, *, dataflow: str, tiles, machine=None,
     >>> c.tolist(), n.macs, n.get("dram", "C", "write")
     ([[6.0, 6.0], [6.0, 6.0], [6.0, 6.0], [6.0, 6.0]], 48, 8)
     """
-    if dataflow not in DATAFLOWS:
-        raise MachineError(f"matmul: dataflow must be one of {DATAFLOWS}; got {describe(dataflow)}")
-    if not (isinstance(workers, (int, np.integer)) and not isinstance(workers, bool)
-            and workers >= 1):
-        raise MachineError(f"matmul: workers must be a positive int; got {describe(workers)}")
+    one_of(MachineError, "dataflow", dataflow, DATAFLOWS, where="matmul")
+    workers = positive_int(MachineError, "workers", workers, where="matmul")
     if workers != 1 and dataflow != "summa":
         raise MachineError(f"matmul: workers must be 1 for dataflow {dataflow!r} (its steps run "
                            f"in order; only SUMMA shares PE rows among threads); got {workers}")
     a, b, dtype = operands(a, b)
     if dataflow == "summa":
-        return summa(a, b, tiles=tiles, machine=machine, dtype=dtype, workers=int(workers))
+        return summa(a, b, tiles=tiles, machine=machine, dtype=dtype, workers=workers)
     return run_schedule(a, b, dataflow=dataflow, tiles=tiles, machine=machine, dtype=dtype)
 
 

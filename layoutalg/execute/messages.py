@@ -127,10 +127,8 @@ def run_transform(array, transform, *, capacity: int | None = None):
     source = mesh_for(transform.source, shape, size, capacity)
     target = mesh_for(transform.target, shape, size, capacity)
     if src_map.domain.rank != len(shape):   # a replicated source: every copy holds the tensor
-        array_in = np.broadcast_to(array, tuple(src_map.domain.extents))
-    else:
-        array_in = array
-    place(array_in, src_map, source, offsets_in_bytes=True)
+        array = np.broadcast_to(array, tuple(src_map.domain.extents))
+    place(array, src_map, source, offsets_in_bytes=True)
     counters = execute_transform(transform, source, target)
     fetched = fetch(dst_map, target, array.dtype, offsets_in_bytes=True)
     return fetched, counters, target

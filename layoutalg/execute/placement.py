@@ -174,8 +174,7 @@ def slots_of(layout: IndexMap, machine: Machine, itemsize: int,
     [0, 1, 16, 17, 32]
     """
     found = analyse(layout, machine, int(itemsize), offsets_in_bytes)
-    row = _row_cells(machine, found)
-    return destinations(found, row)
+    return destinations(found, _reserve(machine, found).shape[1] // found.itemsize)
 
 
 def _prepare(shape, dtype, layout, machine, offsets_in_bytes) -> Analysis:
@@ -190,10 +189,6 @@ def _reserve(machine: Machine, found: Analysis) -> np.ndarray:
     """Grow the machine's storage to hold the layout's slots and elements."""
     span = min(_span_bytes(found), machine.capacity)
     return machine.reserve(max(span, found.high_water, 1))
-
-
-def _row_cells(machine: Machine, found: Analysis) -> int:
-    return _reserve(machine, found).shape[1] // found.itemsize
 
 
 def _cells(machine: Machine, dtype: np.dtype, found: Analysis) -> np.ndarray:

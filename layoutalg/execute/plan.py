@@ -102,19 +102,7 @@ def _coalesce(dims: Dims) -> Dims:
     return tuple(reversed(merged))
 
 
-class Plan:
-    """Moves elements between a flat array of the domain and the cells."""
-
-    kind = "plan"
-
-    def scatter(self, cells: np.ndarray, source: np.ndarray) -> None:
-        raise NotImplementedError
-
-    def gather(self, cells: np.ndarray, out: np.ndarray) -> None:
-        raise NotImplementedError
-
-
-class StridedPlan(Plan):
+class StridedPlan:
     """A few strided copies: one per combination of per-axis segments."""
 
     kind = "strided"
@@ -127,15 +115,10 @@ class StridedPlan(Plan):
             start = sum(s.start * e for s, e in zip(combo, element_strides))
             shape, cell_strides, array_strides = [], [], []
             for segment, step in zip(combo, element_strides):
-                radix = step
-                axis_dims = []
-                for size, stride in reversed(segment.dims):
-                    axis_dims.append((size, stride, radix))
-                    radix *= size
-                for size, stride, array_step in reversed(axis_dims):
-                    shape.append(size)
-                    cell_strides.append(stride)
-                    array_strides.append(array_step)
+                sizes = [size for size, _ in segment.dims]
+                shape += sizes
+                cell_strides += [stride for _, stride in segment.dims]
+                array_strides += [step * s for s in row_major_strides(sizes)]
             offset = base + sum(s.base for s in combo)
             self.copies.append((offset, tuple(shape), tuple(cell_strides), start,
                                 tuple(array_strides)))
@@ -156,12 +139,9 @@ class StridedPlan(Plan):
             here[...] = there
 
 
-class BlockPlan(Plan):
+class BlockPlan:
     """Scatters and gathers block by block of rows, through the destination
-    cells that ``_blocks`` yields for each block."""
-
-    def _blocks(self) -> Iterator[tuple[slice, np.ndarray]]:
-        raise NotImplementedError
+    cells that a subclass's ``_blocks()`` yields for each block."""
 
     def scatter(self, cells, source) -> None:
         for rows, dest in self._blocks():
@@ -213,7 +193,7 @@ def destinations(found: Analysis, row: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=128)
-def plan_for(found: Analysis, row: int) -> Plan:
+def plan_for(found: Analysis, row: int) -> StridedPlan | BlockPlan:
     """The fastest exact plan for ``found`` on cells with ``row`` cells per memory."""
     if not found.separable:
         return GeneralPlan(found, row)

@@ -73,12 +73,9 @@ class Products:
         key = (id(a), id(b), id(out))
         found = self._made.get(key)
         if found is None:
-            found = self._made[key] = (a, b, out, _split(a, b, out))
-        split = found[3]
-        if split is None:
-            np.matmul(a, b, out=out)
-        else:
-            np.matmul(split[0], split[1], out=split[2])
+            found = self._made[key] = (a, b, out, _split(a, b, out) or (a, b, out))
+        x, y, z = found[3]
+        np.matmul(x, y, out=z)
 
 
 def _split(a: np.ndarray, b: np.ndarray, out: np.ndarray):

@@ -51,8 +51,7 @@ class Program:
         self._writebacks = [(level, parent) for parent, level in reversed(self._fills["C"])]
         self._zero_levels = chains["C"][1:]
         self._inner = {x: chains[x][-1] for x in "ABC"}
-        scratch = np.empty(levels.tile_shape("C"), dtype=levels.dtype)
-        self._scratch = scratch
+        self._scratch = np.empty(levels.tile_shape("C"), dtype=levels.dtype)
         self._trimmed: dict[tuple[int, int], np.ndarray] = {}   # the scratch per C tile shape
         self.multiply = Products()   # each product on the calling thread (see .products)
         self._kept = list(self.walk()) if steps.count <= KEPT_STEPS else None

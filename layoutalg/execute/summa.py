@@ -30,14 +30,16 @@ holds them to a loop over steps, rows and columns).
 
 from __future__ import annotations
 
+import math
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
-from itertools import pairwise
+from itertools import accumulate, pairwise
 
 import numpy as np
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
+from layoutalg.core.tiling import ceil_div, digits, flatten
 from layoutalg.errors import CapacityError, MachineError, describe
 from layoutalg.execute.counters import WAVELET_BYTES, Counters, Messages, Tally
 from layoutalg.execute.machine import Machine
@@ -53,7 +55,7 @@ def summa(a: np.ndarray, b: np.ndarray, *, tiles, machine: Machine | None,
     for name, tile, dim_name, dim in (("Ti", Ti, "M", M), ("Tj", Tj, "N", N), ("Tk", Tk, "K", K)):
         if tile > dim:
             raise MachineError(f"matmul: tile {name} must be at most {dim_name}={dim}; got {tile}")
-    rows, cols, steps = -(-M // Ti), -(-N // Tj), -(-K // Tk)
+    rows, cols, steps = ceil_div(M, Ti), ceil_div(N, Tj), ceil_div(K, Tk)
     mesh = Machine.wse(rows, cols) if machine is None else machine
     if not isinstance(mesh, Machine) or mesh.shape != (rows, cols):
         raise MachineError(f"matmul: SUMMA with tiles (Ti={Ti}, Tj={Tj}) puts C on a "
@@ -66,15 +68,15 @@ def summa(a: np.ndarray, b: np.ndarray, *, tiles, machine: Machine | None,
     mesh.reserve(layout.end * e)
     if M % Ti or N % Tj or K % Tk:
         mesh.clear()   # edge tiles are padded with zeros, which add nothing to C
-    place(a.astype(dtype, copy=False), layout.a_map(M, K), mesh, fill=None)
-    place(b.astype(dtype, copy=False), layout.b_map(K, N), mesh, fill=None)
+    place(a.astype(dtype, copy=False), layout.map("A", M, K), mesh, fill=None)
+    place(b.astype(dtype, copy=False), layout.map("B", K, N), mesh, fill=None)
     cells = mesh.storage.reshape(rows, cols, -1).view(dtype)
     _multiply(layout.region(cells, "A"), layout.region(cells, "B"), layout.region(cells, "C"),
               steps, int(workers))
     tally = Tally(e)
     _count(tally, (M, N, K), (Ti, Tj, Tk), e)
     tally.macs = M * N * K
-    result = fetch(layout.c_map(M, N), mesh, dtype)
+    result = fetch(layout.map("C", M, N), mesh, dtype)
     note = f"SUMMA on {rows}×{cols} {mesh.plural} of {mesh.capacity} B: {layout.describe(e)}"
     return result, tally.freeze(steps=steps, notes=(note,))
 
@@ -118,7 +120,7 @@ def _count(tally: Tally, problem, tiles, e: int) -> None:
     counts depend on: its depth (``Tk``, the last step's may be less) and
     the owners' column ``s mod Pc`` (A) and row ``s mod Pr`` (B)."""
     (M, N, K), (Ti, Tj, Tk) = problem, tiles
-    rows, cols, steps = -(-M // Ti), -(-N // Tj), -(-K // Tk)
+    rows, cols, steps = ceil_div(M, Ti), ceil_div(N, Tj), ceil_div(K, Tk)
     row_sizes = [min(Ti, M - Ti * r) for r in range(rows)]
     col_sizes = [min(Tj, N - Tj * c) for c in range(cols)]
     full = K // Tk
@@ -166,20 +168,18 @@ def _layout(Ti, Tj, Tk, rows, cols, steps) -> _Layout:
 
 
 class _Layout:
-    """Where each PE keeps its tiles (element offsets in its memory); the
-    maps are made once per problem size (an IndexMap is immutable)."""
+    """Where each PE keeps its tiles (element offsets in its memory): its A
+    tiles, its B tiles, its C tile and the two receive buffers, one after
+    another, each tile row-major."""
 
     def __init__(self, Ti, Tj, Tk, rows, cols, steps) -> None:
         self.Ti, self.Tj, self.Tk, self.rows, self.cols = Ti, Tj, Tk, rows, cols
-        self.a_slots, self.b_slots = -(-steps // cols), -(-steps // rows)
-        sizes = {"A": self.a_slots * Ti * Tk, "B": self.b_slots * Tk * Tj, "C": Ti * Tj,
-                 "RA": Ti * Tk, "RB": Tk * Tj}
-        self.start, offset = {}, 0
-        for name, size in sizes.items():
-            self.start[name] = offset
-            offset += size
-        self.sizes, self.end = sizes, offset
-        self._maps: dict[tuple[str, int, int], IndexMap] = {}
+        self.a_slots, self.b_slots = ceil_div(steps, cols), ceil_div(steps, rows)
+        self.shapes = {"A": (self.a_slots, Ti, Tk), "B": (self.b_slots, Tk, Tj), "C": (Ti, Tj),
+                       "RA": (Ti, Tk), "RB": (Tk, Tj)}
+        self.sizes = {name: math.prod(shape) for name, shape in self.shapes.items()}
+        *starts, self.end = accumulate(self.sizes.values(), initial=0)
+        self.start = dict(zip(self.sizes, starts))
 
     def describe(self, e: int) -> str:
         return (f"{self.a_slots} A tile(s) {self.Ti}×{self.Tk}, {self.b_slots} B tile(s) "
@@ -188,51 +188,23 @@ class _Layout:
 
     def region(self, cells: np.ndarray, name: str) -> np.ndarray:
         part = cells[:, :, self.start[name]:self.start[name] + self.sizes[name]]
-        shapes = {"A": (self.a_slots, self.Ti, self.Tk), "B": (self.b_slots, self.Tk, self.Tj),
-                  "C": (self.Ti, self.Tj), "RA": (self.Ti, self.Tk), "RB": (self.Tk, self.Tj)}
-        return part.reshape(self.rows, self.cols, *shapes[name])
+        return part.reshape(self.rows, self.cols, *self.shapes[name])
 
-    def _codomain(self) -> Space:
-        return Space(pe_row=self.rows, pe_col=self.cols, offset=self.end)
-
-    def a_map(self, M: int, K: int) -> IndexMap:
-        return self._memo("A", M, K)
-
-    def b_map(self, K: int, N: int) -> IndexMap:
-        return self._memo("B", K, N)
-
-    def c_map(self, M: int, N: int) -> IndexMap:
-        return self._memo("C", M, N)
-
-    def _memo(self, operand: str, rows: int, cols: int) -> IndexMap:
-        key = (operand, rows, cols)
-        if key not in self._maps:
-            make = {"A": self._a_map, "B": self._b_map, "C": self._c_map}[operand]
-            self._maps[key] = make(rows, cols)
-        return self._maps[key]
-
-    def _a_map(self, M: int, K: int) -> IndexMap:
-        """A[i, k] → PE (i // Ti, (k // Tk) mod Pc), slot (k // Tk) // Pc."""
-        dom = Space(i=M, k=K)
-        i, k = dom.symbols
-        Ti, Tk, cols = self.Ti, self.Tk, self.cols
-        offset = self.start["A"] + (k // Tk // cols) * Ti * Tk + (i % Ti) * Tk + k % Tk
-        return IndexMap(dom, self._codomain(), [i // Ti, (k // Tk) % cols, offset],
-                        name="SUMMA A")
-
-    def _b_map(self, K: int, N: int) -> IndexMap:
-        """B[k, j] → PE ((k // Tk) mod Pr, j // Tj), slot (k // Tk) // Pr."""
-        dom = Space(k=K, j=N)
-        k, j = dom.symbols
-        Tj, Tk, rows = self.Tj, self.Tk, self.rows
-        offset = self.start["B"] + (k // Tk // rows) * Tk * Tj + (k % Tk) * Tj + j % Tj
-        return IndexMap(dom, self._codomain(), [(k // Tk) % rows, j // Tj, offset],
-                        name="SUMMA B")
-
-    def _c_map(self, M: int, N: int) -> IndexMap:
-        """C[i, j] → PE (i // Ti, j // Tj), row-major in its C tile."""
-        dom = Space(i=M, j=N)
-        i, j = dom.symbols
-        offset = self.start["C"] + (i % self.Ti) * self.Tj + j % self.Tj
-        return IndexMap(dom, self._codomain(), [i // self.Ti, j // self.Tj, offset],
-                        name="SUMMA C")
+    @lru_cache(maxsize=16)   # noqa: B019 - few layouts, each kept by _layout anyway
+    def map(self, operand: str, rows: int, cols: int) -> IndexMap:
+        """Where each element of an operand of ``rows × cols`` lives:
+        A[i, k] → PE (i // Ti, (k // Tk) mod Pc), slot (k // Tk) // Pc;
+        B[k, j] → PE ((k // Tk) mod Pr, j // Tj), slot (k // Tk) // Pr;
+        C[i, j] → PE (i // Ti, j // Tj)."""
+        tr, tc = self.shapes[operand][-2:]
+        dom = Space(**dict(zip({"A": "ik", "B": "kj", "C": "ij"}[operand], (rows, cols))))
+        (tile_r, r), (tile_c, c) = (digits(x, t) for x, t in zip(dom.symbols, (tr, tc)))
+        if operand == "A":
+            pe, slot = (tile_r, tile_c % self.cols), tile_c // self.cols
+        elif operand == "B":
+            pe, slot = (tile_r % self.rows, tile_c), tile_r // self.rows
+        else:
+            pe, slot = (tile_r, tile_c), 0
+        offset = self.start[operand] + flatten((slot, r, c), (None, tr, tc))
+        return IndexMap(dom, Space(pe_row=self.rows, pe_col=self.cols, offset=self.end),
+                        [*pe, offset], name=f"SUMMA {operand}")
