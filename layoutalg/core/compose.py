@@ -49,7 +49,7 @@ def composed(first: IndexMap, then: IndexMap, valid: sympy.Basic | None, *,
         inverse = substitute_exprs(first.inverse, first.codomain.symbols, then.inverse)
     return IndexMap(
         first.domain, then.codomain, exprs, inverse=inverse, valid=valid,
-        name=name or chain_name(first, then),
+        name=name or f"{then.label} ∘ {first.label}",
         assumptions=first.assumptions + then.assumptions,
     )
 
@@ -83,6 +83,3 @@ def all_of(conditions: list):
     """The conjunction of ``conditions``, or None (every slot) when there are none."""
     return sympy.And(*conditions) if conditions else None
 
-
-def chain_name(first: IndexMap, then: IndexMap) -> str:
-    return f"{then.label} ∘ {first.label}"

@@ -12,6 +12,7 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent, Space, check_extent
+from layoutalg.core.tiling import colex_strides
 from layoutalg.errors import MapError, describe
 from layoutalg.validate import is_int
 
@@ -33,7 +34,7 @@ def strided(
     """
     sizes = _flatten(shape, "shape")
     strides = _flatten(stride, "stride")
-    if _structure(shape) != _structure(stride):
+    if nesting(shape) != nesting(stride):
         raise MapError(
             f"strided: shape and stride must have the same nesting; got shape "
             f"{format_nested(shape)} and stride {format_nested(stride)}"
@@ -68,11 +69,7 @@ def format_nested(value: Nested) -> str:
 def _inverse(sizes, strides, o):
     """``offset → i`` when the layout is compact, else None."""
     modes = [(d, s, k) for k, (s, d) in enumerate(zip(sizes, strides)) if s != 1]
-    colex = []
-    running = sympy.Integer(1)
-    for s in sizes:
-        colex.append(running)
-        running *= s
+    colex = colex_strides(sizes)
     ordered = []
     expected = sympy.Integer(1)
     while modes:
@@ -95,10 +92,10 @@ def _flatten(value: Nested, argument: str) -> list:
     return [value]
 
 
-def _structure(value: Nested):
-    if isinstance(value, tuple):
-        return tuple(_structure(v) for v in value)
-    return None
+def nesting(value: Nested):
+    """The tuple structure of ``value`` with its leaves as None: ``nesting((2,(3,4)))``
+    is ``(None, (None, None))``."""
+    return tuple(nesting(v) for v in value) if isinstance(value, tuple) else None
 
 
 def _check_stride(k: int, d: object) -> Extent:

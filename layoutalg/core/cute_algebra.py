@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 
 from layoutalg.core.cute_layout import CuteLayout, IntTuple, as_layout, flatten, parse_layout
+from layoutalg.core.tiling import colex_strides
 from layoutalg.errors import MapError, describe
 from layoutalg.validate import is_int
 
@@ -284,10 +285,7 @@ def right_inverse(layout: object) -> CuteLayout:
     '(2,4):(4,1)'
     """
     layout = as_layout(layout, "layout")
-    shapes = flatten(layout.shape)
-    colex = [1]
-    for s in shapes[:-1]:
-        colex.append(colex[-1] * s)
+    colex = colex_strides(flatten(layout.shape))
     modes = []
     current = 1
     remaining = [(s, d, c) for (s, d), c in zip(layout.leaves(), colex) if s > 1]

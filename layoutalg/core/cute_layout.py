@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Union
 
-from layoutalg.core.cute import format_nested, strided
+from layoutalg.core.cute import format_nested, nesting, strided
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.laid_out import bridge
 from layoutalg.errors import MapError, describe
@@ -28,10 +28,6 @@ def flatten(value: IntTuple) -> tuple[int, ...]:
     if isinstance(value, tuple):
         return tuple(leaf for part in value for leaf in flatten(part))
     return (value,)
-
-
-def _profile(value: IntTuple):
-    return tuple(_profile(v) for v in value) if isinstance(value, tuple) else None
 
 
 def _normalized(value: object, argument: str, *, least: int) -> IntTuple:
@@ -69,7 +65,7 @@ class CuteLayout:
     def __post_init__(self) -> None:
         shape = _normalized(self.shape, "shape", least=1)
         stride = _normalized(self.stride, "stride", least=0)
-        if _profile(shape) != _profile(stride):
+        if nesting(shape) != nesting(stride):
             raise MapError(f"CuteLayout: shape and stride must have the same nesting; got shape "
                            f"{format_nested(shape)} and stride {format_nested(stride)}")
         object.__setattr__(self, "shape", shape)

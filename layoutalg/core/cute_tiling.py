@@ -59,17 +59,10 @@ def tile_unzip(divided: CuteLayout, tiler: Tiler) -> CuteLayout:
     """
     if not isinstance(tiler, tuple):
         return divided
-    tiles, rests = [], []
-    for k, entry in enumerate(tiler):
-        mode = divided[k]
-        if entry is None:
-            tiles.append(CuteLayout(1, 0))
-            rests.append(mode)
-        else:
-            tiles.append(mode[0])
-            rests.append(mode[1])
-    rests.extend(divided.modes[len(tiler):])
-    return make_layout(make_layout(*tiles), make_layout(*rests))
+    pairs = [(CuteLayout(1, 0), divided[k]) if entry is None else (divided[k][0], divided[k][1])
+             for k, entry in enumerate(tiler)]
+    rests = [rest for _, rest in pairs] + list(divided.modes[len(tiler):])
+    return make_layout(make_layout(*(tile for tile, _ in pairs)), make_layout(*rests))
 
 
 def zipped_divide(a: object, tiler: Tiler) -> CuteLayout:
@@ -79,8 +72,7 @@ def zipped_divide(a: object, tiler: Tiler) -> CuteLayout:
 
 def tiled_divide(a: object, tiler: Tiler) -> CuteLayout:
     """``zipped_divide`` with its second mode unpacked: ``(tile, r0, r1, …)``."""
-    zipped = zipped_divide(a, tiler)
-    return make_layout(zipped[0], *zipped[1].modes)
+    return _unpacked(zipped_divide(a, tiler))
 
 
 def zipped_product(a: object, tiler: Tiler) -> CuteLayout:
@@ -90,7 +82,11 @@ def zipped_product(a: object, tiler: Tiler) -> CuteLayout:
 
 def tiled_product(a: object, tiler: Tiler) -> CuteLayout:
     """``zipped_product`` with its second mode unpacked."""
-    zipped = zipped_product(a, tiler)
+    return _unpacked(zipped_product(a, tiler))
+
+
+def _unpacked(zipped: CuteLayout) -> CuteLayout:
+    """``(tile, (r0, r1, …))`` as ``(tile, r0, r1, …)``."""
     return make_layout(zipped[0], *zipped[1].modes)
 
 
@@ -100,11 +96,8 @@ def zip_product(product: CuteLayout, rank: int, *, block_first: bool) -> CuteLay
     if rank == 1:
         pair = (product[0], product[1]) if block_first else (product[1], product[0])
         return make_layout(*pair)
-    zipped = []
-    for k in range(rank):
-        inner, outer = product[0][k], product[1][k]
-        zipped.append(make_layout(inner, outer) if block_first else make_layout(outer, inner))
-    return make_layout(*zipped)
+    pairs = [(product[0][k], product[1][k]) for k in range(rank)]
+    return make_layout(*(make_layout(*(pair if block_first else pair[::-1])) for pair in pairs))
 
 
 def rank_product_parts(block: object, tiler: object) -> tuple[CuteLayout, int]:

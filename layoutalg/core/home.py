@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import MachineError, describe
-from layoutalg.validate import is_bool, is_int
+from layoutalg.validate import boolean, is_int, positive_int
 
 
 @dataclass(frozen=True)
@@ -45,14 +45,11 @@ class Home:
     memory_name: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("element_bytes", "memory_dims"):
-            value = getattr(self, name)
-            if not is_int(value) or value < (1 if name == "element_bytes" else 0):
-                rule = "a positive" if name == "element_bytes" else "a non-negative"
-                raise MachineError(f"Home: {name} must be {rule} int; got {describe(value)}")
-        if not is_bool(self.offsets_in_bytes):
-            raise MachineError(f"Home: offsets_in_bytes must be True or False; "
-                               f"got {describe(self.offsets_in_bytes)}")
+        positive_int(MachineError, "element_bytes", self.element_bytes, where="Home")
+        if not is_int(self.memory_dims) or self.memory_dims < 0:
+            raise MachineError(f"Home: memory_dims must be a non-negative int; "
+                               f"got {describe(self.memory_dims)}")
+        boolean(MachineError, "offsets_in_bytes", self.offsets_in_bytes, where="Home")
         if self.capacity is not None and (not is_int(self.capacity) or self.capacity < 1):
             raise MachineError(f"Home: capacity must be a positive int or None; "
                                f"got {describe(self.capacity)}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -13,7 +14,7 @@ from layoutalg.core.expr import Unsupported, as_condition, as_expr, integer_form
 from layoutalg.core.printing import show
 from layoutalg.core.space import Space, check_names_apart
 from layoutalg.errors import MapError, describe
-from layoutalg.validate import is_int
+from layoutalg.validate import first_out_of_range, positive_int
 
 Exprs = tuple[sympy.Expr, ...]
 
@@ -81,14 +82,11 @@ class IndexMap:
             condition = _canonical(as_condition(valid, "valid"), codomain, params, "valid")
             if condition is sympy.true:
                 condition = None
-        assumed = tuple(_assumption(a, params) for a in assumptions)
-        object.__setattr__(self, "domain", domain)
-        object.__setattr__(self, "codomain", codomain)
-        object.__setattr__(self, "exprs", forward)
-        object.__setattr__(self, "inverse", backward)
-        object.__setattr__(self, "valid", condition)
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "assumptions", tuple(dict.fromkeys(assumed)))
+        assumed = tuple(dict.fromkeys(_assumption(a, params) for a in assumptions))
+        fields = {"domain": domain, "codomain": codomain, "exprs": forward, "inverse": backward,
+                  "valid": condition, "name": name, "assumptions": assumed}
+        for field, value in fields.items():
+            object.__setattr__(self, field, value)
         check_names_apart(dims, self.parameters, f"map {self.label}", MapError)
 
     # -- evaluation ---------------------------------------------------------
@@ -127,10 +125,7 @@ class IndexMap:
         if self.valid is not None and not bool(self._eval((self.valid,), env)[0]):
             return None
         coord = tuple(int(v) for v in self._eval(self.inverse, env))
-        for value, extent in zip(coord, self.domain.extents):
-            if not 0 <= value < extent:
-                return None
-        return coord
+        return None if first_out_of_range(coord, self.domain.extents) else coord
 
     def apply(self, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
         """Vectorized images of many domain points (one int64 array per dim)."""
@@ -165,9 +160,7 @@ class IndexMap:
                     f"bind: {key!r} is not a parameter of {self.label}; "
                     f"its parameters are {sorted(by_name)}"
                 )
-            if not is_int(value) or value < 1:
-                raise MapError(f"bind: {key} must be a positive int; got {describe(value)}")
-            subs[by_name[key]] = int(value)
+            subs[by_name[key]] = positive_int(MapError, key, value, where="bind")
         for assumption in self.assumptions:
             if assumption.subs(subs) is sympy.false:
                 raise MapError(
@@ -184,17 +177,11 @@ class IndexMap:
         )
 
     def renamed(self, name: str) -> IndexMap:
-        return IndexMap(
-            self.domain, self.codomain, self.exprs, inverse=self.inverse,
-            valid=self.valid, name=name, assumptions=self.assumptions,
-        )
+        return dataclasses.replace(self, name=name)
 
     def assuming(self, *conditions: object) -> IndexMap:
         """A copy that states extra assumptions on the extent parameters."""
-        return IndexMap(
-            self.domain, self.codomain, self.exprs, inverse=self.inverse, valid=self.valid,
-            name=self.name, assumptions=self.assumptions + tuple(conditions),
-        )
+        return dataclasses.replace(self, assumptions=self.assumptions + tuple(conditions))
 
     # -- text ---------------------------------------------------------------
 

@@ -12,6 +12,7 @@ import sympy
 
 import layoutalg.core.sympy_fixes  # noqa: F401 - every expression is built on fixed rules
 from layoutalg.errors import SpaceError, describe
+from layoutalg.validate import is_int
 
 Extent = int | sympy.Expr
 
@@ -40,33 +41,14 @@ def coordinate(name: str) -> sympy.Symbol:
 
 def check_extent(name: str, value: object) -> Extent:
     """Return ``value`` as an extent, or raise naming the rule it breaks."""
-    if isinstance(value, bool):
-        raise SpaceError(
-            f"extent {name} must be a positive integer or a positive integer symbol; "
-            f"got {describe(value)}"
-        )
-    if isinstance(value, np.integer):  # NumPy sizes are as good as Python ints
+    if isinstance(value, (np.integer, sympy.Integer)):  # as good as Python ints
         value = int(value)
-    if isinstance(value, int):
-        if value < 1:
-            raise SpaceError(
-                f"extent {name} must be a positive integer or a positive integer symbol; "
-                f"got {value}"
-            )
+    if (is_int(value) and value >= 1) or (
+            isinstance(value, sympy.Expr) and value.is_integer and value.is_positive):
         return value
-    if isinstance(value, sympy.Integer):
-        return check_extent(name, int(value))
-    if isinstance(value, sympy.Expr):
-        if value.is_integer and value.is_positive:
-            return value
-        raise SpaceError(
-            f"extent {name} must be a positive integer or a positive integer symbol "
-            f"(declare it with layoutalg.extents('...')); got {describe(value)}"
-        )
-    raise SpaceError(
-        f"extent {name} must be a positive integer or a positive integer symbol; "
-        f"got {describe(value)}"
-    )
+    hint = " (declare it with layoutalg.extents('...'))" if isinstance(value, sympy.Expr) else ""
+    raise SpaceError(f"extent {name} must be a positive integer or a positive integer symbol"
+                     f"{hint}; got {describe(value)}")
 
 
 def check_dim_name(name: object) -> str:
@@ -161,11 +143,8 @@ class Space:
     @cached_property
     def parameters(self) -> frozenset[sympy.Symbol]:
         """Symbols that appear in the extents (parametric sizes)."""
-        found: set[sympy.Symbol] = set()
-        for extent in self.extents:
-            if isinstance(extent, sympy.Expr):
-                found |= extent.free_symbols
-        return frozenset(found)
+        return frozenset().union(
+            *(extent.free_symbols for extent in self.extents if isinstance(extent, sympy.Expr)))
 
     def extent(self, name: str) -> Extent:
         return self.extents[self.index(name)]
@@ -196,9 +175,5 @@ class Space:
 
 
 def substitute(extent: Extent, values: dict[sympy.Symbol, int]) -> Extent:
-    if isinstance(extent, int):
-        return extent
-    result = extent.subs(values)
-    if isinstance(result, sympy.Integer):
-        return int(result)
-    return result
+    result = extent if isinstance(extent, int) else extent.subs(values)
+    return int(result) if isinstance(result, sympy.Integer) else result
