@@ -20,6 +20,7 @@ registers its spec claims (:mod:`layoutalg.linear.claims`);
 
 from __future__ import annotations
 
+from layoutalg.errors import ConversionError, LinearLayoutError
 from layoutalg.linear import claims as _claims  # noqa: F401 - registers the spec claims
 from layoutalg.linear.algebra import compose, convert, free_variable_masks
 from layoutalg.linear.banks import (
@@ -36,7 +37,6 @@ from layoutalg.linear.checks import (
 )
 from layoutalg.linear.encodings import blocked, swizzled_shared
 from layoutalg.linear.equivalence import check_equivalent
-from layoutalg.errors import ConversionError, LinearLayoutError
 from layoutalg.linear.layout import LinearLayout, distributed
 from layoutalg.linear.text import parse_linear_layout
 

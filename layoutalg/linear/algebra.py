@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from layoutalg.errors import describe
-from layoutalg.linear import gf2
 from layoutalg.errors import ConversionError, LinearLayoutError
-from layoutalg.linear.layout import LinearLayout
+from layoutalg.linear import gf2
+from layoutalg.linear.layout import LinearLayout, pack
+from layoutalg.validate import instance_of
+from layoutalg.verify.result import point_text
 
 
 def check_layout(value: object, argument: str) -> LinearLayout:
-    if not isinstance(value, LinearLayout):
-        raise LinearLayoutError(f"{argument} must be a LinearLayout; got {describe(value)}")
+    instance_of(LinearLayoutError, argument, value, LinearLayout)
     return value
 
 
@@ -83,39 +83,32 @@ def conversion_obstacle(a: LinearLayout, b: LinearLayout, who: str = "convert",
     b = reorder_outs(b, a.out_names, who)
     state = gf2.eliminate(a.columns)
     if state.kernel:
-        x = state.kernel[0]
-        point = a.unflat_in(x)
-        zero = a.unflat_in(0)
-        element = a.unflat_out(0)
+        point, zero, element = a.unflat_in(state.kernel[0]), a.unflat_in(0), a.unflat_out(0)
         return Obstacle("not_injective", zero, point, element,
                         f"{a_name} is not injective, so it is not invertible on {b_name}'s "
-                        f"image: {_text(zero)} and {_text(point)} of {a_name} both hold "
-                        f"{_text_out(a, element)}")
-    for bit, column in enumerate(_columns_in(b, a)):
+                        f"image: {point_text(zero, zero.values())} and "
+                        f"{point_text(point, point.values())} of {a_name} both hold "
+                        f"{point_text(a.out_names, element)}")
+    for bit, column in enumerate(columns_in(b, a)):
         rest, _ = state.reduce(column)
         if rest:
             point = b.unflat_in(1 << bit)
             element = b(**point)
             return Obstacle("missing", point, None, element,
-                            f"{b_name}'s element {_text_out(b, element)} at {_text(point)} "
-                            f"is nowhere in {a_name}")
+                            f"{b_name}'s element {point_text(b.out_names, element)} at "
+                            f"{point_text(point, point.values())} is nowhere in {a_name}")
     return None
 
 
-def _columns_in(b: LinearLayout, a: LinearLayout) -> list[int]:
-    """b's columns flattened with a's out sizes (a value past a's size is kept as
-    a high bit, so it can never be in a's span)."""
+def columns_in(b: LinearLayout, a: LinearLayout) -> list[int]:
+    """b's columns flattened with a's out sizes, up to the first basis with a value
+    past a's size, kept as a high bit: never in a's span, never a column of a."""
     columns = []
     for _, vectors in b.bases:
         for vector in vectors:
-            flat, shift = 0, 0
-            for v, (_, size) in zip(vector, a.out_dims):
-                width = size.bit_length() - 1
-                if v >= size:
-                    return columns + [1 << a.out_bits + 1]
-                flat |= v << shift
-                shift += width
-            columns.append(flat)
+            if any(v >= size for v, (_, size) in zip(vector, a.out_dims)):
+                return columns + [1 << a.out_bits + 1]
+            columns.append(pack(vector, a.out_dims))
     return columns
 
 
@@ -141,7 +134,7 @@ def convert(a: LinearLayout, b: LinearLayout) -> LinearLayout:
     for name, vectors in b.bases:
         images = []
         for vector in vectors:
-            rest, x = state.reduce(a.flat_out(vector))
+            _, x = state.reduce(a.flat_out(vector))
             images.append(list(a.unflat_in(x).values()))
         bases.append((name, images))
     return LinearLayout(bases, list(a.in_dims))
@@ -168,12 +161,4 @@ def free_variable_masks(layout: LinearLayout) -> dict[str, int]:
     return layout.unflat_in(free)
 
 
-def _text(point: dict[str, int]) -> str:
-    return "(" + ", ".join(f"{k}={v}" for k, v in point.items()) + ")"
-
-
-def _text_out(layout: LinearLayout, element) -> str:
-    return "(" + ", ".join(f"{n}={v}" for n, v in zip(layout.out_names, element)) + ")"
-
-
-__all__ = ["compose", "conversion_obstacle", "convert", "free_variable_masks"]
+__all__ = ["columns_in", "compose", "conversion_obstacle", "convert", "free_variable_masks"]

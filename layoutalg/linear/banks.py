@@ -37,14 +37,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from layoutalg.errors import describe
+from layoutalg.errors import LinearLayoutError, describe
 from layoutalg.linear import gf2
 from layoutalg.linear.algebra import check_layout, conversion_obstacle, convert
 from layoutalg.linear.checks import label
-from layoutalg.errors import LinearLayoutError
 from layoutalg.linear.layout import LinearLayout
 from layoutalg.validate import is_int
-from layoutalg.verify.result import CheckResult, Status
+from layoutalg.verify.result import CheckResult, Status, point_text
 
 ELEMENT_BYTES = (1, 2, 4, 8, 16)
 NUM_BANKS, BANK_BYTES = 32, 4
@@ -74,10 +73,6 @@ class BankModel:
         return NUM_BANKS * BANK_BYTES // self.unit
 
     @property
-    def lanes_per_phase(self) -> int:
-        return self.banks
-
-    @property
     def shift(self) -> int:
         """Offset bits below the word: elements per 4-byte word, as a power of two."""
         return (self.unit // self.element_bytes).bit_length() - 1
@@ -103,14 +98,6 @@ class BankConflicts:
     witness: dict[str, int] | None
     reason: str
     method: str = "gf2-rank"
-
-
-def _offset_index(shared: LinearLayout, who: str) -> int:
-    if "offset" not in shared.in_names:
-        raise LinearLayoutError(f"{who}: shared must have an in dim 'offset' (a "
-                                f"shared-memory layout (offset, block) → tensor); got in dims "
-                                f"{shared.in_names}")
-    return shared.in_names.index("offset")
 
 
 def bank_conflicts(registers: LinearLayout, shared: LinearLayout, *,
@@ -139,7 +126,11 @@ def _conflicts(registers: LinearLayout, shared: LinearLayout, element_bytes: obj
     if "lane" not in registers.in_names:
         raise LinearLayoutError(f"{who}: {name} must have an in dim 'lane'; got in dims "
                                 f"{registers.in_names}")
-    where = _offset_index(shared, who)
+    if "offset" not in shared.in_names:
+        raise LinearLayoutError(f"{who}: shared must have an in dim 'offset' (a "
+                                f"shared-memory layout (offset, block) → tensor); got in dims "
+                                f"{shared.in_names}")
+    where = shared.in_names.index("offset")
     obstacle = conversion_obstacle(shared, registers, who, "shared", name)
     if obstacle is not None:
         raise LinearLayoutError(f"{who}: shared must hold every element of {name} exactly "
@@ -147,7 +138,7 @@ def _conflicts(registers: LinearLayout, shared: LinearLayout, element_bytes: obj
     conversion = convert(shared, registers)
     offset_size = shared.in_dims[where][1]
     lane_bits = dict(registers.in_dims)["lane"].bit_length() - 1
-    phase_bits = min(lane_bits, model.lanes_per_phase.bit_length() - 1)
+    phase_bits = min(lane_bits, model.banks.bit_length() - 1)  # a phase: one lane per bank
     offsets = [conversion.basis("lane", j)[where] for j in range(phase_bits)]
     word_mask = (offset_size - 1) >> model.shift
     words = [(o >> model.shift) & word_mask for o in offsets]
@@ -161,14 +152,11 @@ def _conflicts(registers: LinearLayout, shared: LinearLayout, element_bytes: obj
         point = {n: 0 for n in registers.in_names}
         other_offset = conversion(**{**point, "lane": lane})[where]
         witness = {**point, "lane'": lane}
-        reason = (f"{degree}-way bank conflict: at {_text(point)} lane 0 (byte 0) and lane "
-                  f"{lane} (byte {other_offset * element_bytes}) both use bank 0 at different "
-                  f"words (rank(W·C) − rank(P·C) = {gf2.rank(words) - gf2.rank(banks)})")
+        reason = (f"{degree}-way bank conflict: at {point_text(point, point.values())} lane 0 "
+                  f"(byte 0) and lane {lane} (byte {other_offset * element_bytes}) both use "
+                  f"bank 0 at different words (rank(W·C) − rank(P·C) = "
+                  f"{gf2.rank(words) - gf2.rank(banks)})")
     return BankConflicts(degree, element_bytes, 1 << phase_bits, witness, reason)
-
-
-def _text(point: dict[str, int]) -> str:
-    return "(" + ", ".join(f"{k}={v}" for k, v in point.items()) + ")"
 
 
 def check_bank_conflict_free(registers: LinearLayout, shared: LinearLayout, *,

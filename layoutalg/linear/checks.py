@@ -27,9 +27,11 @@ METHOD = "gf2-rank"
 PROOF = "by Gaussian elimination over GF(2), a complete proof for these power-of-two sizes"
 
 
-def _result(status, check, subject, start, counterexample=None, reason="") -> CheckResult:
+def result(status, check, subject, start, counterexample=None, reason="",
+           method=METHOD) -> CheckResult:
+    """A ``check`` verdict on ``subject``, timed from ``start``."""
     return CheckResult(status, check, subject, counterexample, reason,
-                       time.perf_counter() - start, method=METHOD)
+                       time.perf_counter() - start, method=method)
 
 
 def label(layout: LinearLayout) -> str:
@@ -58,16 +60,16 @@ def check_injective(layout: LinearLayout) -> CheckResult:
     state = gf2.eliminate(layout.columns)
     rank = len(state.pivots)
     if not state.kernel:
-        return _result(Status.PROVED, "injective", label(layout), start,
-                       reason=f"rank {rank} = {layout.in_bits} input bits: no two inputs share "
-                       f"an element ({PROOF})")
+        return result(Status.PROVED, "injective", label(layout), start,
+                      reason=f"rank {rank} = {layout.in_bits} input bits: no two inputs share "
+                      f"an element ({PROOF})")
     first, second = layout.unflat_in(0), layout.unflat_in(state.kernel[0])
     element = layout(**second)
-    return _result(Status.REFUTED, "injective", label(layout), start,
-                   counterexample={**_named(first), **_named(second, "'")},
-                   reason=f"not injective: rank {rank} < {layout.in_bits} input bits; "
-                   f"{_point(first)} and {_point(second)} both map to "
-                   f"{point_text(layout.out_names, element)}")
+    return result(Status.REFUTED, "injective", label(layout), start,
+                  counterexample={**_named(first), **_named(second, "'")},
+                  reason=f"not injective: rank {rank} < {layout.in_bits} input bits; "
+                  f"{_point(first)} and {_point(second)} both map to "
+                  f"{point_text(layout.out_names, element)}")
 
 
 def check_surjective(layout: LinearLayout) -> CheckResult:
@@ -76,15 +78,15 @@ def check_surjective(layout: LinearLayout) -> CheckResult:
     start = time.perf_counter()
     rank = layout.rank
     if rank == layout.out_bits:
-        return _result(Status.PROVED, "surjective", label(layout), start,
-                       reason=f"rank {rank} = {layout.out_bits} output bits: every element is "
-                       f"held ({PROOF})")
+        return result(Status.PROVED, "surjective", label(layout), start,
+                      reason=f"rank {rank} = {layout.out_bits} output bits: every element is "
+                      f"held ({PROOF})")
     j = gf2.missing_unit(layout.columns, layout.out_bits)
     element = layout.unflat_out(1 << j)
-    return _result(Status.REFUTED, "surjective", label(layout), start,
-                   counterexample=dict(zip(layout.out_names, element)),
-                   reason=f"not onto: rank {rank} < {layout.out_bits} output bits; element "
-                   f"{point_text(layout.out_names, element)} is held by no input")
+    return result(Status.REFUTED, "surjective", label(layout), start,
+                  counterexample=dict(zip(layout.out_names, element)),
+                  reason=f"not onto: rank {rank} < {layout.out_bits} output bits; element "
+                  f"{point_text(layout.out_names, element)} is held by no input")
 
 
 def check_invertible(layout: LinearLayout) -> CheckResult:
@@ -93,11 +95,11 @@ def check_invertible(layout: LinearLayout) -> CheckResult:
     start = time.perf_counter()
     for part in (check_injective(layout), check_surjective(layout)):
         if part.refuted:
-            return _result(Status.REFUTED, "invertible", label(layout), start,
-                           counterexample=part.counterexample, reason=part.reason)
-    return _result(Status.PROVED, "invertible", label(layout), start,
-                   reason=f"rank {layout.rank} = {layout.in_bits} input bits = "
-                   f"{layout.out_bits} output bits: a bijection ({PROOF})")
+            return result(Status.REFUTED, "invertible", label(layout), start,
+                          counterexample=part.counterexample, reason=part.reason)
+    return result(Status.PROVED, "invertible", label(layout), start,
+                  reason=f"rank {layout.rank} = {layout.in_bits} input bits = "
+                  f"{layout.out_bits} output bits: a bijection ({PROOF})")
 
 
 def check_conversion(a: LinearLayout, b: LinearLayout) -> CheckResult:
@@ -115,17 +117,17 @@ def check_conversion(a: LinearLayout, b: LinearLayout) -> CheckResult:
         counterexample = _named(obstacle.point)
         if obstacle.other is not None:
             counterexample.update(_named(obstacle.other, "'"))
-        return _result(Status.REFUTED, "conversion", subject, start,
-                       counterexample=counterexample, reason=obstacle.text)
+        return result(Status.REFUTED, "conversion", subject, start,
+                      counterexample=counterexample, reason=obstacle.text)
     c = convert(a, b)
     b_as_a = reorder_outs(b, a.out_names, "check_conversion")
     for bit in range(b.in_bits):
         x = b.unflat_in(1 << bit)
         if a(**dict(zip(a.in_names, c(**x)))) != b_as_a(**x):
             raise AssertionError(f"convert is wrong at {x}")  # a bug, never bad input
-    return _result(Status.PROVED, "conversion", subject, start,
-                   reason=f"a(a⁻¹∘b (x)) = b(x) on all {b.in_bits} basis inputs, hence on all "
-                   f"{b.in_size} inputs (both sides linear; a injective, rank {a.rank})")
+    return result(Status.PROVED, "conversion", subject, start,
+                  reason=f"a(a⁻¹∘b (x)) = b(x) on all {b.in_bits} basis inputs, hence on all "
+                  f"{b.in_size} inputs (both sides linear; a injective, rank {a.rank})")
 
 
 __all__ = ["check_conversion", "check_injective", "check_invertible", "check_surjective"]

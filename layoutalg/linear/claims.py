@@ -22,7 +22,6 @@ the generic claims (``"bijective"`` …) apply to it too, through its
 
 from __future__ import annotations
 
-from layoutalg.verify.claims import register_claim
 from layoutalg.errors import SpecError, describe
 from layoutalg.linear.banks import check_bank_conflict_free
 from layoutalg.linear.checks import (
@@ -33,13 +32,11 @@ from layoutalg.linear.checks import (
 )
 from layoutalg.linear.equivalence import check_equivalent
 from layoutalg.linear.layout import LinearLayout
+from layoutalg.verify.claims import register_claim
 
 
 def _plain(check):
-    def run(layout, **_solver_options):
-        return check(layout)
-    run.__name__ = check.__name__
-    return run
+    return lambda layout, **_solver_options: check(layout)
 
 
 def _conversion(layout, a, **_solver_options):
@@ -59,15 +56,11 @@ def _valid_layout(args: tuple) -> None:
         raise SpecError(f"this claim needs a LinearLayout argument; got {describe(args[0])}")
 
 
-def register() -> None:
-    register_claim("linear_injective", _plain(check_injective), index_map=False)
-    register_claim("linear_surjective", _plain(check_surjective), index_map=False)
-    register_claim("linear_invertible", _plain(check_invertible), index_map=False)
-    register_claim("linear_conversion", _conversion, index_map=False, arguments=(1, 1),
-                   validate=_valid_layout)
-    register_claim("linear_equivalent", _equivalent, index_map=False, arguments=(1, 1))
-    register_claim("linear_bank_conflict_free", _banks, index_map=False, arguments=(1, 2),
-                   validate=_valid_layout)
-
-
-register()
+register_claim("linear_injective", _plain(check_injective), index_map=False)
+register_claim("linear_surjective", _plain(check_surjective), index_map=False)
+register_claim("linear_invertible", _plain(check_invertible), index_map=False)
+register_claim("linear_conversion", _conversion, index_map=False, arguments=(1, 1),
+               validate=_valid_layout)
+register_claim("linear_equivalent", _equivalent, index_map=False, arguments=(1, 1))
+register_claim("linear_bank_conflict_free", _banks, index_map=False, arguments=(1, 2),
+               validate=_valid_layout)

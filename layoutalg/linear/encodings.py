@@ -31,8 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from layoutalg.errors import describe
-from layoutalg.errors import LinearLayoutError
+from layoutalg.errors import LinearLayoutError, describe
 from layoutalg.linear.layout import LinearLayout
 from layoutalg.validate import is_int, positive_int, power_of_two
 

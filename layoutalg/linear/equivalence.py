@@ -30,21 +30,15 @@ import time
 
 from layoutalg.core.cute_layout import CuteLayout
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import describe
-from layoutalg.linear.algebra import check_layout, reorder_outs
-from layoutalg.linear.checks import label
-from layoutalg.errors import LinearLayoutError
+from layoutalg.errors import LinearLayoutError, describe
+from layoutalg.linear.algebra import check_layout, columns_in, reorder_outs
+from layoutalg.linear.checks import label, result
 from layoutalg.linear.layout import LinearLayout
 from layoutalg.verify import brute as core_brute
 from layoutalg.verify import checks as core_checks
 from layoutalg.verify.result import CheckResult, Status, point_text
 
 ENUMERATION_LIMIT = 1 << 20
-
-
-def _result(status, subject, start, counterexample=None, reason="", method="gf2-rank"):
-    return CheckResult(status, "equivalent", subject, counterexample, reason,
-                       time.perf_counter() - start, method=method)
 
 
 def check_equivalent(layout: LinearLayout, other: object) -> CheckResult:
@@ -73,38 +67,31 @@ def _with_linear(a: LinearLayout, b: LinearLayout) -> CheckResult:
         raise LinearLayoutError(f"check_equivalent: the layouts must have the same in dims; "
                                 f"got {a.in_names} and {b.in_names}")
     if a.in_dims != b.in_dims:
-        return _result(Status.REFUTED, subject, start,
-                       reason=f"sizes differ: {dict(a.in_dims)} vs {dict(b.in_dims)}")
+        return result(Status.REFUTED, "equivalent", subject, start,
+                      reason=f"sizes differ: {dict(a.in_dims)} vs {dict(b.in_dims)}")
     b = reorder_outs(b, a.out_names, "check_equivalent")
     if a.out_dims != b.out_dims:
-        return _result(Status.REFUTED, subject, start,
-                       reason=f"out dim sizes differ: {dict(a.out_dims)} vs {dict(b.out_dims)} "
-                       f"(Triton's == compares them)")
-    for bit, (x, y) in enumerate(zip(a.columns, _flat_columns(b, a))):
+        return result(Status.REFUTED, "equivalent", subject, start,
+                      reason=f"out dim sizes differ: {dict(a.out_dims)} vs {dict(b.out_dims)} "
+                      f"(Triton's == compares them)")
+    for bit, (x, y) in enumerate(zip(a.columns, columns_in(b, a))):
         if x != y:
             point = a.unflat_in(1 << bit)
-            return _result(Status.REFUTED, subject, start, counterexample=point,
-                           reason=f"they differ at {point_text(point, point.values())}: "
-                           f"{point_text(a.out_names, a(**point))} vs "
-                           f"{point_text(b.out_names, b(**point))}")
-    return _result(Status.PROVED, subject, start,
-                   reason=f"equal on all {a.in_bits} basis inputs, hence (both linear over "
-                   f"GF(2)) on all {a.in_size} inputs")
-
-
-def _flat_columns(b: LinearLayout, a: LinearLayout) -> list[object]:
-    """b's bases flattened as a's outputs (tuples when a value passes a's sizes)."""
-    sizes = dict(a.out_dims)
-    return [a.flat_out(v) if all(x < sizes[n] for x, n in zip(v, a.out_names)) else tuple(v)
-            for _, vectors in b.bases for v in vectors]
+            return result(Status.REFUTED, "equivalent", subject, start, counterexample=point,
+                          reason=f"they differ at {point_text(point, point.values())}: "
+                          f"{point_text(a.out_names, a(**point))} vs "
+                          f"{point_text(b.out_names, b(**point))}")
+    return result(Status.PROVED, "equivalent", subject, start,
+                  reason=f"equal on all {a.in_bits} basis inputs, hence (both linear over "
+                  f"GF(2)) on all {a.in_size} inputs")
 
 
 def _with_cute(layout: LinearLayout, cute: CuteLayout) -> CheckResult:
     start = time.perf_counter()
     subject = f"{label(layout)} ≡ {cute}"
     if cute.size != layout.in_size:
-        return _result(Status.REFUTED, subject, start,
-                       reason=f"sizes differ: {layout.in_size} vs {cute.size}")
+        return result(Status.REFUTED, "equivalent", subject, start,
+                      reason=f"sizes differ: {layout.in_size} vs {cute.size}")
     mine = list(layout.columns)
     theirs = [cute(1 << b) for b in range(layout.in_bits)]
     for b, (x, y) in enumerate(zip(mine, theirs)):
@@ -115,20 +102,20 @@ def _with_cute(layout: LinearLayout, cute: CuteLayout) -> CheckResult:
         if seen & v:
             a = next(a for a in range(b) if theirs[a] & v)
             i = (1 << a) | (1 << b)
-            return _differ(layout, subject, start, i, mine[a] ^ mine[b], theirs[a] + theirs[b],
-                           f" ({mine[a]} ^ {mine[b]})", f" ({theirs[a]} + {theirs[b]})")
+            return _differ(layout, subject, start, i, mine[a] ^ mine[b], theirs[a] + v,
+                           f" ({mine[a]} ^ {mine[b]})", f" ({theirs[a]} + {v})")
         seen |= v
-    return _result(Status.PROVED, subject, start,
-                   reason=f"equal on all {layout.in_bits} inputs 2**b, and CuTe's values there "
-                   f"share no bit, so its sums are XORs: equal on all {layout.in_size} inputs")
+    return result(Status.PROVED, "equivalent", subject, start,
+                  reason=f"equal on all {layout.in_bits} inputs 2**b, and CuTe's values there "
+                  f"share no bit, so its sums are XORs: equal on all {layout.in_size} inputs")
 
 
 def _differ(layout, subject, start, i, mine, theirs, how_mine, how_theirs) -> CheckResult:
     point = layout.unflat_in(i)
-    return _result(Status.REFUTED, subject, start, counterexample=point,
-                   reason=f"they differ at flat index {i} {point_text(point, point.values())}: "
-                   f"the linear layout gives {mine}{how_mine}, the CuTe layout "
-                   f"{theirs}{how_theirs}")
+    return result(Status.REFUTED, "equivalent", subject, start, counterexample=point,
+                  reason=f"they differ at flat index {i} {point_text(point, point.values())}: "
+                  f"the linear layout gives {mine}{how_mine}, the CuTe layout "
+                  f"{theirs}{how_theirs}")
 
 
 def _with_map(layout: LinearLayout, m: IndexMap) -> CheckResult:
@@ -140,8 +127,8 @@ def _with_map(layout: LinearLayout, m: IndexMap) -> CheckResult:
             f"{mine.codomain.rank} codomain dims like {mine.domain} → {mine.codomain}; got "
             f"{m.domain} → {m.codomain}")
     if any(a != b for a, b in zip(m.domain.extents, mine.domain.extents)):
-        return _result(Status.REFUTED, f"{label(layout)} ≡ {m.label}", start, method="z3",
-                       reason=f"sizes differ: {mine.domain} vs {m.domain}")
+        return result(Status.REFUTED, "equivalent", f"{label(layout)} ≡ {m.label}", start,
+                      method="z3", reason=f"sizes differ: {mine.domain} vs {m.domain}")
     verdict = core_checks.check_equivalent(mine, m)
     if verdict.status is not Status.UNKNOWN or layout.in_size > ENUMERATION_LIMIT:
         return verdict

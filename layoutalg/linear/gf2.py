@@ -67,16 +67,6 @@ def kernel(columns: Sequence[int]) -> list[int]:
     return eliminate(columns).kernel
 
 
-def solve(columns: Sequence[int], target: int) -> int | None:
-    """An ``x`` (bitmask over columns) whose selected columns XOR to ``target``, or None.
-
-    >>> solve([1, 2, 4], 6), solve([1, 1], 2)
-    (6, None)
-    """
-    rest, combo = eliminate(columns).reduce(target)
-    return combo if rest == 0 else None
-
-
 def apply(columns: Sequence[int], x: int) -> int:
     """``M x``: the XOR of the columns whose bit is set in ``x``.
 
@@ -99,4 +89,4 @@ def missing_unit(columns: Sequence[int], bits: int) -> int | None:
     return None
 
 
-__all__ = ["Elimination", "apply", "eliminate", "kernel", "missing_unit", "rank", "solve"]
+__all__ = ["Elimination", "apply", "eliminate", "kernel", "missing_unit", "rank"]

@@ -25,12 +25,18 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import describe
+from layoutalg.errors import LinearLayoutError, describe
 from layoutalg.linear import gf2
-from layoutalg.errors import LinearLayoutError
 from layoutalg.linear.maps import xor_index_map
-from layoutalg.validate import (all_distinct, identifier, index, int_tuple, is_int, named_pairs,
-                                power_of_two)
+from layoutalg.validate import (
+    all_distinct,
+    identifier,
+    index,
+    int_tuple,
+    is_int,
+    named_pairs,
+    power_of_two,
+)
 
 Bases = tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]
 OutDims = tuple[tuple[str, int], ...]
@@ -136,36 +142,20 @@ class LinearLayout:
             raise LinearLayoutError(f"LinearLayout.flat_out: values must be one int per out dim "
                                     f"in [0, size) of {dict(self.out_dims)}; got "
                                     f"{describe(values)}")
-        flat, shift = 0, 0
-        for v, (_, size) in zip(values, self.out_dims):
-            flat |= int(v) << shift
-            shift += size.bit_length() - 1
-        return flat
+        return pack(values, self.out_dims)
 
     def unflat_out(self, flat: int) -> tuple[int, ...]:
         _check_flat(flat, self.out_size, "LinearLayout.unflat_out")
-        values = []
-        for _, size in self.out_dims:
-            values.append(flat & (size - 1))
-            flat >>= size.bit_length() - 1
-        return tuple(values)
+        return tuple(_unpack(flat, self.out_dims).values())
 
     def flat_in(self, point: Mapping[str, int]) -> int:
         """An input ``{in_dim: value}`` as one int (the first in dim lowest)."""
         self._check_point(point, "LinearLayout.flat_in")
-        flat, shift = 0, 0
-        for name, size in self.in_dims:
-            flat |= int(point.get(name, 0)) << shift
-            shift += size.bit_length() - 1
-        return flat
+        return pack([point.get(name, 0) for name in self.in_names], self.in_dims)
 
     def unflat_in(self, flat: int) -> dict[str, int]:
         _check_flat(flat, self.in_size, "LinearLayout.unflat_in")
-        point = {}
-        for name, size in self.in_dims:
-            point[name] = flat & (size - 1)
-            flat >>= size.bit_length() - 1
-        return point
+        return _unpack(flat, self.in_dims)
 
     @cached_property
     def columns(self) -> tuple[int, ...]:
@@ -335,6 +325,24 @@ def _out_dims(value: object, bases: Bases) -> OutDims:
                                              where=WHERE)))
     all_distinct(LinearLayoutError, "out dim names", [n for n, _ in pairs], where=WHERE)
     return tuple(pairs)
+
+
+def pack(values: Sequence[int], dims) -> int:
+    """One value per ``(name, size)`` of ``dims`` as one int, the first lowest."""
+    flat, shift = 0, 0
+    for v, (_, size) in zip(values, dims):
+        flat |= int(v) << shift
+        shift += size.bit_length() - 1
+    return flat
+
+
+def _unpack(flat: int, dims) -> dict[str, int]:
+    """The inverse of :func:`pack`: ``{name: value}``."""
+    values = {}
+    for name, size in dims:
+        values[name] = flat & (size - 1)
+        flat >>= size.bit_length() - 1
+    return values
 
 
 def _check_flat(flat: object, size: int, who: str) -> None:

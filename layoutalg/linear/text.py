@@ -28,8 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from layoutalg.errors import describe
-from layoutalg.errors import LinearLayoutError
+from layoutalg.errors import LinearLayoutError, describe
 from layoutalg.linear.layout import LinearLayout
 from layoutalg.validate import is_int
 
@@ -37,7 +36,7 @@ _BASIS = re.compile(r"^\s*(?:-\s*)?([A-Za-z_]\w*)=(\d+)\s*->\s*\(([\d,\s]*)\)\s*
 _SIZE_ONE = re.compile(r"^\s*-\s*([A-Za-z_]\w*) is a size 1 dimension\s*$")
 _OUTS = re.compile(r"^\s*where out dims are:\s*\[(.*)\]\s*$")
 _OUT = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(size\s*(\d+)\)\s*$")
-_ATTR = re.compile(r"^\s*(?:#ttg\.linear<)?\s*\{(.*)\}\s*>?\s*$", re.S)
+_ATTR = re.compile(r"^\s*(?:#ttg\.linear<)?\s*\{(.*)\}\s*>?\s*$", re.DOTALL)
 _ENTRY = re.compile(r"([A-Za-z_]\w*)\s*=\s*(\[[\[\]\d,\s-]*\])")
 _VECTOR = re.compile(r"\[([^\[\]]*)\]")
 _INT = re.compile(r"^-?\d+$")
