@@ -44,6 +44,9 @@ EXAMPLES = """examples:
 """
 
 
+COMMANDS = {"prove": run_prove, "show": run_show, "run": run_run, "docs": run_docs}
+
+
 class BadInput(Exception):
     """Raised by the argument parser instead of printing usage and exiting."""
 
@@ -134,14 +137,7 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
         if args.command is None:
             parser.print_help(stream)
             return EXIT_BAD_INPUT
-        if args.command == "prove":
-            return run_prove(args, stream)
-        if args.command == "show":
-            return run_show(args, stream)
-        if args.command == "run":
-            return run_run(args, stream)
-        if args.command == "docs":
-            return run_docs(args, stream)
+        return COMMANDS[args.command](args, stream)
     except SystemExit as exc:  # e.g. rich on a closed pipe; never a green exit
         if exc.code in (0, None):
             print("layoutalg: error: the run was ended by sys.exit(0) before it finished",
@@ -172,7 +168,6 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
               f"{type(exc).__name__}: {one_line(str(exc))} (set LAYOUTALG_TRACEBACK=1 to see "
               "where)", file=errors)
         return EXIT_UNEXPECTED
-    return EXIT_BAD_INPUT
 
 
 def _checked(rule, name: str, parse):

@@ -182,8 +182,7 @@ def progress_reporter(console: Console, total: int, *, quiet: bool
         if quiet:
             return
         bad = sum(not o.ok for o in outcomes)
-        state = "as expected" if not bad else f"{bad} unexpected"
-        state = f", {state}" if bad else f" {state}"
+        state = f", {bad} unexpected" if bad else " as expected"
         console.print(f"[{count}/{total}] {item.ident}: {counted(len(outcomes), 'claim')}"
                       f"{state} ({time.perf_counter() - started:.1f}s)", markup=False)
 

@@ -87,29 +87,21 @@ def _schedule_of(subject):
 
 
 def _run_layout(subject, rng, console: Console, args, claimed: dict) -> int:
-    options = {"capacity": claimed.get("capacity"), "element_bytes": claimed.get("element_bytes"),
-               "offsets_in_bytes": claimed.get("offsets_in_bytes"),
-               "source": "the spec's fits claim"}
     given = {"capacity": getattr(args, "capacity", None),
              "element_bytes": getattr(args, "element_bytes", None),
              "offsets_in_bytes": getattr(args, "offsets_in_bytes", None) or None}
-    if given["capacity"] is not None:
-        options["source"] = "--capacity"
-    options.update({k: v for k, v in given.items() if v is not None})
+    source = "--capacity" if given["capacity"] is not None else "the spec's fits claim"
+    options = {**claimed, **{k: v for k, v in given.items() if v is not None}}
     try:
-        target = target_for(subject, **options)
-    except (PlacementError, CapacityError) as exc:
-        console.print(f"[red]placement failed[/red]: {exc}", markup=True)
-        return 1
-    m, machine = target.index_map, target.machine
-    console.print(str(m), markup=False)
-    console.print(f"machine: {machine} ({target.preset}); {target.itemsize} B elements, "
-                  f"offsets in {'bytes' if target.offsets_in_bytes else 'elements'}",
-                  markup=False)
-    data = _random(tuple(int(e) for e in m.domain.extents), target.dtype, rng)
-    fill = _fill_value(target.dtype)
-    start = time.perf_counter()
-    try:
+        target = target_for(subject, **options, source=source)
+        m, machine = target.index_map, target.machine
+        console.print(str(m), markup=False)
+        console.print(f"machine: {machine} ({target.preset}); {target.itemsize} B elements, "
+                      f"offsets in {'bytes' if target.offsets_in_bytes else 'elements'}",
+                      markup=False)
+        data = _random(tuple(int(e) for e in m.domain.extents), target.dtype, rng)
+        fill = _fill_value(target.dtype)
+        start = time.perf_counter()
         placed = place(data, m, machine, fill=fill, offsets_in_bytes=target.offsets_in_bytes)
     except (PlacementError, CapacityError) as exc:
         console.print(f"[red]placement failed[/red]: {exc}", markup=True)

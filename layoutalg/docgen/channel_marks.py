@@ -76,14 +76,20 @@ def conflict_marks(layout: ChannelLayout, claim: str,
     marks = []
     for prime in ("", "'"):
         for matrix, row, col in _tiles_named(counterexample, prime):
-            dims = ", ".join(f"{d}={v}" for d, v in zip(TILE_DIMS[matrix], (row, col)))
-            note = (f"{matrix} tile ({dims}) = tile {global_tile(layout, matrix, row, col)}: "
-                    f"base on channel {channel_at(layout, matrix, row, col)}")
+            tile, named = _tile_named(layout, matrix, row, col)
+            note = f"{named}: base on channel {channel_at(layout, matrix, row, col)}"
             if not prime and "beat" in counterexample:
                 beat = int(counterexample["beat"])
                 note += f", its beat {beat} on channel {channel_at(layout, matrix, row, col, beat)}"
-            marks.append(((global_tile(layout, matrix, row, col),), note))
+            marks.append(((tile,), note))
     return marks
+
+
+def _tile_named(layout: ChannelLayout, matrix: str, row: int, col: int) -> tuple[int, str]:
+    """The global tile number and ``A tile (ti=0, tk=1) = tile 1``."""
+    tile = global_tile(layout, matrix, row, col)
+    dims = ", ".join(f"{d}={v}" for d, v in zip(TILE_DIMS[matrix], (row, col)))
+    return tile, f"{matrix} tile ({dims}) = tile {tile}"
 
 
 def _channel_marks(layout: ChannelLayout, channel: int, total: int) -> list:
@@ -117,11 +123,10 @@ def _iteration_marks(layout: ChannelLayout, claim: str, ce: dict) -> list:
     for matrix, (row, col, beat, channel) in tiles.items():
         if channels.count(channel) < 2:
             continue  # streamed, but not part of the conflict
-        dims = ", ".join(f"{d}={v}" for d, v in zip(TILE_DIMS[matrix], (row, col)))
+        tile, named = _tile_named(layout, matrix, row, col)
         at = f"its beat {beat}" if beat else "its base"
-        marks.append(((global_tile(layout, matrix, row, col),),
-                      f"{matrix} tile ({dims}) = tile {global_tile(layout, matrix, row, col)}: "
-                      f"{at} on channel {channel}, streamed at iteration ({where})"))
+        marks.append(((tile,), f"{named}: {at} on channel {channel}, streamed at iteration "
+                      f"({where})"))
     return marks
 
 

@@ -232,10 +232,9 @@ def layout_section(m: IndexMap, subject: object = None) -> list[str]:
         lines += [f"**{markup.one_line(words)}**", ""]
     lines += [f"{markup.code(m.label)}: {markup.code(m.domain)} → {markup.code(m.codomain)}", ""]
     steps = steps_of(subject)
-    if not steps:
-        return lines + formula_lines(m)
-    lines += step_lines(steps)
-    lines += ["### The whole map", "", "The steps composed into one map:", ""]
+    if steps:
+        lines += step_lines(steps)
+        lines += ["### The whole map", "", "The steps composed into one map:", ""]
     return lines + formula_lines(m)
 
 

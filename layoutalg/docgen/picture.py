@@ -33,10 +33,6 @@ def colour(index: int, count: int) -> str:
 SHARES_LIMIT = 1 << 20  # elements enumerated to count elements per memory
 
 
-def drawable(m: IndexMap) -> bool:
-    return m.is_concrete
-
-
 def drawn_instance(m: IndexMap, assume=()) -> tuple[IndexMap, str] | None:
     """The map to draw and a note on it: ``m`` itself when concrete, else ``m``
     bound to example sizes meeting its assumptions and ``assume`` ("drawn for
@@ -118,7 +114,7 @@ def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None,
     in red, numbered, and listed under the grid with their images and what
     is wrong with them (``point_text``), or with ``notes`` (one per element)
     when the family says it better (a channel conflict's channels)."""
-    if not drawable(m):
+    if not m.is_concrete:
         raise ValueError(f"layout_svg draws concrete layouts (bind the sizes first); "
                          f"got {m.domain}")
     grid = aligned_grid(m, MAX_SIDE)

@@ -17,6 +17,7 @@ import numpy as np
 
 from layoutalg.core.evaluate import as_int64
 from layoutalg.core.index_map import IndexMap
+from layoutalg.core.tiling import flatten, unflatten
 
 ALIGN_LIMIT = 1 << 16  # elements along one side evaluated to find the tile borders
 
@@ -35,14 +36,8 @@ def element_coords(m: IndexMap, rows: np.ndarray, cols: np.ndarray) -> tuple[np.
         return ()
     if m.domain.rank == 1:
         return (rows * _grid(m)[1] + cols,)
-    if _index_dtype(m) is object:  # past int64: exact Python ints, no wrap-around
-        leading = []
-        rest = rows
-        for extent in reversed(extents[:-1]):
-            rest, here = rest // extent, rest % extent
-            leading.append(here)
-        return (*reversed(leading), cols)
-    return (*np.unravel_index(rows, extents[:-1]), cols)
+    # Exact on object arrays (Python ints) past int64: no wrap-around.
+    return (*unflatten(rows, extents[:-1]), cols)
 
 
 def _index_dtype(m: IndexMap):
@@ -105,10 +100,7 @@ class Grid:
         if len(extents) == 1:
             row, col = divmod(point[0], self.n_cols)
         else:
-            row = 0
-            for value, extent in zip(point[:-1], extents[:-1]):
-                row = row * extent + value
-            col = point[-1]
+            row, col = flatten(point[:-1], extents[:-1]), point[-1]
         return (int(np.searchsorted(self.row_starts, row, side="right")) - 1,
                 int(np.searchsorted(self.col_starts, col, side="right")) - 1)
 
