@@ -70,21 +70,15 @@ def closed_form(dataflow: str, problem: tuple, tiles: tuple) -> dict[tuple[str, 
         chain = RESIDENCY[dataflow][operand]
         whole = size(operand)
         fetched = whole * factor(dataflow, operand, problem, tiles)
+        # fills parent → level, and C's write-backs level → parent
+        fills, back = (fetched - whole, fetched) if operand == "C" else (fetched, 0)
         for parent, level in pairwise(chain):
-            crosses = "register" in (parent, level)
-            if operand == "C":
-                refetched = fetched - whole
-                counts[parent, "C", "read"] += refetched
-                counts[level, "C", "write"] += refetched
-                counts[level, "C", "read"] += fetched
-                counts[parent, "C", "write"] += fetched
-                if crosses:
-                    counts["array", "C", "hop"] += refetched + fetched
-            else:
-                counts[parent, operand, "read"] += fetched
-                counts[level, operand, "write"] += fetched
-                if crosses:
-                    counts["array", operand, "hop"] += fetched
+            counts[parent, operand, "read"] += fills
+            counts[level, operand, "write"] += fills
+            counts[level, operand, "read"] += back
+            counts[parent, operand, "write"] += back
+            if "register" in (parent, level):
+                counts["array", operand, "hop"] += fills + back
     stationary = STATIONARY[dataflow]
     for operand in OPERANDS:
         if operand == stationary:

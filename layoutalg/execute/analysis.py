@@ -199,12 +199,12 @@ def _separable(layout: IndexMap, shape, extents):
     return memory, inner
 
 
-def _weighted(terms_list, weights) -> Terms | None:
-    """The per-axis tables of ``Σ weight·coordinate``, or None when some table
-    could leave int64 (then the layout is evaluated per element, exactly)."""
+def _weighted(terms_list, weights, limit: int = MAX_OFFSET) -> Terms | None:
+    """The per-axis tables of ``Σ weight·coordinate``, or None when a partial
+    sum could pass ``limit`` (then the layout is evaluated per element, exactly)."""
     reach = sum((abs(c) + sum(max(-int(t.min()), int(t.max())) for t in parts.values())) * w
                 for (c, parts), w in zip(terms_list, weights))
-    if reach > MAX_OFFSET:
+    if reach > limit:
         return None
     constant, tables = 0, {}
     for (c, parts), w in zip(terms_list, weights):
@@ -260,7 +260,7 @@ def _tables(expr, domain) -> Terms | None:
 
 
 def _row_blocks(extents) -> Iterator[tuple[int, int]]:
-    inner = int(np.prod(extents[1:], dtype=np.int64)) if len(extents) > 1 else 1
+    inner = int(np.prod(extents[1:], dtype=np.int64))
     step = max(1, BLOCK_ELEMENTS // max(1, inner))
     for first in range(0, extents[0], step):
         yield first, min(extents[0], first + step)
@@ -274,7 +274,7 @@ def _blocks(layout: IndexMap, shape, extents) -> Iterator:
         ranges, grid = [(0, 1)], np.zeros((0, 1), dtype=np.int64)
     else:
         ranges = list(_row_blocks(extents))
-    inner_size = int(np.prod(extents[1:], dtype=np.int64)) if extents else 1
+    inner_size = int(np.prod(extents[1:], dtype=np.int64))
     for first, last in ranges:
         if extents:
             grid = np.indices((last - first,) + extents[1:], dtype=np.int64).reshape(

@@ -14,6 +14,7 @@ from dataclasses import astuple, dataclass, field
 
 import numpy as np
 
+from layoutalg.core.tiling import ceil_div
 from layoutalg.dataflow.traffic import Traffic
 from layoutalg.errors import MachineError
 
@@ -42,7 +43,7 @@ class Messages:
     @classmethod
     def of(cls, bytes_: int, hops: int) -> Messages:
         """One message of ``bytes_`` bytes over ``hops`` links."""
-        wavelets = -(-bytes_ // WAVELET_BYTES)
+        wavelets = ceil_div(bytes_, WAVELET_BYTES)
         return cls(1, bytes_, wavelets, hops, bytes_ * hops, wavelets * hops)
 
     def __add__(self, other: Messages) -> Messages:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from layoutalg.core.tiling import ceil_div
 from layoutalg.errors import MachineError, describe
 from layoutalg.tt.devices import get_device
 from layoutalg.validate import is_int, positive_int
@@ -206,7 +207,7 @@ class Machine:
         old = self._store.array
         if nbytes <= old.shape[1]:
             return old
-        size = min(self.capacity, -(-nbytes // GRANULE) * GRANULE)
+        size = min(self.capacity, ceil_div(nbytes, GRANULE) * GRANULE)
         if size * self.memories > EMULATED_BYTES_LIMIT:
             raise MachineError(
                 f"reserve: emulating {self.memories} {self.plural} of {size} bytes each needs "

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from layoutalg.core.tiling import ceil_div
 from layoutalg.errors import CapacityError, MachineError, describe
 from layoutalg.execute.counters import WAVELET_BYTES
 from layoutalg.execute.machine import WSE_SRAM_BYTES, Machine
@@ -147,7 +148,7 @@ def _count(src_pe, dst_pe, src_cols, dst_cols, dst_pes, size, total) -> Transfor
     message_bytes = elements * size
     message_hops = np.zeros(len(keys), dtype=np.int64)
     message_hops[inverse] = hops[remote]
-    wavelets = -(-message_bytes // WAVELET_BYTES)
+    wavelets = ceil_div(message_bytes, WAVELET_BYTES)
     return TransformCounters(
         elements=total, bytes=int(message_bytes.sum()), local_bytes=int((~remote).sum()) * size,
         messages=len(keys), wavelets=int(wavelets.sum()),

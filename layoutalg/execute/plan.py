@@ -28,7 +28,7 @@ from numpy.lib.stride_tricks import as_strided
 from layoutalg.core.bounds import INT64_LIMIT
 from layoutalg.core.tiling import row_major_strides
 from layoutalg.errors import MachineError
-from layoutalg.execute.analysis import Analysis, _row_blocks
+from layoutalg.execute.analysis import Analysis, _row_blocks, _weighted
 
 MAX_SEGMENTS = 64   # progressions per axis before a table counts as irregular
 MAX_COPIES = 4096   # strided copies per placement before falling back to scatter
@@ -217,30 +217,17 @@ def plan_for(found: Analysis, row: int) -> StridedPlan | BlockPlan:
 
 
 def _cell_tables(found: Analysis, row: int):
-    """Per-axis tables of the flat cell index, or None (byte offsets not on elements)."""
-    m_const, m_tables = found.memory
-    i_const, i_tables = found.inner
+    """Per-axis tables of the flat cell index ``memory·row + offset``, or None
+    (byte offsets not on elements, or tables whose partial sums could pass
+    int64: those scatter per element instead)."""
+    inner = found.inner
     if found.in_bytes:
         size = found.itemsize
-        if i_const % size or any((t % size).any() for t in i_tables.values()):
+        constant, tables = inner
+        if constant % size or any((t % size).any() for t in tables.values()):
             return None
-        i_const //= size
-        i_tables = {a: t // size for a, t in i_tables.items()}
-    constant = m_const * row + i_const
-    # Every partial sum of the cell tables stays within this reach; past
-    # int64 (tables that cancel only in their sum) scatter per element instead.
-    reach = abs(constant) + sum(_magnitude(t) * row for t in m_tables.values()) + sum(
-        _magnitude(t) for t in i_tables.values())
-    if reach > INT64_LIMIT:
-        return None
-    tables = {a: t * row for a, t in m_tables.items()}
-    for axis, table in i_tables.items():
-        tables[axis] = tables.get(axis, 0) + table
-    return constant, tables
-
-
-def _magnitude(table: np.ndarray) -> int:
-    return max(-int(table.min()), int(table.max()), 0) if table.size else 0
+        inner = constant // size, {a: t // size for a, t in tables.items()}
+    return _weighted([found.memory, inner], [row, 1], INT64_LIMIT)
 
 
 def _to_elements(offset: np.ndarray, found: Analysis) -> np.ndarray:

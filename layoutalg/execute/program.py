@@ -68,22 +68,21 @@ class Program:
         new = {x: steps.changed[x].tolist() for x in "ABC"}
         first_touch = steps.first_touch.tolist()
 
-        def copy(moves, x, tile, source, target):
-            moves.append((view(target, x, tile), view(source, x, tile)))
-            if labels is not None:
-                labels.append(("copy", x, tile, source, target))
+        def copy(moves, x, tile, pairs):
+            for source, target in pairs:
+                moves.append((view(target, x, tile), view(source, x, tile)))
+                if labels is not None:
+                    labels.append(("copy", x, tile, source, target))
 
         c_tile = None
         for s in range(steps.count):
             moves: list[Move] = []
             if new["C"][s] and s:
-                for source, target in writebacks:
-                    copy(moves, "C", c_tile, source, target)
+                copy(moves, "C", c_tile, writebacks)
             a_tile, b_tile, c_tile = tiles["A"][s], tiles["B"][s], tiles["C"][s]
             for x, tile in (("A", a_tile), ("B", b_tile)):
                 if new[x][s]:
-                    for source, target in fills[x]:
-                        copy(moves, x, tile, source, target)
+                    copy(moves, x, tile, fills[x])
             fresh = bool(new["C"][s] and first_touch[s])
             if fresh:
                 for level in self._zero_levels:
@@ -91,8 +90,7 @@ class Program:
                     if labels is not None:
                         labels.append(("zero", "C", c_tile, level))
             elif new["C"][s]:
-                for source, target in fills["C"]:
-                    copy(moves, "C", c_tile, source, target)
+                copy(moves, "C", c_tile, fills["C"])
             c = view(inner["C"], "C", c_tile)
             product = None if fresh else self._trimmed.setdefault(
                 c.shape, self._scratch[:c.shape[0], :c.shape[1]])
@@ -101,8 +99,7 @@ class Program:
             yield moves, view(inner["A"], "A", a_tile), view(inner["B"], "B", b_tile), c, product
         moves = []
         if c_tile is not None:
-            for source, target in writebacks:
-                copy(moves, "C", c_tile, source, target)
+            copy(moves, "C", c_tile, writebacks)
         yield moves, None, None, None, None
 
     def run(self) -> None:

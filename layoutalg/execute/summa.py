@@ -154,7 +154,7 @@ def _broadcast(tile_bytes: list[int], receivers: int, steps: int, hops: int) -> 
     """``steps`` steps, each sending every tile from its owner to the
     ``receivers`` other PEs of its line: one message per receiver, over
     ``hops`` links in all per tile (summed over the steps)."""
-    wavelets = sum(-(-n // WAVELET_BYTES) for n in tile_bytes)
+    wavelets = sum(ceil_div(n, WAVELET_BYTES) for n in tile_bytes)
     total = sum(tile_bytes)
     return Messages(len(tile_bytes) * receivers * steps, total * receivers * steps,
                     wavelets * receivers * steps, len(tile_bytes) * hops, total * hops,
