@@ -222,28 +222,20 @@ def delinearize(space: Space, /, dim: str, **extents: Extent) -> IndexMap:
 
 def offset(space: Space, dim: str, amount: Extent) -> IndexMap:
     """Shift ``dim`` by ``amount`` (a base address); the first slots are padding."""
-    def _offset_amount() -> Extent:
-        if is_int(amount):  # NumPy integers are as good as Python ints
-            value = int(amount)
-        elif isinstance(amount, sympy.Expr):
-            value = amount
-        else:
-            value = None
-        if value is None or _known_negative(sympy.sympify(value)):
-            raise MapError(f"offset: amount must be a nonnegative integer; got {describe(amount)}")
-        return value
-
     def build(space: Space) -> IndexMap:
         k = space.index(dim)
-        amount = _offset_amount()
-        if amount == 0:
+        if not (is_int(amount) or isinstance(amount, sympy.Expr)) or _known_negative(amount):
+            raise MapError(f"offset: amount must be a nonnegative integer; got {describe(amount)}")
+        # NumPy integers are as good as Python ints.
+        shift = int(amount) if is_int(amount) else amount
+        if shift == 0:
             return identity(space, name=f"offset({dim}, 0)")
-        new = space.replace(k, [(dim, space.extents[k] + amount)])
+        new = space.replace(k, [(dim, space.extents[k] + shift)])
         d = new.symbols[k]
-        exprs = _replace(space.symbols, k, [space.symbols[k] + amount])
-        inverse = _replace(new.symbols, k, [d - amount])
-        return IndexMap(space, new, exprs, inverse=inverse, valid=sympy.Ge(d, amount),
-                        name=f"offset({dim}, {amount})")
+        exprs = _replace(space.symbols, k, [space.symbols[k] + shift])
+        inverse = _replace(new.symbols, k, [d - shift])
+        return IndexMap(space, new, exprs, inverse=inverse, valid=sympy.Ge(d, shift),
+                        name=f"offset({dim}, {shift})")
     return _built(space, build)
 
 

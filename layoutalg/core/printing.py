@@ -43,9 +43,12 @@ class IndexPrinter(StrPrinter):
 
     def _wrap(self, expr) -> str:
         text = self._print(expr)
-        if expr.is_Atom or isinstance(expr, (sympy.floor, sympy.ceiling)):
-            return text
-        return f"({text})"
+        return text if _self_delimiting(expr) else f"({text})"
+
+
+def _self_delimiting(expr) -> bool:
+    """An atom or a floor/ceiling: printed as an operand without parentheses."""
+    return expr.is_Atom or isinstance(expr, (sympy.floor, sympy.ceiling))
 
 
 _PRINTER = IndexPrinter()
@@ -76,9 +79,7 @@ class IndexLatexPrinter(LatexPrinter):
 
     def _bit_operand(self, expr) -> str:
         text = self._print(expr)
-        if expr.is_Atom or isinstance(expr, (sympy.floor, sympy.ceiling)):
-            return text
-        return rf"\left({text}\right)"
+        return text if _self_delimiting(expr) else rf"\left({text}\right)"
 
     def _needs_mul_brackets(self, expr, first=False, last=False) -> bool:
         return isinstance(expr, BitOp) or super()._needs_mul_brackets(expr, first, last)
