@@ -15,32 +15,51 @@ Importing this package registers the spec claims ``fits_pe``, ``on_wafer``,
 
 from __future__ import annotations
 
-from layoutalg.verify.claims import register_claim
-from layoutalg.errors import describe
+from layoutalg.errors import MeshError, PEMemoryError, PlanError, TransformError, describe
 from layoutalg.mesh import seed
 from layoutalg.mesh.checks import (
-    DEFAULT_DATA_BYTES, check_compatible, check_fits_pe, check_on_wafer,
+    DEFAULT_DATA_BYTES,
+    check_compatible,
+    check_fits_pe,
+    check_on_wafer,
 )
 from layoutalg.mesh.dtypes import DTYPE_BYTES, element_size
-from layoutalg.errors import MeshError, PEMemoryError, PlanError, TransformError
 from layoutalg.mesh.graph import Interval, Op, OpGraph, Tensor
 from layoutalg.mesh.graph_pass import (
-    InsertedTransform, TransformPass, insert_transforms, required_input_layout,
+    InsertedTransform,
+    TransformPass,
+    insert_transforms,
+    required_input_layout,
 )
-from layoutalg.mesh.kinds import WAFERS, WSE2, WSE3
-from layoutalg.mesh.layout import LayoutKind, MeshLayout, Wafer
+from layoutalg.mesh.kinds import WAFERS, WSE2, WSE3, LayoutKind, Wafer
+from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.memory_plan import (
-    AllocatorSaving, MemoryPlan, PEGroup, Region, compare_allocators, plan_memory,
+    AllocatorSaving,
+    MemoryPlan,
+    PEGroup,
+    Region,
+    compare_allocators,
+    plan_memory,
 )
 from layoutalg.mesh.pattern_maps import PatternModel, prove_exactly_once
 from layoutalg.mesh.placed import MemoryUsage, PlacedTensor, memory_usage
 from layoutalg.mesh.planner import (
-    LayoutConstraints, LayoutPlan, LayoutValidation, plan_layout, validate_layout,
+    LayoutConstraints,
+    LayoutPlan,
+    LayoutValidation,
+    plan_layout,
+    validate_layout,
 )
 from layoutalg.mesh.transforms import (
-    BlockTable, LayoutTransform, Transfer, TransferCost, TransformKind, create_transform,
+    BlockTable,
+    LayoutTransform,
+    Transfer,
+    TransferCost,
+    TransformKind,
+    create_transform,
     needs_transform,
 )
+from layoutalg.verify.claims import register_claim
 
 __all__ = [
     "DEFAULT_DATA_BYTES", "DTYPE_BYTES", "WAFERS", "WSE2", "WSE3", "AllocatorSaving", "BlockTable",

@@ -15,14 +15,14 @@ import time
 
 import sympy
 
+from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.verify.checks import check_equivalent
-from layoutalg.core.index_map import IndexMap
-from layoutalg.verify.result import CheckResult, Status
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult, Status
 
 
-def _covered(a: MeshLayout, b: MeshLayout, shape, assume, timeout_ms) -> CheckResult:
+def _covered(a, b, shape, assume, timeout_ms) -> CheckResult:
     """Every PE holding an element under ``a`` holds it under ``b``."""
     ma = a.index_map(shape, element_size=1)
     mb = b.index_map(shape, element_size=1)
@@ -38,14 +38,14 @@ def _covered(a: MeshLayout, b: MeshLayout, shape, assume, timeout_ms) -> CheckRe
                                assume=assume, timeout_ms=timeout_ms)
 
 
-def _where(layout: MeshLayout, index, shape) -> str:
+def _where(layout, index, shape) -> str:
     pes = layout.pes_for_element(index, shape)
     if len(pes) == 1:
         return f"PE {pes[0]}"
     return f"all {layout.pe_rows}×{layout.pe_cols} PEs"
 
 
-def _explain(a: MeshLayout, b: MeshLayout, shape, verdict: CheckResult) -> str:
+def _explain(a, b, shape, verdict: CheckResult) -> str:
     """``element (i=…, j=…) lives on PE (0, 1) under A but on PE (1, 0) under B``."""
     names = a.index_map(shape, element_size=1).domain.names[-len(shape):]
     index = tuple(verdict.counterexample[n] for n in names)
@@ -54,13 +54,13 @@ def _explain(a: MeshLayout, b: MeshLayout, shape, verdict: CheckResult) -> str:
             f"{_where(b, index, shape)} under {b}")
 
 
-def compare(a: MeshLayout, b: MeshLayout, shape: tuple[int, ...], *, assume=(),
+def compare(a, b, shape: tuple[int, ...], *, assume=(),
             timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """PROVED when every element lives on the same PEs under ``a`` and ``b``.
 
-    The arguments are checked by the callers (``MeshLayout.compatible_with``,
-    ``checks.check_compatible``): ``layout`` imports this module, so the type
-    ``MeshLayout`` is named here in annotations only.
+    ``a`` and ``b`` are MeshLayouts, checked by the callers
+    (``MeshLayout.compatible_with``, ``checks.check_compatible``): ``layout``
+    imports this module, which cannot import it back.
     """
     start = time.perf_counter()
     subject = f"{a} ~ {b} on {list(shape)}"

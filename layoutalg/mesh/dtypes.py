@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from layoutalg.errors import describe
-from layoutalg.errors import MeshError
+from layoutalg.errors import MeshError, describe
 from layoutalg.validate import is_int
 
 #: The seed's table (``memory_usage_per_pe``), bytes per element.

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from layoutalg.errors import describe
+from layoutalg.errors import MeshError, describe
 from layoutalg.mesh.dtypes import element_size
-from layoutalg.errors import MeshError
 from layoutalg.mesh.shapes import check_shape
+from layoutalg.validate import one_of
 
 ELEMENTWISE = ("add", "sub", "mul", "div")
 UNARY = ("relu", "layout_transform")
@@ -53,9 +53,6 @@ class Interval:
     start: int
     end: int
 
-    def overlaps(self, other: Interval) -> bool:
-        return self.start <= other.end and other.start <= self.end
-
 
 @dataclass(frozen=True)
 class OpGraph:
@@ -87,8 +84,7 @@ class OpGraph:
 
     def op(self, kind: str, *inputs: str, name: str) -> OpGraph:
         """Append ``name = kind(*inputs)``; the output shape is inferred."""
-        if kind not in OPS:
-            raise MeshError(f"graph: op kind must be one of {OPS}; got {describe(kind)}")
+        one_of(MeshError, "op kind", kind, OPS, where="graph")
         args = tuple(self.tensor(n) for n in inputs)
         shape = _result_shape(kind, args, name)
         graph = self._add(name, shape, args[0].dtype, "intermediate")
@@ -115,8 +111,7 @@ class OpGraph:
         the last op reading it; outputs to the end. Weights then come and go
         (streamed in, as with the seed's double buffering).
         """
-        if policy not in LIVENESS:
-            raise MeshError(f"liveness: policy must be one of {LIVENESS}; got {describe(policy)}")
+        one_of(MeshError, "policy", policy, LIVENESS, where="liveness")
         last = max(len(self.ops) - 1, 0)
         start: dict[str, int] = {}
         end = {t.name: 0 for t in self.tensors}

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from layoutalg.errors import describe
-from layoutalg.errors import MeshError
+from layoutalg.errors import MeshError, describe
 from layoutalg.mesh.graph import ELEMENTWISE, OpGraph
 from layoutalg.mesh.layout import LayoutKind, MeshLayout
 from layoutalg.mesh.transforms import LayoutTransform, create_transform

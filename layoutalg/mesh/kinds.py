@@ -5,8 +5,6 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-import numpy as np
-
 from layoutalg.errors import MeshError, describe
 from layoutalg.validate import positive_int
 
@@ -83,9 +81,7 @@ def pe_count(value: object, factory: str, argument: str) -> int:
     """A positive PE count. Any grid can be described: a layout is not a
     machine (a WSE-3 user, a simulated fabric); whether it fits a wafer is
     the ``on_wafer`` claim's question (WSE-2 by default)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise MeshError(f"{factory}: {argument} must be a positive int; got {describe(value)}")
-    return int(value)
+    return positive_int(MeshError, argument, value, where=factory)
 
 
 def check_dim_to_pe(value: object, factory: str) -> tuple[int, int]:

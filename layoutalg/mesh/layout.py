@@ -18,16 +18,15 @@ import numpy as np
 
 from layoutalg.core.home import Home
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import describe
+from layoutalg.errors import MeshError, describe
 from layoutalg.mesh import maps
 from layoutalg.mesh.axes import Axis, tile_axis, whole_axis
-from layoutalg.errors import MeshError
 from layoutalg.mesh.compat import compare
 from layoutalg.mesh.dtypes import check_element_size, element_size
-from layoutalg.mesh.kinds import (  # noqa: F401 - Wafer, WSE2 are read from here too
-    WSE2, LayoutKind, Wafer, check_dim_to_pe, pe_count)
+from layoutalg.mesh.kinds import WSE2, LayoutKind, check_dim_to_pe, pe_count
 from layoutalg.mesh.shapes import check_index, check_pe, check_shape, view, view_index
 from layoutalg.verify.combinators import linearize, scale
+
 
 @dataclass(frozen=True)
 class MeshLayout:
@@ -305,19 +304,13 @@ class MeshLayout:
 
     def __str__(self) -> str:
         k = self.kind
-        if k is LayoutKind.SINGLE_PE:
-            text = "SinglePE"
-        elif k is LayoutKind.ROW_PARTITION:
-            text = f"RowPartition({self.pe_rows})"
-        elif k is LayoutKind.COL_PARTITION:
-            text = f"ColPartition({self.pe_cols})"
-        elif k is LayoutKind.BLOCK_CYCLIC:
-            text = (f"BlockCyclic({self.pe_rows}, {self.pe_cols}, {self.block_rows}, "
-                    f"{self.block_cols})")
-        elif k is LayoutKind.CUSTOM:
+        if k is LayoutKind.CUSTOM:
             return f"Custom({self.mapping.label})"
-        else:
-            text = f"{k.value}({self.pe_rows}, {self.pe_cols})"
+        sizes = {LayoutKind.SINGLE_PE: (), LayoutKind.ROW_PARTITION: (self.pe_rows,),
+                 LayoutKind.COL_PARTITION: (self.pe_cols,)}.get(k, (self.pe_rows, self.pe_cols))
+        if k is LayoutKind.BLOCK_CYCLIC:
+            sizes += (self.block_rows, self.block_cols)
+        text = k.value + (f"({', '.join(map(str, sizes))})" if sizes else "")
         return text if self.dim_to_pe == (0, 1) else text + "ᵀ"
 
 

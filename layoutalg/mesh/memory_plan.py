@@ -20,16 +20,15 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
-from layoutalg.core.space import Space
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import describe
+from layoutalg.core.space import Space
+from layoutalg.errors import MeshError, PEMemoryError, describe
 from layoutalg.mesh.checks import DEFAULT_DATA_BYTES
 from layoutalg.mesh.dtypes import element_size
-from layoutalg.errors import MeshError, PEMemoryError
 from layoutalg.mesh.graph import OpGraph
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.memory_proof import prove_plan
-from layoutalg.validate import is_int
+from layoutalg.validate import one_of, positive_int
 
 STRATEGIES = ("linear_scan", "bump")
 ALIGNMENT = 4
@@ -103,11 +102,6 @@ class MemoryPlan:
     @property
     def total_memory_used(self) -> int:
         return sum(g.used * len(g.pes) for g in self.groups)
-
-    @property
-    def average_utilization(self) -> float:
-        pes = sum(len(g.pes) for g in self.groups)
-        return self.total_memory_used / (pes * self.budget) if pes else 0.0
 
     def pe_plan(self, pe: tuple[int, int]) -> PEGroup:
         for group in self.groups:
@@ -207,7 +201,7 @@ def reservation_table(graph: OpGraph, layouts: Mapping[str, MeshLayout]) -> np.n
     table = np.zeros((len(graph.tensors), rows, cols), dtype=np.int64)
     for k, t in enumerate(graph.tensors):
         grid = layouts[t.name].reservations(t.shape, element_size(t.dtype))
-        table[k, : grid.shape[0], : grid.shape[1]] = -(-grid // ALIGNMENT) * ALIGNMENT
+        table[k, : grid.shape[0], : grid.shape[1]] = align(grid)
     return table
 
 
@@ -258,10 +252,8 @@ def _check(graph, layouts, budget, strategy, double_buffer) -> None:
     if missing:
         raise MeshError(f"plan_memory: layouts must give a MeshLayout for every tensor; "
                         f"missing or not a layout: {missing}")
-    if not is_int(budget) or budget < 1:
-        raise MeshError(f"plan_memory: budget must be a positive int of bytes; got {describe(budget)}")
-    if strategy not in STRATEGIES:
-        raise MeshError(f"plan_memory: strategy must be one of {STRATEGIES}; got {describe(strategy)}")
+    positive_int(MeshError, "budget", budget, where="plan_memory", unit="bytes")
+    one_of(MeshError, "strategy", strategy, STRATEGIES, where="plan_memory")
     unknown = [n for n in double_buffer if n not in {t.name for t in graph.tensors}]
     if isinstance(double_buffer, str) or unknown:
         raise MeshError(f"plan_memory: double_buffer must list tensor names of the graph; "
@@ -281,9 +273,6 @@ class AllocatorSaving:
     def max_saving(self) -> float:
         return 1 - self.linear_scan_max / self.bump_max if self.bump_max else 0.0
 
-    @property
-    def total_saving(self) -> float:
-        return 1 - self.linear_scan_total / self.bump_total if self.bump_total else 0.0
 
 
 def compare_allocators(graph: OpGraph, layouts: Mapping[str, MeshLayout], *,

@@ -6,8 +6,8 @@ region live at some step (unsat: the PE fits). Per tensor, ``check_fits`` proves
 index map's slots end within its reservation, so region safety carries over
 to every element.
 
-The plan's types (``MemoryPlan``, ``PEGroup`` of ``memory_plan``) are named in
-annotations only: ``memory_plan`` imports this module for ``MemoryPlan.prove``.
+``prove_plan`` takes a ``memory_plan.MemoryPlan`` (not imported:
+``memory_plan`` imports this module for ``MemoryPlan.prove``).
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ import time
 
 import sympy
 
-from layoutalg.verify.memory import check_fits
 from layoutalg.mesh.dtypes import element_size
-from layoutalg.verify import query as q
 from layoutalg.verify import query
+from layoutalg.verify.memory import check_fits
 from layoutalg.verify.result import CheckResult, Status
 
 STEP = sympy.Symbol("step", integer=True, nonnegative=True)
@@ -35,18 +34,10 @@ def _holds(region) -> sympy.Basic:
     return sympy.And(sympy.Le(region.offset, BYTE), sympy.Lt(BYTE, region.stop))
 
 
-def _subject(plan: MemoryPlan) -> str:
-    return f"memory plan ({plan.strategy}, {plan.budget} bytes per PE)"
-
-
-def _where(group: PEGroup) -> dict[str, int]:
-    return {"pe_row": group.pes[0][0], "pe_col": group.pes[0][1]}
-
-
-def prove_plan(plan: MemoryPlan, *, timeout_ms: int | None = None) -> CheckResult:
+def prove_plan(plan, *, timeout_ms: int | None = None) -> CheckResult:
     start = time.perf_counter()
     timeout = timeout_ms or query.DEFAULT_TIMEOUT_MS
-    subject = _subject(plan)
+    subject = f"memory plan ({plan.strategy}, {plan.budget} bytes per PE)"
 
     def verdict(status, reason, counterexample=None):
         return CheckResult(status, "memory_safe", subject, counterexample, reason,
@@ -62,23 +53,21 @@ def prove_plan(plan: MemoryPlan, *, timeout_ms: int | None = None) -> CheckResul
         for kind, cases in (("overlap", clashes), ("budget", over)):
             if not cases:
                 continue
-            outcome = q.ask(bounds, [sympy.Or(*cases)], timeout_ms=timeout)
+            outcome = query.ask(bounds, [sympy.Or(*cases)], timeout_ms=timeout)
             if outcome.answer == "unknown":
                 return verdict(Status.UNKNOWN, outcome.reason)
             if outcome.answer == "sat":
                 step, byte = outcome.model[STEP], outcome.model[BYTE]
-                pe = group.pes[0]
+                row, col = group.pes[0]
+                where = {"pe_row": row, "pe_col": col, "step": step, "byte": byte}
                 if kind == "budget":
-                    return verdict(Status.REFUTED, f"PE ({pe[0]}, {pe[1]}) exceeds memory: "
+                    return verdict(Status.REFUTED, f"PE ({row}, {col}) exceeds memory: "
                                    f"{group.used} > {plan.budget} bytes (byte {byte} is in use "
-                                   f"at step {step})",
-                                   {**_where(group), "step": step, "byte": byte,
-                                    "bytes": group.used})
+                                   f"at step {step})", {**where, "bytes": group.used})
                 a, b = [r for r in group.live_at(step) if r.offset <= byte < r.stop][:2]
-                return verdict(Status.REFUTED, f"PE ({pe[0]}, {pe[1]}): {a.label} "
+                return verdict(Status.REFUTED, f"PE ({row}, {col}): {a.label} "
                                f"[{a.offset}, {a.stop}) and {b.label} [{b.offset}, {b.stop}) are "
-                               f"both live at step {step} and share byte {byte}",
-                               {**_where(group), "step": step, "byte": byte})
+                               f"both live at step {step} and share byte {byte}", where)
     layouts = dict(plan.layouts)
     for tensor in plan.graph.tensors:
         placed = layouts[tensor.name].on(tensor.shape, tensor.dtype)

@@ -29,16 +29,22 @@ from dataclasses import dataclass
 
 import sympy
 
-from layoutalg.core.space import Space
 from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
 from layoutalg.core.tiling import deal_local, deal_part, digits, flatten
 from layoutalg.mesh.axes import Axis
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.shapes import view
-from layoutalg.verify.checks import (check_bijective, check_equivalent, check_images_valid,
-                                     check_in_bounds, check_injective, check_surjective)
-from layoutalg.verify.result import CheckResult, Status
+from layoutalg.verify.checks import (
+    check_bijective,
+    check_equivalent,
+    check_images_valid,
+    check_in_bounds,
+    check_injective,
+    check_surjective,
+)
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult, Status
 
 
 @dataclass(frozen=True)

@@ -16,22 +16,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from layoutalg.core.tiling import ceil_div
 from layoutalg.errors import MeshError, PlanError, describe
 from layoutalg.mesh.checks import check_fits_pe, check_on_wafer
 from layoutalg.mesh.dtypes import element_size
 from layoutalg.mesh.kinds import WSE2, Wafer
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.shapes import check_shape, view
-from layoutalg.validate import is_int
+from layoutalg.validate import is_int, nonnegative_int
 from layoutalg.verify.checks import check_bijective
 from layoutalg.verify.result import CheckResult
-
-
-def _bytes(value: object, argument: str) -> int:
-    if not is_int(value) or value < 0:
-        raise MeshError(f"LayoutConstraints: {argument} must be a nonnegative int of bytes; "
-                        f"got {describe(value)}")
-    return int(value)
 
 
 @dataclass(frozen=True)
@@ -72,12 +66,13 @@ class LayoutConstraints:
             if getattr(self, name) is None:
                 object.__setattr__(self, name, default)
         for name in ("sram_bytes", "code_bytes", "stack_bytes", "min_tile_elements"):
-            _bytes(getattr(self, name), name)
+            nonnegative_int(MeshError, name, getattr(self, name), where="LayoutConstraints")
         available = self.sram_bytes - self.code_bytes - self.stack_bytes
         if available < 1:
             raise MeshError(f"LayoutConstraints: code_bytes + stack_bytes must leave data room in "
                             f"sram_bytes={self.sram_bytes}; got {self.code_bytes} + {self.stack_bytes}")
-        data = available if self.data_bytes is None else _bytes(self.data_bytes, "data_bytes")
+        data = available if self.data_bytes is None else nonnegative_int(
+            MeshError, "data_bytes", self.data_bytes, where="LayoutConstraints")
         if not 1 <= data <= available:
             raise MeshError(f"LayoutConstraints: data_bytes must lie in [1, {available}] "
                             f"(sram {self.sram_bytes} − code {self.code_bytes} − stack "
@@ -122,8 +117,7 @@ def seed_score(tile_rows, tile_cols, tile_bytes, budget: int, prefer_square: boo
 
 def _tiles(extent: int, limit: int) -> np.ndarray:
     """Every distinct ceil-division tile of ``extent`` over at most ``limit`` parts."""
-    parts = np.arange(1, min(extent, limit) + 1)
-    return np.unique(-(-extent // parts))
+    return np.unique(ceil_div(extent, np.arange(1, min(extent, limit) + 1)))
 
 
 def plan_layout(shape, dtype: str = "float32", constraints: LayoutConstraints | None = None
@@ -147,7 +141,7 @@ def plan_layout(shape, dtype: str = "float32", constraints: LayoutConstraints | 
     widths = _tiles(cols, limits.max_pe_cols) if len(shape) > 1 else np.array([1])
     tr, tc = np.meshgrid(heights, widths, indexing="ij")
     elements = tr * tc
-    pe_rows, pe_cols = -(-rows // tr), -(-cols // tc)
+    pe_rows, pe_cols = ceil_div(rows, tr), ceil_div(cols, tc)
     ok = (elements * size <= budget) & (pe_rows <= limits.max_pe_rows) & (pe_cols <= limits.max_pe_cols)
     ok &= elements >= min(limits.min_tile_elements, rows * cols)
     if not ok.any():

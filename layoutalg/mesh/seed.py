@@ -13,7 +13,9 @@ things the specs refute. Its bump allocator is
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
+from layoutalg.core.tiling import ceil_div
 from layoutalg.mesh.graph import OpGraph
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.planner import LayoutConstraints, plan_layout
@@ -28,9 +30,9 @@ def seed_linear_layer_layout(in_features: int, out_features: int) -> MeshLayout:
     weight_bytes = in_features * out_features * SEED_FLOAT_BYTES
     if weight_bytes <= SEED_PLANNER_BYTES:
         return MeshLayout.single_pe()
-    num_tiles = -(-(in_features * out_features) // (16 * 1024 // SEED_FLOAT_BYTES))
+    num_tiles = ceil_div(in_features * out_features, 16 * 1024 // SEED_FLOAT_BYTES)
     rows = int(math.sqrt(num_tiles))
-    return MeshLayout.grid(rows, -(-num_tiles // rows))
+    return MeshLayout.grid(rows, ceil_div(num_tiles, rows))
 
 
 def seed_mlp(batch: int = 32, sizes=(1024, 512, 256, 10), dtype: str = "float32", *,
@@ -47,7 +49,7 @@ def seed_mlp(batch: int = 32, sizes=(1024, 512, 256, 10), dtype: str = "float32"
     graph = OpGraph().input("x", (batch, sizes[0]), dtype)
     layouts = {"x": None}
     previous = "x"
-    for k, (fan_in, fan_out) in enumerate(zip(sizes, sizes[1:]), start=1):
+    for k, (fan_in, fan_out) in enumerate(pairwise(sizes), start=1):
         graph = (graph.constant(f"w{k}", (fan_in, fan_out), dtype)
                  .constant(f"b{k}", (fan_out,), dtype)
                  .op("matmul", previous, f"w{k}", name=f"mm{k}")

@@ -11,8 +11,7 @@ import math
 
 import numpy as np
 
-from layoutalg.errors import describe
-from layoutalg.errors import MeshError
+from layoutalg.errors import MeshError, describe
 from layoutalg.validate import first_not_positive, first_out_of_range, is_int
 
 _LETTERS = ("i", "j", "k", "l", "m", "n")

@@ -20,17 +20,20 @@ import numpy as np
 
 from layoutalg.core.evaluate import as_int64, evaluate_all
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import describe
+from layoutalg.errors import TransformError, describe
 from layoutalg.mesh.dtypes import WAVELET_BYTES, element_size
-from layoutalg.errors import TransformError
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.maps import ENUMERATION_LIMIT
 from layoutalg.mesh.pattern_maps import (
-    PatternModel, SeparablePattern, generic_pattern, prove_exactly_once, separable_pattern,
+    PatternModel,
+    SeparablePattern,
+    generic_pattern,
+    prove_exactly_once,
+    separable_pattern,
 )
 from layoutalg.mesh.shapes import check_shape
-from layoutalg.verify.result import CheckResult
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult
 
 
 class TransformKind(enum.Enum):
@@ -43,10 +46,6 @@ class TransformKind(enum.Enum):
     SCATTER = "SCATTER"            # one PE to many
     TRANSPOSE = "TRANSPOSE"        # same grid, the other dimension mapping
     RESHARD = "RESHARD"            # tiles split and merged: the general case
-
-
-BLOCK_FIELDS = ("src_row", "src_col", "dst_row", "dst_col", "row_start", "rows", "col_start",
-                "cols", "src_offset", "src_stride", "dst_offset", "dst_stride")
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,10 +162,8 @@ def generic_blocks(model: PatternModel, shape, size: int) -> BlockTable:
                              f"{domain} exceeds {ENUMERATION_LIMIT} elements")
     points = np.indices(domain.extents, dtype=np.int64).reshape(domain.rank, -1)
     n = points.shape[1]
-    read = [as_int64(np.broadcast_to(v, (n,)), f"images of {model.reads.label}")
-            for v in model.reads.apply(*points)]
-    write = [as_int64(np.broadcast_to(v, (n,)), f"images of {model.writes.label}")
-             for v in model.writes.apply(*points)]
+    read, write = ([as_int64(np.broadcast_to(v, (n,)), f"images of {m.label}")
+                    for v in m.apply(*points)] for m in (model.reads, model.writes))
     tensor = points[-len(shape):]
     vrow = tensor[0]
     vcol = (np.ravel_multi_index(tuple(tensor[1:]), shape[1:]) if len(shape) > 1
