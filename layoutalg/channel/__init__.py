@@ -27,7 +27,6 @@ from layoutalg.channel.banks import (
 )
 from layoutalg.channel.capacity import check_disjoint, check_fits
 from layoutalg.channel.conflicts import check_conflict_free, check_single_channel
-from layoutalg.errors import ChannelError, SwizzleError
 from layoutalg.channel.interleave import ByRange, Interleave
 from layoutalg.channel.iteration import DATAFLOWS, GRAINS, LOOP_ORDERS, concurrent
 from layoutalg.channel.layout import OPTIONS, ChannelLayout
@@ -39,6 +38,7 @@ from layoutalg.channel.load import (
 )
 from layoutalg.channel.smem_tiles import column_read, row_read, swizzled_tile
 from layoutalg.channel.swizzle import Swizzle
+from layoutalg.errors import ChannelError, SwizzleError
 
 __all__ = [
     "DATAFLOWS",

@@ -23,21 +23,20 @@ from collections.abc import Sequence
 
 import sympy
 
-from layoutalg.core.tiling import remainder as mod
 from layoutalg.channel import bank_brute
 from layoutalg.channel.bank_brute import phase_degree
 from layoutalg.channel.bank_model import BankModel, check_op
-from layoutalg.channel.resources import Banks, resource_of, validate
-from layoutalg.errors import SwizzleError
 from layoutalg.channel.interleave import Interleave
+from layoutalg.channel.resources import Banks, resource_of, validate
 from layoutalg.core.index_map import IndexMap, substitute_exprs
-from layoutalg.errors import describe
+from layoutalg.core.tiling import remainder as mod
+from layoutalg.errors import SwizzleError, describe
 from layoutalg.validate import is_int
-from layoutalg.verify import query as q
 from layoutalg.verify import query
+from layoutalg.verify import query as q
 from layoutalg.verify.claims import claim
-from layoutalg.verify.result import CheckResult, Status, point_text
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult, Status, point_text
 
 METHODS = ("auto", "z3", "enumeration")
 ENUMERATION_LIMIT = 1 << 22

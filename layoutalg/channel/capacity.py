@@ -19,15 +19,14 @@ from collections.abc import Sequence
 
 import sympy
 
-from layoutalg.validate import is_int, is_symbolic
-from layoutalg.errors import ChannelError
 from layoutalg.channel.layout import require_layout
 from layoutalg.channel.options import MATRICES
-from layoutalg.errors import describe
-from layoutalg.verify import query as q
+from layoutalg.errors import ChannelError, describe
+from layoutalg.validate import is_int, is_symbolic
 from layoutalg.verify import query
-from layoutalg.verify.result import CheckResult, Status, point_text
+from layoutalg.verify import query as q
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult, Status, point_text
 
 
 def solve(layout, bounds, constraints, assume, timeout_ms) -> query.Outcome:

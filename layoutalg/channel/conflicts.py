@@ -29,8 +29,8 @@ from layoutalg.core.space import Space
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_equivalent
 from layoutalg.verify.conflicts import check_conflict_free as generic_conflict_free
-from layoutalg.verify.result import CheckResult, Status
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult, Status
 
 
 def check_conflict_free(

@@ -22,13 +22,12 @@ from dataclasses import dataclass
 
 import sympy
 
-from layoutalg.validate import positive_int, positive_size
-from layoutalg.errors import ChannelError
 from layoutalg.channel.swizzle import Swizzle
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent, Space
 from layoutalg.core.tiling import ceil_div, deal_local, deal_part, digits, flatten, undeal
-from layoutalg.errors import describe
+from layoutalg.errors import ChannelError, describe
+from layoutalg.validate import positive_int, positive_size
 
 
 @dataclass(frozen=True)

@@ -32,10 +32,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from layoutalg.errors import ChannelError
 from layoutalg.channel.options import MATRICES, TILE_DIMS
 from layoutalg.core.space import Space
-from layoutalg.errors import describe
+from layoutalg.errors import ChannelError, describe
 from layoutalg.validate import one_of
 
 DATAFLOWS = {"os": ("A", "B"), "ws": ("A", "C"), "is": ("B", "C")}

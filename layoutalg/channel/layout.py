@@ -8,15 +8,13 @@ import numpy as np
 import sympy
 
 from layoutalg.channel import options as opt
-from layoutalg.validate import (index, instance_of, is_symbolic, one_of, positive_int,
-                                positive_size)
-from layoutalg.errors import ChannelError, MachineError
 from layoutalg.channel.interleave import ByRange, Interleave
 from layoutalg.core.home import Home
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent, Space
 from layoutalg.core.tiling import unflatten
-from layoutalg.errors import describe
+from layoutalg.errors import ChannelError, MachineError, describe
+from layoutalg.validate import index, instance_of, is_symbolic, one_of, positive_int, positive_size
 
 OPTIONS = ("matrix", "round_robin", "iteration_aware", "hardware")
 PAIRED = ("iteration_aware", "hardware")  # A on even, B on odd channels

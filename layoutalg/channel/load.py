@@ -16,12 +16,11 @@ from functools import lru_cache
 import numpy as np
 import sympy
 
-from layoutalg.errors import ChannelError
 from layoutalg.channel.layout import require_layout
 from layoutalg.channel.options import MATRICES
 from layoutalg.core.bounds import interval
 from layoutalg.core.tiling import unflatten
-from layoutalg.errors import describe
+from layoutalg.errors import ChannelError, describe
 from layoutalg.validate import is_int, nonnegative_int
 from layoutalg.verify.result import CheckResult, Status
 

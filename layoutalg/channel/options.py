@@ -34,7 +34,7 @@ from __future__ import annotations
 import sympy
 
 from layoutalg.core.tiling import ceil_div as cdiv
-from layoutalg.core.tiling import digits, flatten
+from layoutalg.core.tiling import deal_local, deal_part, digits, flatten
 from layoutalg.core.tiling import remainder as mod
 from layoutalg.validate import is_symbolic
 
@@ -120,12 +120,9 @@ def iteration_aware_place(s, matrix, r, c, channel_bytes):
     """Designed ``(channel, offset, channel + 1)``: a tile must stay in its channel."""
     h = half(s.num_channels)
     per_a, per_c = cdiv(s.k_tiles, h), cdiv(s.n_tiles, h)
-    if matrix == "A":
-        channel, slot = 2 * mod(r + c, h), r * per_a + c // h
-    elif matrix == "B":
-        channel, slot = 2 * mod(r + c, h) + 1, r * per_c + c // h
-    else:
-        channel, slot = 2 * mod(r + c, h), s.m_tiles * per_a + r * per_c + c // h
+    start, per = {"A": (0, per_a), "B": (0, per_c), "C": (s.m_tiles * per_a, per_c)}[matrix]
+    channel = 2 * deal_part(r + c, h, lazy=True) + (1 if matrix == "B" else 0)
+    slot = start + r * per + deal_local(c, h)
     return channel, slot * s.tile_bytes, channel + 1
 
 

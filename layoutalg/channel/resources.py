@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from layoutalg.validate import positive_int
 from layoutalg.channel.interleave import Interleave
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.tiling import deal_part
 from layoutalg.errors import SwizzleError, describe
+from layoutalg.validate import positive_int
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,11 @@ claim about the map holds for every tile height the assumptions allow.
 
 from __future__ import annotations
 
-from layoutalg.errors import SwizzleError
 from layoutalg.channel.swizzle import Swizzle
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.core.tiling import dot, flatten, unflatten
-from layoutalg.errors import describe
+from layoutalg.errors import SwizzleError, describe
 from layoutalg.validate import positive_int, positive_size
 
 

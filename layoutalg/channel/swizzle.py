@@ -30,14 +30,13 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
-from layoutalg.validate import integer, nonnegative_int, positive_size
-from layoutalg.core.tiling import remainder as mod
-from layoutalg.errors import SwizzleError
 from layoutalg.core.bits import bit_and, bit_xor, shift_left, shift_right
 from layoutalg.core.cute_layout import CuteLayout
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
-from layoutalg.errors import describe
+from layoutalg.core.tiling import remainder as mod
+from layoutalg.errors import SwizzleError, describe
+from layoutalg.validate import integer, nonnegative_int, positive_size
 from layoutalg.verify.compose import compose
 
 

@@ -14,15 +14,14 @@ from dataclasses import replace
 import sympy
 
 from layoutalg.core.index_map import IndexMap
-from layoutalg.verify.claims import register_claim
-from layoutalg.errors import describe
-from layoutalg.errors import SpyreError
+from layoutalg.errors import SpyreError, describe
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.validate import instance_of
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_bijective, check_equivalent
-from layoutalg.verify.result import CheckResult, Status
+from layoutalg.verify.claims import register_claim
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult, Status
 
 
 def check_padding(subject, expected, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS

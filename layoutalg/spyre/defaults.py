@@ -19,16 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import describe
-from layoutalg.validate import int_tuple, listed
-from layoutalg.errors import SpyreError
+from layoutalg.core.tiling import ceil_div
+from layoutalg.errors import SpyreError, describe
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.mapping import SYNTHETIC, host_to_device_map
 from layoutalg.spyre.sticks import elems_per_stick
 from layoutalg.spyre.torch_layout import TorchLayout
-from layoutalg.core.tiling import ceil_div
+from layoutalg.validate import int_tuple, listed
 
 MAX_RANK = 6
 

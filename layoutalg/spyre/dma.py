@@ -36,10 +36,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from layoutalg.core.tiling import dot, row_major_strides
-from layoutalg.validate import instance_of, listed
 from layoutalg.errors import SpyreError, TorchSpyreError
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.mapping import SYNTHETIC
+from layoutalg.validate import instance_of, listed
 from layoutalg.verify.claims import register_claim
 from layoutalg.verify.result import CheckResult, Status
 

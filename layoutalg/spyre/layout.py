@@ -17,12 +17,12 @@ import sympy
 from layoutalg.core.home import Home
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
-from layoutalg.spyre import mapping, rules
-from layoutalg.validate import int_point, int_tuple, listed
 from layoutalg.errors import SpyreError
+from layoutalg.spyre import mapping, rules
 from layoutalg.spyre.sticks import dtype_name, elems_per_stick, itemsize
 from layoutalg.spyre.stride_maps import dim_map_to_stride_map, stride_map_to_dim_map
 from layoutalg.spyre.torch_layout import TorchLayout, host_space
+from layoutalg.validate import int_point, int_tuple, listed
 
 
 @dataclass(frozen=True, init=False)

@@ -7,10 +7,10 @@ size, dim_map entries, torch dims present, coverage).
 
 from __future__ import annotations
 
-from layoutalg.validate import listed
 from layoutalg.errors import CoverageError, DimMapError, SpyreError, StickSizeError
 from layoutalg.spyre.mapping import SYNTHETIC, coverage
 from layoutalg.spyre.sticks import STICK_BYTES, elems_per_stick, itemsize
+from layoutalg.validate import listed
 
 
 def check_lengths(device_size: tuple[int, ...], dim_map: tuple[int, ...]) -> None:

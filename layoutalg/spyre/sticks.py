@@ -6,8 +6,7 @@ number of elements of the dtype that fill one stick, ``128 // itemsize``.
 
 from __future__ import annotations
 
-from layoutalg.errors import describe
-from layoutalg.errors import SpyreError
+from layoutalg.errors import SpyreError, describe
 
 STICK_BYTES = 128
 

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import sympy
 
-from layoutalg.errors import describe
-from layoutalg.validate import int_tuple, listed
-from layoutalg.errors import StrideMapError
+from layoutalg.errors import StrideMapError, describe
 from layoutalg.spyre.mapping import SYNTHETIC, host_to_device_map
 from layoutalg.spyre.torch_layout import contiguous_strides
+from layoutalg.validate import int_tuple, listed
 from layoutalg.verify.checks import check_equivalent
 
 NONE = -1

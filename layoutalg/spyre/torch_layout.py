@@ -15,10 +15,9 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
-from layoutalg.errors import describe
-from layoutalg.validate import int_point, int_tuple, listed, positive_int
-from layoutalg.errors import SpyreError
 from layoutalg.core.tiling import dot, row_major_strides
+from layoutalg.errors import SpyreError, describe
+from layoutalg.validate import int_point, int_tuple, listed, positive_int
 
 
 def contiguous_strides(size) -> tuple:

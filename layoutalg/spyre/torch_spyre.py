@@ -26,14 +26,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from layoutalg.core.laid_out import bridge as declare_bridge
-from layoutalg.errors import describe
+from layoutalg.errors import SpyreError, TorchSpyreError, describe
 from layoutalg.spyre import rules
-from layoutalg.validate import instance_of, int_tuple, listed
 from layoutalg.spyre.dma import check_dma_rule
-from layoutalg.errors import SpyreError, TorchSpyreError
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.sticks import dtype_name
 from layoutalg.spyre.torch_layout import TorchLayout
+from layoutalg.validate import instance_of, int_tuple, listed
 
 # Device-side DataFormats of torch-spyre's dtypes (torch_spyre/csrc/types_mapping.h,
 # stringToDTDataFormatPair: the second of each pair is the format on Spyre).

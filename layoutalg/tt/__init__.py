@@ -16,6 +16,7 @@ dict) comes in through ``tensor_spec`` / ``MemoryConfig.of`` (``docs/bridges.md`
 
 from __future__ import annotations
 
+from layoutalg.errors import ShardSpecError, TTError
 from layoutalg.tt.checks import (
     check_aligned,
     check_fits_memory,
@@ -25,7 +26,6 @@ from layoutalg.tt.checks import (
 )
 from layoutalg.tt.devices import BLACKHOLE, GRAYSKULL, PRESETS, WORMHOLE_B0, Device, get_device
 from layoutalg.tt.dtypes import DTYPES, DType
-from layoutalg.errors import ShardSpecError, TTError
 from layoutalg.tt.l1_budget import L1Budget, check_l1_fit, check_l1_guard
 from layoutalg.tt.padding import (
     ShardShape,

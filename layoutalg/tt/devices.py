@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from layoutalg.errors import describe
-from layoutalg.errors import TTError
+from layoutalg.errors import TTError, describe
 from layoutalg.validate import positive_int, power_of_two
 
 GiB = 1 << 30

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from layoutalg.errors import describe
-from layoutalg.errors import TTError
+from layoutalg.errors import TTError, describe
 
 
 @dataclass(frozen=True)

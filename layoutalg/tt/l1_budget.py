@@ -29,20 +29,18 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
-from layoutalg.errors import describe
+from layoutalg.errors import TTError, describe
 from layoutalg.tt.checks import check_fits_memory
 from layoutalg.tt.devices import get_device
-from layoutalg.errors import TTError
 from layoutalg.tt.sharded import cores_in_order
 from layoutalg.tt.tensor import TensorSpec
 from layoutalg.validate import is_int, nonnegative_int, positive_int
 from layoutalg.verify.checks import check_in_bounds
 from layoutalg.verify.claims import register_claim
-from layoutalg.verify.result import CheckResult, Status
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult, Status
 
 GUARDS = ("free", "max")
 

@@ -26,17 +26,16 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
-from layoutalg.errors import describe
-from layoutalg.errors import TTError
-from layoutalg.validate import first_not_positive
+from layoutalg.errors import TTError, describe
 from layoutalg.tt.placement import ceil_div
 from layoutalg.tt.sharded import ShardSpec
 from layoutalg.tt.tensor import TensorSpec
+from layoutalg.validate import first_not_positive
 from layoutalg.verify.checks import check_bijective, check_injective
-from layoutalg.verify.combinators import split
 from layoutalg.verify.claims import register_claim
-from layoutalg.verify.result import CheckResult
+from layoutalg.verify.combinators import split
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult
 
 
 def shard_padded_2d(spec: TensorSpec) -> tuple[int, int]:

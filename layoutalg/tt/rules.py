@@ -8,9 +8,8 @@ physical shard shape, ``BufferDistributionSpec``) after naming the argument.
 
 from __future__ import annotations
 
-from layoutalg.errors import describe
-from layoutalg.errors import ShardSpecError
 from layoutalg.core.tiling import ceil_div
+from layoutalg.errors import ShardSpecError, describe
 from layoutalg.tt.placement import Interleaved, Sharded2D, ShardedNd
 from layoutalg.tt.sharded import NdShardSpec, ShardSpec
 

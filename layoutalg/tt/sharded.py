@@ -12,8 +12,7 @@ import math
 import numbers
 from dataclasses import dataclass
 
-from layoutalg.errors import describe
-from layoutalg.errors import ShardSpecError, TTError
+from layoutalg.errors import ShardSpecError, TTError, describe
 
 STRATEGIES = ("HEIGHT", "WIDTH", "BLOCK")
 ORIENTATIONS = ("ROW_MAJOR", "COL_MAJOR")

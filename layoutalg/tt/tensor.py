@@ -20,11 +20,10 @@ import numpy as np
 from layoutalg.core.home import Home
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.tiling import ceil_div, digits
-from layoutalg.errors import MachineError, describe
+from layoutalg.errors import MachineError, TTError, describe
 from layoutalg.tt import maps
 from layoutalg.tt.devices import Device, get_device
 from layoutalg.tt.dtypes import DType, get_dtype
-from layoutalg.errors import TTError
 from layoutalg.tt.rules import build_placement, page_width
 from layoutalg.tt.sharded import NdShardSpec, ShardSpec, check_choice, check_shape, cores_in_order
 from layoutalg.tt.tiles import Tile

@@ -16,9 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from layoutalg.core.tiling import ceil_div, face_offset, face_position
-from layoutalg.errors import describe
+from layoutalg.errors import TTError, describe
 from layoutalg.tt.dtypes import DType
-from layoutalg.errors import TTError
 from layoutalg.validate import is_int
 
 FACE_SHAPES: dict[tuple[int, int], tuple[int, int]] = {

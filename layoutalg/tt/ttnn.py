@@ -23,12 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from layoutalg.core.laid_out import bridge as declare_bridge
-from layoutalg.errors import describe
-from layoutalg.errors import ShardSpecError, TTError
-from layoutalg.validate import first_not_positive
+from layoutalg.errors import ShardSpecError, TTError, describe
 from layoutalg.tt.sharded import NdShardSpec, ShardSpec
 from layoutalg.tt.tensor import TensorSpec
 from layoutalg.tt.ttnn_text import parse_memory_config
+from layoutalg.validate import first_not_positive
 
 MEMORY_LAYOUTS = {"INTERLEAVED": None, "HEIGHT_SHARDED": "HEIGHT", "WIDTH_SHARDED": "WIDTH",
                   "BLOCK_SHARDED": "BLOCK"}

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import re
 
-from layoutalg.errors import describe
-from layoutalg.errors import TTError
+from layoutalg.errors import TTError, describe
 
 # the enum type TT-Metal prints for each field (ttnn/cpp/ttnn/tensor/types.hpp operator<<)
 ENUM_TYPES = {"memory_layout": "TensorMemoryLayout", "buffer_type": "BufferType",
