@@ -18,6 +18,8 @@ chain's composition gives the same values at every element
 spec); the codomains are compared when the specs are built.
 """
 
+import functools
+
 import layoutalg as la
 from layoutalg.mesh.axes import Axis, ceil_div
 from layoutalg.mesh.maps import separable_map
@@ -40,8 +42,15 @@ OTHER_GRID = (tiles(M, QR, 0), tiles(N, QC, 1))    # Grid(QR, QC)
 SINGLE = (whole(M, 0), whole(N, 1))                # SinglePE
 
 
-def view_map(axes, name, **options):
-    return separable_map((M, N), axes, 4, name, **options)
+def view_map(axes, name, *, tile_coordinates=False):
+    return _view_map(tuple(axes), tile_coordinates).renamed(name)
+
+
+@functools.cache
+def _view_map(axes, tile_coordinates):
+    """``separable_map`` of [M, N] fp32, built once per deal: Grid(PR, PC) is
+    the subject or the reference of six specs (an IndexMap is immutable)."""
+    return separable_map((M, N), axes, 4, "view", tile_coordinates=tile_coordinates)
 
 
 @la.spec(claims=["bijective"])
