@@ -180,8 +180,8 @@ def events(schedule: Schedule) -> Iterator[Event]:
                 held[operand, level] = needed
         first = needed_c not in touched
         touched.add(needed_c)
-        shape = tuple(_length(extent(schedule, loop, step.index(loop))) for loop in LOOPS)
-        yield Compute(step, shape, first)
+        spans = (extent(schedule, loop, step.index(loop)) for loop in LOOPS)
+        yield Compute(step, tuple(stop - start for start, stop in spans), first)
     for parent, level in reversed(list(pairwise(c_chain))):
         last = held["C", level]
         if last is not None:
@@ -289,7 +289,3 @@ def _where_any(conditions: list, value):
     if all(isinstance(c, (bool, np.bool_)) for c in conditions):
         return value if any(conditions) else 1
     return sympy.Piecewise((value, sympy.Or(*conditions)), (1, True))
-
-
-def _length(span: tuple[int, int]) -> int:
-    return span[1] - span[0]

@@ -136,11 +136,8 @@ class Traffic:
             one_of(DataflowError, "level", level, LEVELS, where="Traffic.accesses")
         if operand is not None:
             one_of(DataflowError, "operand", operand, OPERANDS, where="Traffic.accesses")
-        total = 0
-        for (lv, op, kd), value in self.counts:
-            if level in (None, lv) and operand in (None, op) and kind in (None, kd):
-                total += value
-        return _tidy(total)
+        return _tidy(sum(value for (lv, op, kd), value in self.counts
+                         if level in (None, lv) and operand in (None, op) and kind in (None, kd)))
 
     def bytes(self, level: str | None = None, operand: str | None = None,
               kind: str | None = None):
