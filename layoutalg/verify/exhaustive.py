@@ -18,7 +18,9 @@ filled slots by a flat index into the codomain.
 Each function returns a ``CheckResult`` with the counterexample format of
 the Z3 check of the same name (domain names; a second point primed), or
 None when it declines (an image too large for a code, say): the caller
-then asks Z3, which keeps its guards.
+then asks Z3, which keeps its guards. A map that divides by 0 at some
+point has no value there: the evaluator raises ``UndefinedValueError``
+(never a verdict), and the caller leaves the check to Z3.
 """
 
 from __future__ import annotations
