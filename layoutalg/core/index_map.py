@@ -74,9 +74,8 @@ class IndexMap:
         dims = domain.names + codomain.names
         check_names_apart(dims, params, f"map {name or '<unnamed>'}", MapError)
         forward = _canonical_exprs(exprs, codomain, "exprs", domain, params)
-        backward = None
-        if inverse is not None:
-            backward = _canonical_exprs(inverse, domain, "inverse", codomain, params)
+        backward = (None if inverse is None
+                    else _canonical_exprs(inverse, domain, "inverse", codomain, params))
         condition = None
         if valid is not None:
             condition = _canonical(as_condition(valid, "valid"), codomain, params, "valid")
@@ -94,13 +93,11 @@ class IndexMap:
     @property
     def parameters(self) -> frozenset[sympy.Symbol]:
         """Positive integer symbols: the extents' and any other the map mentions."""
-        found = set(self.domain.parameters | self.codomain.parameters)
-        parts = list(self.exprs) + list(self.inverse or ()) + list(self.assumptions)
+        parts = [*self.exprs, *(self.inverse or ()), *self.assumptions]
         if self.valid is not None:
             parts.append(self.valid)
-        for part in parts:
-            found |= {s for s in part.free_symbols if s.is_positive}
-        return frozenset(found)
+        mentioned = {s for part in parts for s in part.free_symbols if s.is_positive}
+        return self.domain.parameters | self.codomain.parameters | mentioned
 
     @property
     def is_concrete(self) -> bool:

@@ -20,6 +20,7 @@ a first coordinate past its extent instead of wrapping onto another one.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import mod as _mod
 
 import sympy
 
@@ -62,7 +63,7 @@ def dot(coords: Sequence, strides: Sequence):
     >>> dot((1, 2), (10, 1))
     12
     """
-    total = sympy.Integer(0) if _symbolic(*coords, *strides) else 0
+    total = sympy.Integer(0) if any(isinstance(v, sympy.Basic) for v in (*coords, *strides)) else 0
     for c, s in zip(coords, strides):
         total = total + c * s
     return total
@@ -214,10 +215,6 @@ def remainder(value, modulus):
     return value % modulus
 
 
-def _mod(value, modulus):
-    return value % modulus
-
-
 def _strides(sizes_fastest_first: list) -> list:
     """Strides, fastest first; the slowest size is never used (it may be None)."""
     out, running = [], 1
@@ -236,10 +233,6 @@ def _tidy(value):
 
 def _is_one(value) -> bool:
     return isinstance(value, (int, sympy.Integer)) and not isinstance(value, bool) and value == 1
-
-
-def _symbolic(*values) -> bool:
-    return any(isinstance(v, sympy.Basic) for v in values)
 
 
 __all__ = [
