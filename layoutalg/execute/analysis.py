@@ -186,10 +186,11 @@ def _separable(layout: IndexMap, shape, extents):
         if terms is None:
             return None
         low, high = _extremes(terms)
-        if low < 0 or high >= codomain[k]:
-            value, axis_values = (low, "min") if low < 0 else (high, "max")
-            point = _extreme_point(terms, extents, axis_values)
-            _outside(layout, k, value, point)
+        if low < 0 or high >= codomain[k]:   # the element at the extreme is outside
+            value, pick = (low, np.argmin) if low < 0 else (high, np.argmax)
+            tables = terms[1]
+            _outside(layout, k, value, tuple(int(pick(tables[a])) if a in tables else 0
+                                             for a in range(len(extents))))
         per_coordinate.append(terms)
     rank = len(shape)
     memory = _weighted(per_coordinate[:rank], row_major_strides(codomain[:rank]))
@@ -218,12 +219,6 @@ def _extremes(terms: Terms) -> tuple[int, int]:
     constant, tables = terms
     return (constant + sum(int(t.min()) for t in tables.values()),
             constant + sum(int(t.max()) for t in tables.values()))
-
-
-def _extreme_point(terms: Terms, extents, which: str) -> tuple[int, ...]:
-    pick = np.argmin if which == "min" else np.argmax
-    tables = terms[1]
-    return tuple(int(pick(tables[a])) if a in tables else 0 for a in range(len(extents)))
 
 
 def _outside(layout: IndexMap, k: int, value: int, point) -> None:
