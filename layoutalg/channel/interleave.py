@@ -73,7 +73,7 @@ class Interleave:
                                           where="Interleave.index_map"))
         (a,) = domain.symbols
         capacity = ceil_div(sympy.sympify(address_bytes), self.granule * self.num_channels)
-        codomain = Space(channel=self.num_channels, offset=_tidy(capacity * self.granule))
+        codomain = Space(channel=self.num_channels, offset=capacity * self.granule)
         inverse = None
         if self.swizzle is None:
             c, o = codomain.symbols
@@ -119,7 +119,7 @@ class ByRange:
     def index_map(self, address_bytes: Extent | None = None, *, name: str | None = None) -> IndexMap:
         """``[addr] → [channel, offset]`` over the N·channel_bytes bytes of the memory."""
         total = self.num_channels * self.channel_bytes if address_bytes is None else address_bytes
-        domain = Space(addr=positive_size(ChannelError, "address_bytes", _tidy(total),
+        domain = Space(addr=positive_size(ChannelError, "address_bytes", total,
                                           where="ByRange.index_map"))
         (a,) = domain.symbols
         codomain = Space(channel=self.num_channels, offset=self.channel_bytes)
@@ -134,11 +134,6 @@ class ByRange:
 
     def __str__(self) -> str:
         return f"range({self.num_channels} channels × {self.channel_bytes} B)"
-
-
-def _tidy(value):
-    value = sympy.sympify(value)
-    return int(value) if value.is_Integer else value
 
 
 __all__ = ["ByRange", "Interleave"]

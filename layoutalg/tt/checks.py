@@ -168,22 +168,23 @@ def check_aligned(
     address = q.images(m, x)[-1]
     outcome = q.run(bounds, [q.ne(address % alignment, 0)], [m], assume=assume,
                     timeout_ms=timeout_ms)
-    if outcome.answer == "unknown":
-        return q.unknown("aligned", m.label, start, outcome)
-    if outcome.answer == "unsat":
-        return q.result(Status.PROVED, "aligned", m.label, start,
-                        reason=f"every page starts at a multiple of {alignment} bytes")
+    return q.verdict(outcome, "aligned", m.label, start,
+                     proved=f"every page starts at a multiple of {alignment} bytes",
+                     refuted=lambda: _misaligned(m, outcome, x, alignment))
+
+
+def _misaligned(m, outcome, x, alignment) -> dict:
+    """The page Z3 found that starts off the alignment (and the sizes it chose)."""
     params = q.parameter_values(outcome, [m])
     point = q.point_of(outcome, x)
     where = q.concrete(m, params)(*point)
     bound = int(sympy.sympify(alignment).subs(params))
-    return q.result(
-        Status.REFUTED, "aligned", m.label, start,
-        counterexample={**q.named(m.domain.names, point), m.codomain.names[-1]: where[-1],
-                        **{str(k): int(v) for k, v in params.items()}},
-        reason=f"{_point(m.domain.names, dict(zip(m.domain.names, point)))} starts at address "
-        f"{where[-1]}, not a multiple of {bound}{q.params_text(params)}",
-    )
+    return {
+        "counterexample": {**q.named(m.domain.names, point), m.codomain.names[-1]: where[-1],
+                           **{str(k): int(v) for k, v in params.items()}},
+        "reason": f"{_point(m.domain.names, dict(zip(m.domain.names, point)))} starts at "
+        f"address {where[-1]}, not a multiple of {bound}{q.params_text(params)}",
+    }
 
 
 def check_fits_memory(

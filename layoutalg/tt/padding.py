@@ -125,9 +125,7 @@ def check_padded_to_shards(spec: TensorSpec, padded=None, *, assume=(),
 def padded_spec(spec: TensorSpec) -> TensorSpec:
     """The same placement over the padded shape: every element of the padded
     tensor, padding included, where the tensor's pages keep it."""
-    return TensorSpec(spec.padded_shape, spec.dtype, layout=spec.layout, tile=spec.tile.shape,
-                      memory=spec.memory, storage=spec.storage, device=spec.device,
-                      base_address=spec.base_address)
+    return replace(spec, shape=spec.padded_shape)
 
 
 def fill_map(spec: TensorSpec, fill=None) -> IndexMap:
@@ -143,10 +141,7 @@ def fill_map(spec: TensorSpec, fill=None) -> IndexMap:
     if fill is None:
         fill = own
     elif not isinstance(fill, TensorSpec):  # a memory config: the padded tensor placed by it
-        fill = padded_spec(TensorSpec(spec.shape, spec.dtype, layout=spec.layout,
-                                      tile=spec.tile.shape, memory=_memory(fill),
-                                      storage=spec.storage, device=spec.device,
-                                      base_address=spec.base_address))
+        fill = padded_spec(replace(spec, memory=_memory(fill)))
     if not isinstance(fill, TensorSpec) or fill.padded_shape != own.padded_shape:
         raise TTError(f"fill must be a TensorSpec over the padded shape {own.padded_shape}; got "
                       f"{describe(fill)}")

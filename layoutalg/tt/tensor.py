@@ -90,8 +90,7 @@ class TensorSpec:
                 f"dtype: BFLOAT4_B and BFLOAT8_B data types are not supported for ROW_MAJOR "
                 f"layout (block-float elements share exponents per tile face); got {self.dtype.name}"
             )
-        base = self.base_address
-        base = nonnegative_int(TTError, "base_address", base)
+        base = nonnegative_int(TTError, "base_address", self.base_address)
         if base % self.alignment:
             raise TTError(
                 f"base_address must be a multiple of the {self.storage} alignment "

@@ -74,14 +74,11 @@ def _value(token: str, text: str):
         return None
     if re.fullmatch(r"-?\d+", token):
         return int(token)
-    if token.startswith("{") and token.endswith("}"):
+    if token[:1] + token[-1:] in ("{}", "[]"):  # a list, or (in braces) a core range set
         inner = token[1:-1].strip()
-        ranges = _RANGE.findall(inner)
+        ranges = _RANGE.findall(inner) if token[0] == "{" else []
         if ranges:
             return [((int(a), int(b)), (int(c), int(d))) for a, b, c, d in ranges]
-        return [_value(part, text) for part in _split(inner, text)] if inner else []
-    if token.startswith("[") and token.endswith("]"):
-        inner = token[1:-1].strip()
         return [_value(part, text) for part in _split(inner, text)] if inner else []
     call = _CALL.match(token)
     if call:
