@@ -67,8 +67,9 @@ def _users_modules_named_from(folder: str) -> dict[str, object]:
     aside = {}
     here = Path(folder)
     held = module_names_in(folder)
-    for name, module in list(sys.modules.items()):
-        if name not in held or name == "__main__" or name.startswith(SPEC_MODULE_PREFIX):
+    for name in held:  # the few names the folder holds, not every module imported
+        module = sys.modules.get(name)
+        if module is None or name == "__main__" or name.startswith(SPEC_MODULE_PREFIX):
             continue
         file = getattr(module, "__file__", None)
         if file and is_users(module) and Path(file).resolve().parent != here \

@@ -11,6 +11,7 @@ the cache: a file that cannot be read or written is skipped.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import statistics
@@ -110,4 +111,11 @@ class SpecTimes:
 
 
 def key(item: Found) -> str:
-    return f"{item.path.resolve()}::{item.spec.name}"
+    return f"{_resolved(item.path)}::{item.spec.name}"
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolved(path: Path) -> Path:
+    """``path.resolve()``, once per spec file (a run asks it for every spec
+    several times; the file system is asked once)."""
+    return path.resolve()
