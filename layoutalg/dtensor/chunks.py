@@ -12,6 +12,7 @@ apply this left to right, each to the piece the previous one left
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import sympy
@@ -45,10 +46,7 @@ def nested_chunk(size: int, parts: Sequence[int], ranks: Sequence[int]) -> tuple
 
 def nested_lengths(size: int, parts: Sequence[int]) -> list[int]:
     """The lengths of every rank's piece, ranks in row-major (lexicographic) order."""
-    ranks = [()]
-    for k in parts:
-        ranks = [r + (a,) for r in ranks for a in range(k)]
-    return [nested_chunk(size, parts, r)[1] for r in ranks]
+    return [nested_chunk(size, parts, r)[1] for r in itertools.product(*map(range, parts))]
 
 
 def flat_lengths(size: int, parts: int) -> list[int]:

@@ -17,7 +17,7 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.dtensor.chunks import nested_chunk
-from layoutalg.dtensor.maps import placement_map, sharding
+from layoutalg.dtensor.maps import local_names, placement_map, sharding
 from layoutalg.dtensor.placements import Placement, Shard
 from layoutalg.dtensor.placements import placements as read_placements
 from layoutalg.errors import DTensorError, describe
@@ -82,8 +82,7 @@ class DTensorLayout:
 
     def replaced(self, mesh_dim: int, placement: Placement) -> DTensorLayout:
         """The same tensor and mesh with mesh dim ``mesh_dim`` placed by ``placement``."""
-        chosen = list(self.placements)
-        chosen[mesh_dim] = placement
+        chosen = self.placements[:mesh_dim] + (placement,) + self.placements[mesh_dim + 1:]
         return DTensorLayout(self.mesh_shape, chosen, self.shape)
 
     def index_map(self, *, flat: bool = False) -> IndexMap:
@@ -101,12 +100,9 @@ class DTensorLayout:
 
     def _bounds(self, coord) -> list[tuple[int, int]]:
         point = _point("coord", coord, self._concrete("mesh_shape"))
-        bounds = []
-        for i, size in enumerate(self.shape):
-            dims = sharding(self.placements, i)
-            bounds.append(nested_chunk(size, [self.mesh_shape[k] for k in dims],
-                                       [point[k] for k in dims]))
-        return bounds
+        dims = [sharding(self.placements, i) for i in range(len(self.shape))]
+        return [nested_chunk(size, [self.mesh_shape[k] for k in d], [point[k] for k in d])
+                for size, d in zip(self.shape, dims)]
 
     def local_shape(self, coord) -> tuple[int, ...]:
         """The shape of the local tensor on the rank at mesh coordinate ``coord``."""
@@ -119,13 +115,9 @@ class DTensorLayout:
     def owners(self, index) -> tuple[tuple[int, ...], ...]:
         """The mesh coordinates of every rank holding element ``index`` (row-major)."""
         point = _point("index", index, self._concrete("shape"))
-        ranks = itertools.product(*(range(k) for k in self.mesh_shape))
-        held = []
-        for rank in ranks:
-            if all(start <= x < start + length
-                   for x, (start, length) in zip(point, self._bounds(rank))):
-                held.append(rank)
-        return tuple(held)
+        return tuple(rank for rank in itertools.product(*(range(k) for k in self.mesh_shape))
+                     if all(start <= x < start + length
+                            for x, (start, length) in zip(point, self._bounds(rank))))
 
     def local_index(self, index) -> tuple[int, ...]:
         """Element ``index``'s position in the local tensor of each rank holding it."""
@@ -143,8 +135,7 @@ class DTensorLayout:
 def _index_map(layout: DTensorLayout, flat: bool) -> IndexMap:
     m = placement_map(layout.mesh_shape, layout.placements, layout.shape, str(layout))
     if flat:
-        locals_ = [f"l{i}" for i in range(len(layout.shape))]
-        m = linearize(m, locals_, name="offset").renamed(f"{layout} (flat)")
+        m = linearize(m, local_names(len(layout.shape)), name="offset").renamed(f"{layout} (flat)")
     return m
 
 

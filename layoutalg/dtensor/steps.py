@@ -23,7 +23,7 @@ import sympy
 from layoutalg.core.tiling import ceil_div, unflatten
 from layoutalg.dtensor.chunks import nested_chunk, nested_lengths
 from layoutalg.dtensor.layout import DTensorLayout
-from layoutalg.dtensor.maps import by_pieces, is_flat
+from layoutalg.dtensor.maps import by_pieces, is_flat, local_names, mesh_names
 from layoutalg.dtensor.placements import Placement, Replicate, Shard
 from layoutalg.errors import DTensorError, describe
 from layoutalg.validate import is_int, nonnegative_int
@@ -156,8 +156,7 @@ Step = AllGather | AllToAll | LocalChunk
 
 
 def _ordered(layout: DTensorLayout, source: dict) -> list:
-    names = [f"m{k}" for k in range(len(layout.mesh_shape))]
-    names += [f"l{i}" for i in range(len(layout.shape))]
+    names = mesh_names(len(layout.mesh_shape)) + local_names(len(layout.shape))
     return [sympy.sympify(source[n]) for n in names]
 
 

@@ -77,12 +77,6 @@ class BankModel:
         """Offset bits below the word: elements per 4-byte word, as a power of two."""
         return (self.unit // self.element_bytes).bit_length() - 1
 
-    def bank(self, offset: int) -> int:
-        return (offset * self.element_bytes // self.unit) % self.banks
-
-    def word(self, offset: int) -> int:
-        return offset * self.element_bytes // self.unit
-
 
 @dataclass(frozen=True)
 class BankConflicts:

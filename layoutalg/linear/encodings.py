@@ -118,19 +118,13 @@ def swizzled_shared(vec: int, per_phase: int, max_phase: int, order: Sequence[in
     for name, value in (("vec", vec), ("per_phase", per_phase), ("max_phase", max_phase)):
         positive_int(LinearLayoutError, name, value, where=who)
     order = _order(order, rank, who)
-    if rank == 1:
-        offsets = _identity(shape, order)
-    else:
-        col, row = order[0], order[1]
-        cols, rows = shape[col], shape[row]
-        offsets = [_unit(rank, col, 1 << j) for j in range(cols.bit_length() - 1)]
-        for j in range(rows.bit_length() - 1):
-            r = 1 << j
-            basis = _unit(rank, row, r)
-            basis[col] = (vec * ((r // per_phase) % max_phase)) % cols
-            offsets.append(basis)
-        offsets += [_unit(rank, d, 1 << j) for d in order[2:]
-                    for j in range(shape[d].bit_length() - 1)]
+    col, rows = order[0], shape[order[1]] if rank > 1 else 1
+    offsets = _identity(shape, order[:1])       # the columns, then each row 2**j swizzled
+    for j in range(rows.bit_length() - 1):
+        basis = _unit(rank, order[1], 1 << j)
+        basis[col] = (vec * (((1 << j) // per_phase) % max_phase)) % shape[col]
+        offsets.append(basis)
+    offsets += _identity(shape, order[2:])
     return LinearLayout([("offset", offsets), ("block", [])],
                         [(f"dim{d}", s) for d, s in enumerate(shape)])
 

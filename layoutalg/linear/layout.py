@@ -222,9 +222,7 @@ class LinearLayout:
         >>> m(3), m.inverse is None
         ((3, 1), True)
         """
-        back = None
-        if self.invertible:
-            back = [vectors for _, vectors in self.inverse().bases]
+        back = [vectors for _, vectors in self.inverse().bases] if self.invertible else None
         return xor_index_map(self.in_dims, self.out_dims, [vs for _, vs in self.bases], back,
                              name=name or "linear_layout")
 
@@ -280,10 +278,8 @@ class LinearLayout:
             if not isinstance(getattr(layout, n), (list, tuple)):
                 raise LinearLayoutError(f"LinearLayout.from_gluon: layout.{n} must be a list; "
                                         f"got {describe(getattr(layout, n))}")
-        bases = [(d, list(getattr(layout, f"{p}_bases")))
-                 for d, p in (("register", "reg"), ("lane", "lane"), ("warp", "warp"),
-                              ("block", "block"))]
-        return cls(bases, [(f"dim{k}", s) for k, s in enumerate(layout.shape)])
+        return distributed(layout.reg_bases, layout.lane_bases, layout.warp_bases,
+                           layout.block_bases, shape=layout.shape)
 
 
 def _bases(value: object) -> Bases:

@@ -25,6 +25,7 @@ otherwise is refused, not applied.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 
@@ -38,8 +39,6 @@ _OUTS = re.compile(r"^\s*where out dims are:\s*\[(.*)\]\s*$")
 _OUT = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(size\s*(\d+)\)\s*$")
 _ATTR = re.compile(r"^\s*(?:#ttg\.linear<)?\s*\{(.*)\}\s*>?\s*$", re.DOTALL)
 _ENTRY = re.compile(r"([A-Za-z_]\w*)\s*=\s*(\[[\[\]\d,\s-]*\])")
-_VECTOR = re.compile(r"\[([^\[\]]*)\]")
-_INT = re.compile(r"^-?\d+$")
 _EMPTY = re.compile(r"^\(empty layout(?: with out-dims \[(.*)\])?\)$")
 
 
@@ -152,17 +151,16 @@ def _once(bases: dict, name: str, current: str | None, number: int, line: str) -
 
 
 def _vectors(values: str, name: str, text: str) -> list[list[int]]:
-    """``[[0, 1], [8, 0]]`` as lists of ints, read strictly (no Python evaluation)."""
-    inner = values.strip()[1:-1]
-    vectors = [[_number(v) if _INT.match(v.strip()) else v.strip() for v in body.split(",")]
-               if body.strip() else [] for body in _VECTOR.findall(inner)]
-    rest = _VECTOR.sub("", inner).replace(",", "").strip()
-    bad = [v for vector in vectors for v in vector if isinstance(v, str)]
-    if rest or bad or inner.count(",") != sum(max(len(v) - 1, 0) for v in vectors) + max(
-            len(vectors) - 1, 0):
+    """``[[0, 1], [8, 0]]`` as lists of ints, read strictly as JSON (no Python evaluation)."""
+    try:
+        vectors = json.loads(re.sub(r"(?<!\d)0+(?=\d)", "", values))  # JSON refuses 01
+    except ValueError:  # not JSON, or an int past Python's 4300-digit limit
+        vectors = None
+    if not isinstance(vectors, list) or not all(
+            isinstance(v, list) and all(is_int(x) for x in v) for v in vectors):
         raise LinearLayoutError(f"parse_linear_layout: {name} must be a list of lists of ints "
-                                f"such as [[0, 1], [8, 0]]; got {values.strip()!r} in "
-                                f"{describe(text)}")
+                                f"(decimal, at most 4300 digits each) such as [[0, 1], [8, 0]]; "
+                                f"got {values.strip()!r} in {describe(text)}")
     return vectors
 
 

@@ -197,14 +197,11 @@ def pattern_from_axes(src_axes, dst_axes, src_map: IndexMap, dst_map: IndexMap,
     domain = dst_map.domain
     lead = domain.rank - 2
     i, j = domain.symbols[lead:]
-    names, extents = list(domain.names[:lead]), list(domain.extents[:lead])
-    for d, (s, t) in enumerate(zip(src_axes, dst_axes)):
-        tag = ("row", "col")[d]
-        names += [f"{tag}_src_block", f"{tag}_dst_block"]
-        extents += [s.blocks, t.blocks]
-    names += ["row_pos", "col_pos"]
-    extents += [src_axes[0].block, src_axes[1].block]
-    codomain = Space(*zip(names, extents))
+    blocks = [(f"{tag}_{side}_block", axis.blocks)
+              for tag, *pair in zip(("row", "col"), src_axes, dst_axes)
+              for side, axis in zip(("src", "dst"), pair)]
+    codomain = Space(*zip(domain.names[:lead], domain.extents[:lead]), *blocks,
+                     ("row_pos", src_axes[0].block), ("col_pos", src_axes[1].block))
     sym = codomain.symbols
     copies = sym[:lead]
     dims = (DimMessages(sym[lead], sym[lead + 1], sym[lead + 4], src_axes[0], dst_axes[0]),

@@ -20,7 +20,8 @@ import numpy as np
 
 from layoutalg.core.evaluate import as_int64, evaluate_all
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import TransformError, describe
+from layoutalg.core.tiling import ceil_div
+from layoutalg.errors import TransformError
 from layoutalg.mesh.dtypes import WAVELET_BYTES, element_size
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.maps import ENUMERATION_LIMIT
@@ -32,6 +33,7 @@ from layoutalg.mesh.pattern_maps import (
     separable_pattern,
 )
 from layoutalg.mesh.shapes import check_shape
+from layoutalg.validate import instance_of
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 from layoutalg.verify.result import CheckResult
 
@@ -139,9 +141,7 @@ def separable_blocks(pattern: SeparablePattern, copies: tuple[int, int], size: i
         pattern.dims[0].position: ru[row], pattern.dims[1].source_block: cqs[col],
         pattern.dims[1].target_block: cqt[col], pattern.dims[1].position: cu[col],
     }
-    copy_ids = np.arange(n_copies).reshape(-1, 1, 1)
-    for symbol, value in zip(pattern.copies, (copy_ids // copies[1], copy_ids % copies[1])):
-        env[symbol] = value
+    env.update(zip(pattern.copies, divmod(np.arange(n_copies).reshape(-1, 1, 1), copies[1])))
     env = {k: (v[None] if np.ndim(v) == 2 else v) for k, v in env.items()}
     slots = evaluate_all(list(pattern.read_slot) + list(pattern.write_slot), env)
     what = f"block slots of {pattern.model.label}"
@@ -165,11 +165,10 @@ def generic_blocks(model: PatternModel, shape, size: int) -> BlockTable:
     read, write = ([as_int64(np.broadcast_to(v, (n,)), f"images of {m.label}")
                     for v in m.apply(*points)] for m in (model.reads, model.writes))
     tensor = points[-len(shape):]
-    vrow = tensor[0]
     vcol = (np.ravel_multi_index(tuple(tensor[1:]), shape[1:]) if len(shape) > 1
             else np.zeros(n, dtype=np.int64))
     order = np.lexsort((read[2], write[1], write[0], read[1], read[0]))
-    keys = [a[order] for a in (read[0], read[1], write[0], write[1], read[2], write[2], vrow, vcol)]
+    keys = [a[order] for a in (read[0], read[1], write[0], write[1], read[2], write[2], tensor[0], vcol)]
     new = np.ones(n, dtype=bool)
     same_pair = np.all([k[1:] == k[:-1] for k in keys[:4]], axis=0)
     contiguous = (np.diff(keys[4]) == size) & (np.diff(keys[5]) == size)
@@ -257,7 +256,7 @@ class LayoutTransform:
         per_message = np.bincount(inverse, weights=sizes[remote], minlength=len(keys))
         message_hops = np.zeros(len(keys), dtype=np.int64)
         message_hops[inverse] = hops[remote]
-        wavelets = -(-per_message.astype(np.int64) // WAVELET_BYTES)
+        wavelets = ceil_div(per_message.astype(np.int64), WAVELET_BYTES)
         return TransferCost(
             bytes=int(sizes[remote].sum()), local_bytes=int(sizes[~remote].sum()),
             messages=len(keys), blocks=int(remote.sum()), wavelets=int(wavelets.sum()),
@@ -277,9 +276,7 @@ def create_transform(source: MeshLayout, target: MeshLayout, shape, dtype: str =
     ('GATHER', 112, 'PROVED')
     """
     for argument, value in (("source", source), ("target", target)):
-        if not isinstance(value, MeshLayout):
-            raise TransformError(f"create_transform: {argument} must be a MeshLayout; "
-                                 f"got {describe(value)}")
+        instance_of(TransformError, argument, value, MeshLayout, where="create_transform")
     shape = check_shape(shape)
     size = element_size(dtype)
     label = f"{source} → {target} of {list(shape)}"
