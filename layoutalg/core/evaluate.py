@@ -16,10 +16,9 @@ not), else object arrays of exact Python ints; conditions are bool arrays.
 A consumer that needs int64 uses :func:`as_int64`, which refuses a value
 past int64 with a ``MapError`` naming it instead of wrapping.
 
-``x mod 0`` and ``x // 0`` have no value (Python raises; NumPy's rule would
-give 0). Both kernels note where a divisor is 0 and evaluation then raises
-``UndefinedValueError`` naming the divisor and the first such point, unless
-the division sits in a ``Piecewise`` branch not taken there.
+``x mod 0`` and ``x // 0`` have no value (NumPy's rule would give 0): where a
+divisor is 0, outside any ``Piecewise`` branch not taken there, both kernels
+refuse with ``UndefinedValueError`` naming the divisor and the first point.
 
 >>> import sympy
 >>> from layoutalg.core.space import coordinate
@@ -39,7 +38,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 import sympy
@@ -79,8 +78,7 @@ def evaluate_all(exprs: Sequence[sympy.Basic], env: dict[sympy.Symbol, object]) 
 @lru_cache(maxsize=4096)
 def compile_expr(expr: sympy.Basic) -> Compiled:
     """Compile ``expr`` into its kernels (raises ``Unsupported`` outside the vocabulary)."""
-    exact = _compile(expr, _EXACT)
-    return Compiled(expr, _compile(expr, _FAST), exact, bounds_kernel(expr),
+    return Compiled(expr, _compile(expr, _FAST), _compile(expr, _EXACT), bounds_kernel(expr),
                     not isinstance(expr, sympy.Expr))  # a Symbol is Boolean too
 
 
@@ -93,18 +91,12 @@ def as_int64(values: object, what: str) -> np.ndarray:
     ...
     layoutalg.errors.MapError: images of m must fit in int64 ...; got 18446744073709551616
     """
-    array = _integers(values)
+    array = narrow(values)
     if array.dtype == object:
-        flat = array.reshape(-1)
-        wide = next(int(v) for v in flat if not _INT64_MIN <= v <= INT64_LIMIT)
+        wide = next(int(v) for v in array.reshape(-1) if not _INT64_MIN <= v <= INT64_LIMIT)
         raise MapError(f"{what} must fit in int64 to be used as NumPy indices or offsets; "
                        f"got {wide}")
     return array
-
-
-def narrow(values: object) -> np.ndarray:
-    """Integer ``values`` as int64 when every one fits, else an object array of Python ints."""
-    return _integers(values)
 
 
 # -- inputs ---------------------------------------------------------------------------
@@ -114,19 +106,15 @@ class _Inputs:
     """One binding of symbols to values: int64 when all fit, exact on demand."""
 
     def __init__(self, env: dict[sympy.Symbol, object]) -> None:
-        self.values = {symbol: _integers(value) for symbol, value in env.items()}
+        self.values = {symbol: narrow(value) for symbol, value in env.items()}
         self.int64 = all(v.dtype != object for v in self.values.values())
         self.scalar = all(v.ndim == 0 for v in self.values.values())
         self.ranges = _Ranges(self.values)
-        self._exact: dict[sympy.Symbol, object] | None = None
 
-    @property
+    @cached_property
     def exact(self) -> dict[sympy.Symbol, object]:
-        if self._exact is None:
-            # Python ints for single values, object arrays of them otherwise.
-            self._exact = {s: int(v) if v.ndim == 0 else v.astype(object)
-                           for s, v in self.values.items()}
-        return self._exact
+        """Python ints for single values, object arrays of them otherwise."""
+        return {s: int(v) if v.ndim == 0 else v.astype(object) for s, v in self.values.items()}
 
 
 class _Ranges(dict):
@@ -154,27 +142,21 @@ def _range(array: np.ndarray) -> tuple[int, int]:
         return int(array.min()), int(array.max())
     # min and max chunk by chunk: the second reduction reads from cache.
     flat = array.reshape(-1)
-    lows, highs = [], []
-    for start in range(0, flat.size, _CHUNK):
-        chunk = flat[start:start + _CHUNK]
-        lows.append(chunk.min())
-        highs.append(chunk.max())
-    return int(min(lows)), int(max(highs))
+    pairs = [(c.min(), c.max()) for c in (flat[k:k + _CHUNK] for k in range(0, flat.size, _CHUNK))]
+    return int(min(low for low, _ in pairs)), int(max(high for _, high in pairs))
 
 
-def _integers(value: object) -> np.ndarray:
-    """``value`` as an int64 array when every element fits, else object of Python ints."""
+def narrow(value: object) -> np.ndarray:
+    """Integer ``value`` as int64 when every one fits, else an object array of Python ints."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         number = int(value)
         return np.asarray(number, dtype=np.int64 if _fits(number, number) else object)
     array = np.asarray(value)
     kind = array.dtype.kind
-    if kind in "ib" or (kind == "u" and array.dtype.itemsize < 8):
+    if kind == "u" and array.dtype.itemsize == 8 and array.size and array.max() > INT64_LIMIT:
+        return array.astype(object)
+    if kind in "iub":
         return array.astype(np.int64, copy=False)
-    if kind == "u":
-        if array.size and int(array.max()) > INT64_LIMIT:
-            return array.astype(object)
-        return array.astype(np.int64)
     if kind == "O":
         return _shrink(np.frompyfunc(int, 1, 1)(array))
     if kind == "f" and np.all(np.isfinite(array)) and np.all(array == np.floor(array)):
@@ -201,23 +183,24 @@ def _fits(low: int, high: int) -> bool:
 
 
 def _run(compiled: Compiled, inputs: _Inputs) -> np.ndarray:
-    if inputs.int64 and not inputs.scalar:
-        try:
-            compiled.bounds(inputs.ranges, INT64_LIMIT)
-        except Escapes:
-            pass
-        else:
-            scope = _Scope(inputs.values)
-            result = np.asarray(compiled.fast(scope))
-            _refuse_undefined(compiled.expr, scope)
-            return result
-    # One point, or values past int64: Python ints (exact), narrowed back.
-    scope = _Scope(inputs.exact)
-    result = compiled.exact(scope)
-    _refuse_undefined(compiled.expr, scope)
+    # int64 where the bounds allow, else Python ints (exact), narrowed back.
+    fast = inputs.int64 and not inputs.scalar and _bounded(compiled, inputs)
+    scope = _Scope(inputs.values if fast else inputs.exact)
+    result = (compiled.fast if fast else compiled.exact)(scope)
+    scope.refuse(compiled.expr)
+    if fast:
+        return np.asarray(result)
     if compiled.is_condition:
         return np.asarray(result, dtype=bool)
     return _shrink(result)
+
+
+def _bounded(compiled: Compiled, inputs: _Inputs) -> bool:
+    try:
+        compiled.bounds(inputs.ranges, INT64_LIMIT)
+    except Escapes:
+        return False
+    return True
 
 
 class _Scope(dict):
@@ -228,22 +211,17 @@ class _Scope(dict):
         super().__init__(values)
         self.undefined: list[tuple[sympy.Expr, np.ndarray]] = []
 
-
-def _refuse_undefined(expr: sympy.Basic, scope: _Scope) -> None:
-    """``UndefinedValueError`` at the first point (row-major) where ``expr`` divides by 0."""
-    found = [(divisor, mask) for divisor, mask in scope.undefined if mask.any()]
-    if not found:
-        return
-    shape = np.broadcast_shapes(*(np.shape(v) for v in scope.values()),
-                                *(mask.shape for _, mask in found))
-    firsts = [(int(np.argmax(np.broadcast_to(mask, shape))), k)
-              for k, (_, mask) in enumerate(found)]
-    flat, k = min(firsts)
-    index = np.unravel_index(flat, shape)
-    at = ", ".join(f"{symbol}={int(np.broadcast_to(value, shape)[index])}"
-                   for symbol, value in scope.items())
-    raise UndefinedValueError(f"{expr} has no value at {at or 'the point'}: its divisor "
-                              f"{found[k][0]} is 0 there; x mod 0 and x // 0 have no value")
+    def refuse(self, expr: sympy.Basic) -> None:
+        """``UndefinedValueError`` at the first point (row-major) where ``expr`` divides by 0."""
+        found = [(divisor, mask) for divisor, mask in self.undefined if mask.any()]
+        if not found:
+            return
+        shape = np.broadcast_shapes(*map(np.shape, self.values()), *(m.shape for _, m in found))
+        flat, divisor = min((int(np.argmax(np.broadcast_to(m, shape))), str(d)) for d, m in found)
+        index = np.unravel_index(flat, shape)
+        at = ", ".join(f"{s}={int(np.broadcast_to(v, shape)[index])}" for s, v in self.items())
+        raise UndefinedValueError(f"{expr} has no value at {at}: its divisor {divisor} is 0 "
+                                  "there; x mod 0 and x // 0 have no value")
 
 
 @dataclass(frozen=True)
@@ -294,8 +272,7 @@ def _exact_bits(op, kind):
         for value, name in zip((a, b), kind.arg_names):
             if np.any(np.asarray(value, dtype=object) < 0):
                 worst = int(np.min(np.asarray(value, dtype=object)))
-                raise MapError(f"{kind.public} argument {name} must be non-negative; got "
-                               f"{worst}")
+                raise MapError(f"{kind.public} argument {name} must be non-negative; got {worst}")
         return op(a, b)
     return apply
 
@@ -307,8 +284,7 @@ _FAST_BITS = {BitXor: np.bitwise_xor, BitAnd: np.bitwise_and,
 _EXACT_BITS = {kind: _exact_bits(op, kind) for kind, op in (
     (BitXor, operator.xor), (BitAnd, operator.and_),
     (ShiftRight, operator.rshift), (ShiftLeft, operator.lshift))}
-_FAST = _Mode(_fast_constant, lambda which: np.minimum if which is min else np.maximum,
-              _FAST_BITS)
+_FAST = _Mode(_fast_constant, {min: np.minimum, max: np.maximum}.get, _FAST_BITS)
 _EXACT = _Mode(int, _exact_pick, _EXACT_BITS)
 
 _RELATIONS = {
