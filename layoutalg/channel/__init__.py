@@ -11,8 +11,9 @@
     'os (loop order ti → tj → tk, C resident), tile grain: conflict at (ti=0, tj=0, tk=0): A and B both use (channel=0)'
 
 Importing this package registers its spec claims (see
-:mod:`layoutalg.channel.claims`). Enumeration twins of every check are in
-:mod:`layoutalg.channel.brute`; ``docs/channel.md`` explains the model.
+:mod:`layoutalg.channel.claims`). Enumeration twins of the checks are test oracles
+(``tests/oracles/channel.py``, ``tests/channel/bank_twins.py``); ``docs/channel.md``
+explains the model.
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from layoutalg.core.space import Space
 from layoutalg.core.tiling import digits, dot, flatten, row_major_strides, unflatten
 from layoutalg.spyre.sticks import STICK_BYTES
 from layoutalg.spyre.torch_layout import host_space
+from layoutalg.validate import is_symbolic
 
 SYNTHETIC = -1
 
@@ -110,7 +111,7 @@ def device_to_host_map(size, device_size, dim_map, *, name: str) -> IndexMap:
     """
     domain = device_space(device_size)
     reach = [coverage(device_size, dim_map, d) for d in range(len(size))]
-    reach = [max(int(r), int(n)) if _concrete(r, n) else r for r, n in zip(reach, size)]
+    reach = [max(int(r), int(n)) if not is_symbolic(r, n) else r for r, n in zip(reach, size)]
     return IndexMap(domain, host_space(reach),
                     to_host_exprs(domain.symbols, len(size), device_size, dim_map), name=name)
 
@@ -167,12 +168,8 @@ def _is_none(stride) -> bool:
     return isinstance(stride, int) and stride == -1
 
 
-def _concrete(*values) -> bool:
-    return all(isinstance(v, int) or (isinstance(v, sympy.Integer)) for v in values)
-
-
 def _differ(a, b) -> bool:
-    if _concrete(a, b):
+    if not is_symbolic(a, b):
         return int(a) != int(b)
     return sympy.simplify(sympy.sympify(a) - b) != 0
 
