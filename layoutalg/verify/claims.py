@@ -162,13 +162,13 @@ def _equivalent(m, other, **kwargs):
     return checks.check_equivalent(m, other, **kwargs)
 
 
-INJECTIVE = claim("injective", checks.check_injective)
-IN_BOUNDS = claim("in_bounds", checks.check_in_bounds)
-BIJECTIVE = claim("bijective", checks.check_bijective)
-SURJECTIVE = claim("surjective", checks.check_surjective)
-FITS = claim("fits", _fits, arguments=(1, 2), validate=_valid_fits)
-EQUIVALENT = claim("equivalent", _equivalent, arguments=(1, 1), validate=_valid_equivalent)
-BIJECTIVE_BY_PARTS = claim("bijective_by_parts", check_bijective_by_parts, index_map=False)
+claim("injective", checks.check_injective)
+claim("in_bounds", checks.check_in_bounds)
+claim("bijective", checks.check_bijective)
+claim("surjective", checks.check_surjective)
+claim("fits", _fits, arguments=(1, 2), validate=_valid_fits)
+claim("equivalent", _equivalent, arguments=(1, 1), validate=_valid_equivalent)
+claim("bijective_by_parts", check_bijective_by_parts, index_map=False)
 
 
 def _cute_equivalent(subject, other, *, assume=(), timeout_ms=None):
@@ -177,4 +177,4 @@ def _cute_equivalent(subject, other, *, assume=(), timeout_ms=None):
     return check_layout_equivalent(subject, other)
 
 
-CUTE_EQUIVALENT = claim("cute_equivalent", _cute_equivalent, index_map=False, arguments=(1, 1))
+claim("cute_equivalent", _cute_equivalent, index_map=False, arguments=(1, 1))

@@ -85,17 +85,20 @@ def check_bijective_by_parts(
                     f"{shown[-1].status}: {shown[-1].reason})")
 
 
-def _by_lemma(chain: Chain, assume: Assume, timeout_ms: int):
+def _by_lemma(chain: Chain, assume: Assume, timeout_ms: int, composed: IndexMap | None = None):
     """``(chain, whole, shown)``: the chain under the assumptions, its
     composition (or the CheckResult saying why there is none), and the
-    verdicts of its parts in order up to the first not proved."""
+    verdicts of its parts in order up to the first not proved. ``composed``:
+    the composition ``compose`` made of these very parts, every link proved
+    then (the composition is not made again unless assumptions change it)."""
     if assume:
         # The composition is judged under the assumptions too (an escape at
         # sizes they rule out is none): the parts carry them into compose.
         parameters = frozenset().union(*(part.parameters for part in chain.parts))
         assumed = q.checked_assumptions(assume, parameters)
         chain = Chain(tuple(part.assuming(*assumed) for part in chain.parts), name=chain.label)
-    whole = _composition(chain, timeout_ms)
+        composed = None
+    whole = _composition(chain, timeout_ms) if composed is None else composed
     if isinstance(whole, CheckResult):
         return chain, whole, []
     first, *later = chain.parts
@@ -136,8 +139,13 @@ def by_recorded_parts(m: IndexMap, assume: Assume, timeout_ms: int) -> CheckResu
     formulas and valid slots). Not reentered: the parts' own checks do not
     open their parts again.
     """
-    parts = facts.parts_of(m)
-    if _OPENING.get() or parts is None or len(parts) < 2:
+    if _OPENING.get():
+        return None
+    try:
+        parts = facts.parts_of(m)
+    except RecursionError:  # compose's records hold a cycle (A = B ∘ r, B = A ∘ r⁻¹)
+        return None
+    if parts is None or len(parts) < 2:
         return None
     start = time.perf_counter()
     try:
@@ -146,7 +154,7 @@ def by_recorded_parts(m: IndexMap, assume: Assume, timeout_ms: int) -> CheckResu
         return None
     token = _OPENING.set(True)
     try:
-        chain, whole, shown = _by_lemma(chain, assume, timeout_ms)
+        chain, whole, shown = _by_lemma(chain, assume, timeout_ms, composed=m)
     finally:
         _OPENING.reset(token)
     if isinstance(whole, CheckResult) or not (shown[-1].proved and len(shown) == len(parts)):

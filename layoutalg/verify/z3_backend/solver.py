@@ -6,8 +6,10 @@ this is the only code that imports Z3; every check reaches it through
 
 It translates SymPy integer expressions and booleans into Z3 integer terms
 (Int theory: bit-vectors were ~10^5 times slower on the grid queries), asks
-one question per fresh ``z3.Context`` with a timeout and a fixed seed, and
-reports ``unknown`` with Z3's reason. An operator outside the vocabulary
+one question per fresh ``z3.Solver`` with a timeout and a fixed seed, and
+reports ``unknown`` with Z3's reason. The solvers of one thread share a
+``z3.Context`` (:func:`_context`): making one costs 2–9 ms, more than most
+checks; a solver sees only what was asserted in it. An operator outside the vocabulary
 becomes ``unknown`` too: never a crash and never a pass.
 
 Bit operations (:mod:`layoutalg.core.bits`) are decided, not enumerated,
@@ -24,6 +26,7 @@ in either of two encodings, chosen per query (:func:`choose_encoding`):
 
 from __future__ import annotations
 
+import os
 import queue
 import random
 import threading
@@ -89,12 +92,17 @@ def solve(
         return Outcome("unknown", seconds=_since(start), encoding=encoding, reason=(
             "the bit-vector encoding does not apply: it needs concrete sizes, no quantifier "
             "and values that interval bounds fit in 128 bits"))
-    built = _build(*query, quotients=False, width=width)
+    shared = _context()
+    built = _build(*query, quotients=False, width=width, ctx=shared)
     if isinstance(built, Outcome):
         return built
     solver, translator = built
     if encoding == "bitvector" or not translator.constant_divisions:
-        outcome = _check(solver, translator, unknowns, parameters, timeout_ms, start)
+        try:
+            outcome = _check(solver, translator, unknowns, parameters, timeout_ms, start)
+        except BaseException:  # Ctrl-C: the check may still be winding down in its thread
+            _drop_context(shared)
+            raise
         return _unless_vacuous(outcome, built, query, timeout_ms)
     # Z3's own div/mod and quotient variables (num = den*q + r, linear) each
     # beat the other by 10x or more on some queries. Z3's own runs first;
@@ -107,6 +115,7 @@ def solve(
     except BaseException:  # Ctrl-C or the per-claim time limit: stop every check now
         for ctx in contexts.values():
             ctx.interrupt()
+        _drop_context(shared)
         raise
 
 
@@ -120,6 +129,7 @@ def _race(answers, builds, contexts, query, unknowns, parameters, timeout_ms, st
     if outcomes and outcomes[0][1].answer != "unknown":
         return _unless_vacuous(outcomes[0][1], built, query, timeout_ms)
     remaining = max(1, timeout_ms - int(_since(start) * 1000))
+    _drop_context(built[1].ctx)  # the loser may still be checking in it when this returns
     builds["quotient variables"] = linear = _build(*query, quotients=True)
     contexts["quotient variables"] = _start("quotient variables", linear, unknowns,
                                             parameters, remaining, start, answers)
@@ -152,7 +162,7 @@ def _unless_vacuous(outcome: Outcome, built, query, timeout_ms: int) -> Outcome:
     unknowns, _, parameters, assumptions, _ = query
     if outcome.answer != "unsat" or not parameters:
         return outcome
-    solver_, translator = built
+    _, translator = built
     if not translator.definitions:
         return outcome
     try:
@@ -270,13 +280,42 @@ def _start(label, built, unknowns, parameters, timeout_ms, start, answers) -> z3
     return translator.ctx
 
 
+_SHARED = threading.local()  # .ctx: the thread's context (None: make one)
+
+
+def _context() -> z3.Context:
+    """The calling thread's Z3 context, for query after query: each gets a
+    solver of its own in it, so nothing asserted for one is seen by another.
+    A context that a check may still use after its query returned (a race's
+    loser, a check Ctrl-C left winding down) is dropped, and the next query
+    makes a new one."""
+    ctx = getattr(_SHARED, "ctx", None)
+    if ctx is None:
+        ctx = _SHARED.ctx = z3.Context()
+    return ctx
+
+
+def _drop_context(ctx: z3.Context) -> None:
+    if getattr(_SHARED, "ctx", None) is ctx:
+        _SHARED.ctx = None
+
+
+def _forget_contexts() -> None:
+    global _SHARED
+    _SHARED = threading.local()
+
+
+os.register_at_fork(after_in_child=_forget_contexts)  # a forked child makes its own
+
+
 def _build(unknowns, constraints, parameters, assumptions, forall, *, quotients: bool,
-           width: int = 0):
-    """A solver holding the query, and its translator (bit-vectors of ``width``
-    bits when it is not 0); or an unknown Outcome when the query uses an
-    operator outside the vocabulary."""
+           width: int = 0, ctx: z3.Context | None = None):
+    """A solver holding the query in ``ctx`` (a fresh context when None),
+    and its translator (bit-vectors of ``width`` bits when it is not 0); or
+    an unknown Outcome when the query uses an operator outside the
+    vocabulary."""
     start = time.perf_counter()
-    ctx = z3.Context()
+    ctx = ctx or z3.Context()
     if width:
         translator = _BitVectorTranslator(ctx, width)
     else:
