@@ -87,14 +87,11 @@ class Redistribution:
     def trace(self, point) -> list[tuple[DTensorLayout, tuple[int, ...], bool]]:
         """For a concrete (copy, element) of the target: the slot of each layout the
         plan reads it through (target first, source last) and whether it is real."""
-        target = self.target.index_map()
-        slot = target(*point)
-        names = list(target.codomain.names)
+        slot = self.target.index_map()(*point)
         out = [(self.target, slot, True)]
-        for step, before in zip(reversed(self.steps), reversed(self.layouts[:-1])):
-            env = dict(zip(target.codomain.symbols, (sympy.Integer(v) for v in slot)))
-            slot = tuple(int(e.xreplace(env)) for e in step.reads(before, _symbols(names)))
-            out.append((before, slot, _holds(before, slot)))
+        for before, values in _read_back(self, [sympy.Integer(v) for v in slot]):
+            values = tuple(int(v) for v in values)
+            out.append((before, values, _holds(before, values)))
         return out
 
     def check(self, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
@@ -222,19 +219,25 @@ def _rank_and_index(layout: DTensorLayout, slot) -> tuple[tuple[int, ...], tuple
 # -- building the maps -----------------------------------------------------------------
 
 
+def _read_back(plan: Redistribution, slot) -> list[tuple[DTensorLayout, list]]:
+    """Each earlier layout (the last step's input first) with the slot the plan reads
+    there for the target's ``slot`` (SymPy expressions or Integers)."""
+    symbols = plan.target.index_map().codomain.symbols
+    by_name = {s.name: s for s in symbols}
+    path = []
+    for step, before in zip(reversed(plan.steps), reversed(plan.layouts[:-1])):
+        env = dict(zip(symbols, slot))
+        slot = [e.xreplace(env) for e in step.reads(before, by_name)]
+        path.append((before, slot))
+    return path
+
+
 def _delivered(plan: Redistribution) -> tuple[IndexMap, IndexMap]:
     target = plan.target.index_map()
-    names = list(target.codomain.names)
-    slot = dict(zip(names, target.exprs))
-    received = []
-    for step, before in zip(reversed(plan.steps), reversed(plan.layouts[:-1])):
-        reads = step.reads(before, _symbols(names))
-        env = dict(zip(target.codomain.symbols, (slot[n] for n in names)))
-        values = [e.xreplace(env) for e in reads]
-        received.append(_real(before.index_map(), values))
-        slot = dict(zip(names, values))
+    path = _read_back(plan, list(target.exprs))
+    received = [_real(before.index_map(), values) for before, values in path]
     source = plan.source.index_map()
-    back = dict(zip(source.codomain.symbols, (slot[n] for n in names)))
+    back = dict(zip(source.codomain.symbols, path[-1][1] if path else target.exprs))
     tensor = [e.xreplace(back) for e in source.inverse[len(source.inverse) -
                                                         len(plan.source.shape):]]
     answers = Space(("received", 2), *((f"element{i}", n) for i, n in
@@ -255,11 +258,6 @@ def _real(m: IndexMap, values: list) -> sympy.Basic:
     valid = sympy.true if m.valid is None else m.valid.xreplace(
         dict(zip(m.codomain.symbols, values)))
     return sympy.And(*inside, valid)
-
-
-def _symbols(names: list[str]) -> dict:
-    space = Space(*((n, 1) for n in names))
-    return dict(zip(names, space.symbols))
 
 
 def _apply(layout: DTensorLayout, step: Step, n: int) -> DTensorLayout:
