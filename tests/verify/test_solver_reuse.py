@@ -1,6 +1,6 @@
 """What the solver's cheaper per-query path relies on (issue 17 item 2).
 
-* The vacuity test's memo (``solver._ruled_out_sizes``) gives the verdict a
+* The vacuity test's memo (``vacuity.ruled_out_sizes``) gives the verdict a
   fresh run gives, on an encoding that IS vacuous and one that is not; it
   never answers for another encoding of the same SymPy question, and keeps
   nothing an unknown had a part in.
@@ -27,7 +27,7 @@ import z3
 
 import layoutalg as la
 from layoutalg.runner.claim_limit import ClaimTimeLimit
-from layoutalg.verify.z3_backend import checker_threads, solver
+from layoutalg.verify.z3_backend import checker_threads, solver, vacuity
 from layoutalg.verify.z3_backend.terms import Bounded
 
 M = sympy.Symbol("M", integer=True, positive=True)
@@ -51,7 +51,7 @@ def in_bounds_map():
 
 
 def vacuity_verdict(assumptions=()):
-    """``_ruled_out_sizes`` of the query ``i // 8 >= ceil(ceil(M/8)/3) * 3 + 1``
+    """``vacuity.ruled_out_sizes`` of the query ``i // 8 >= ceil(ceil(M/8)/3) * 3 + 1``
     over 0 <= i < M (false for every M: i // 8 <= ceil(M/8) - 1)."""
     i = sympy.Symbol("i", integer=True)
     unknowns = [Bounded(i, 0, M)]
@@ -59,24 +59,24 @@ def vacuity_verdict(assumptions=()):
     built = solver._build(unknowns, [sympy.Ge(i // 8, tower * 3 + 1)], [M], list(assumptions),
                           None, quotients=False)
     _, translator = built
-    return solver._ruled_out_sizes(translator, [M], list(assumptions), unknowns, 10_000)
+    return vacuity.ruled_out_sizes(translator, [M], list(assumptions), unknowns, 10_000)
 
 
 @pytest.fixture
 def fresh_memo(monkeypatch):
-    monkeypatch.setattr(solver, "_VACUITY_MEMO", {})
-    return solver._VACUITY_MEMO
+    monkeypatch.setattr(vacuity, "MEMO", {})
+    return vacuity.MEMO
 
 
 def counting_checks(monkeypatch):
     calls = []
-    real = solver.interruptible_check
+    real = checker_threads.interruptible_check
 
     def counted(s, ctx):
         calls.append(s)
         return real(s, ctx)
 
-    monkeypatch.setattr(solver, "interruptible_check", counted)
+    monkeypatch.setattr(checker_threads, "interruptible_check", counted)
     return calls
 
 
@@ -85,10 +85,10 @@ def counting_checks(monkeypatch):
 @pytest.mark.parametrize("assumptions", [[], [M <= 1000]], ids=["free", "assumed"])
 def test_a_sound_encoding_is_admitted_with_and_without_the_memo(monkeypatch, fresh_memo,
                                                                  assumptions):
-    monkeypatch.setattr(solver, "_VACUITY_MEMO_SIZE", 0)
+    monkeypatch.setattr(vacuity, "MEMO_SIZE", 0)
     assert vacuity_verdict(assumptions) is None  # nothing remembered
     assert fresh_memo == {}
-    monkeypatch.setattr(solver, "_VACUITY_MEMO_SIZE", 4096)
+    monkeypatch.setattr(vacuity, "MEMO_SIZE", 4096)
     assert vacuity_verdict(assumptions) is None
     calls = counting_checks(monkeypatch)
     assert vacuity_verdict(assumptions) is None  # the same question, from memory
@@ -97,11 +97,11 @@ def test_a_sound_encoding_is_admitted_with_and_without_the_memo(monkeypatch, fre
 
 def test_a_vacuous_encoding_is_caught_with_and_without_the_memo(monkeypatch, fresh_memo):
     monkeypatch.setattr(solver._Translator, "_named", old_naming)
-    monkeypatch.setattr(solver, "_VACUITY_MEMO_SIZE", 0)
+    monkeypatch.setattr(vacuity, "MEMO_SIZE", 0)
     fresh = vacuity_verdict()
     # the truth (see old_naming): sizes M >= 9 are ruled out, M = 1 (the first draw) is not
     assert fresh is not None and int(fresh.removeprefix("M=")) >= 9
-    monkeypatch.setattr(solver, "_VACUITY_MEMO_SIZE", 4096)
+    monkeypatch.setattr(vacuity, "MEMO_SIZE", 4096)
     assert vacuity_verdict() == fresh
     calls = counting_checks(monkeypatch)
     assert vacuity_verdict() == fresh
@@ -126,7 +126,7 @@ def test_the_memo_keys_on_the_timeout(fresh_memo):
 
 
 def test_nothing_an_unknown_had_a_part_in_is_remembered(monkeypatch, fresh_memo):
-    monkeypatch.setattr(solver, "interruptible_check", lambda s, ctx: z3.unknown)
+    monkeypatch.setattr(checker_threads, "interruptible_check", lambda s, ctx: z3.unknown)
     vacuity_verdict([M <= 1000])  # the checks of sizes meeting the assumptions: unknown
     assert fresh_memo == {}
     # no assumptions: the first draw (M = 1) goes straight to the encoding's check
@@ -137,7 +137,7 @@ def test_nothing_an_unknown_had_a_part_in_is_remembered(monkeypatch, fresh_memo)
 def test_no_size_drawn_is_not_a_pass(monkeypatch, fresh_memo):
     """When Z3 finds no size meeting the assumptions for any draw (unknown every
     time), nothing was tested: the guard must not let unsat stand as a proof."""
-    monkeypatch.setattr(solver, "interruptible_check", lambda s, ctx: z3.unknown)
+    monkeypatch.setattr(checker_threads, "interruptible_check", lambda s, ctx: z3.unknown)
     # no candidate size plugged in meets it either (M = 1 would show M <= 1000 at once)
     shown = vacuity_verdict([M >= 2**21])
     assert shown is not None and "did not find sizes" in shown
@@ -220,7 +220,7 @@ def interrupt_scenario(kind: str) -> None:
     previous = raise_in_main_thread_once_started(check, exception)
     try:
         with pytest.raises(type(exception)):
-            solver.interruptible_check(check, check.ctx)
+            checker_threads.interruptible_check(check, check.ctx)
     finally:
         signal.signal(signal.SIGUSR1, previous)
     assert check.thread is not threading.main_thread()
@@ -232,10 +232,10 @@ def interrupt_scenario(kind: str) -> None:
     small = z3.Solver(ctx=ctx)
     x = z3.Int("x", ctx)
     small.add(x * x == 49, x < 0)
-    assert solver.interruptible_check(small, ctx) == z3.sat
+    assert checker_threads.interruptible_check(small, ctx) == z3.sat
     assert small.model()[x].as_long() == -7
     small.add(x > -7)
-    assert solver.interruptible_check(small, ctx) == z3.unsat
+    assert checker_threads.interruptible_check(small, ctx) == z3.unsat
 
 
 @pytest.mark.parametrize("kind", ["ctrl-c", "claim-limit"])

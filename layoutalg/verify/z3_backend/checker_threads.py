@@ -2,7 +2,7 @@
 
 A prove run makes thousands of Z3 checks, each run off the calling thread
 (so Ctrl-C and the per-claim limit can interrupt it: see
-``verify.z3_backend.solver.interruptible_check``) and each watched by a deadline. A
+:func:`interruptible_check`) and each watched by a deadline. A
 thread started per check and a ``threading.Timer`` per deadline cost ~8,500
 thread starts per run; here both are long-lived:
 
@@ -84,6 +84,23 @@ def call(job: Callable[[], object], interrupt: Callable[[], object]) -> object:
     if not ok:
         raise result
     return result
+
+
+def interruptible_check(solver, ctx):
+    """``solver.check()`` that Ctrl-C stops at once.
+
+    Left to itself, Z3 catches SIGINT during a check and answers "unknown
+    (canceled)", so the run went on with the next query and Ctrl-C was lost.
+    Here Z3 leaves SIGINT alone (``ctrl_c`` off) and the check runs in a
+    thread (Z3 releases the GIL) while the calling thread waits; in the main
+    thread that wait raises KeyboardInterrupt, which interrupts the check
+    and goes on up to the CLI (exit 130). The thread is one of
+    this module's workers, reused across checks.
+    """
+    solver.set("ctrl_c", False)
+    if threading.current_thread() is not threading.main_thread():
+        return solver.check()  # only the main thread receives SIGINT
+    return call(solver.check, ctx.interrupt)  # a long-lived worker thread
 
 
 def _until_answered(answer: queue.Queue, interrupt: Callable[[], object]) -> None:

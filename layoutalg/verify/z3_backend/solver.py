@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import queue
-import random
 import threading
 import time
 from collections.abc import Sequence
@@ -40,19 +39,18 @@ import z3
 
 from layoutalg.core.expr import Unsupported
 from layoutalg.errors import MapError, describe
-from layoutalg.verify import plugged
-from layoutalg.verify.z3_backend import checker_threads
+from layoutalg.verify.z3_backend import checker_threads, vacuity
 from layoutalg.verify.encodings import (  # noqa: F401 - ENCODINGS, use_encoding re-exported
     ENCODINGS, choose_encoding, use_encoding)
 from layoutalg.verify.z3_backend.bitvector import BitVectorTranslator as _BitVectorTranslator
 from layoutalg.verify.z3_backend.terms import Bounded
 from layoutalg.verify.z3_backend.terms import Translator as _Translator
 
+interruptible_check = checker_threads.interruptible_check  # by its old name (runner.claim_limit)
+
 DEFAULT_TIMEOUT_MS = 20_000
 SEED = 7
 RACE_AFTER_S = 0.25
-VACUITY_DRAWS = 20
-VACUITY_MAX_BITS = 20
 VACUITY_TIMEOUT_MS = 10_000
 
 
@@ -154,9 +152,8 @@ def _unless_vacuous(outcome: Outcome, built, query, timeout_ms: int) -> Outcome:
     hold for *every* size: a naming bug that equates two of them rules out
     large sizes, and the claim is then "proved" for small sizes only, with
     no counterexample anywhere to show it. So the side conditions alone are
-    checked at ``VACUITY_DRAWS`` sizes that meet the assumptions, drawn up
-    to ``2**VACUITY_MAX_BITS`` per parameter (fixed seed): each must admit
-    them. Skipped when there is nothing to rule sizes out (no parameters or
+    checked at sizes that meet the assumptions (:mod:`~layoutalg.verify.
+    z3_backend.vacuity`): each must admit them. Skipped when there is nothing to rule sizes out (no parameters or
     no side conditions).
     """
     unknowns, _, parameters, assumptions, _ = query
@@ -169,7 +166,7 @@ def _unless_vacuous(outcome: Outcome, built, query, timeout_ms: int) -> Outcome:
         # Each check is a small ground query; it gets the caller's budget (at
         # least VACUITY_TIMEOUT_MS), so load alone does not turn PROVED to UNKNOWN.
         budget = max(timeout_ms, VACUITY_TIMEOUT_MS)
-        shown = _ruled_out_sizes(translator, parameters, assumptions, unknowns, budget)
+        shown = vacuity.ruled_out_sizes(translator, parameters, assumptions, unknowns, budget)
     except z3.Z3Exception as exc:
         shown = f"(the check failed: {exc})"
     if shown is None:
@@ -177,91 +174,6 @@ def _unless_vacuous(outcome: Outcome, built, query, timeout_ms: int) -> Outcome:
     return Outcome("unknown", seconds=outcome.seconds, reason=(
         f"the encoding does not admit the sizes {shown}, which meet the assumptions, "
         "so unsat may hold for small sizes only; nothing is proved"))
-
-
-def _ruled_out_sizes(translator, parameters, assumptions, unknowns,
-                     timeout_ms: int) -> str | None:
-    """Sizes meeting the assumptions that the query's side conditions do not
-    admit (or cannot be shown to), as text; None when every draw is admitted.
-
-    Remembered per process by the question: the side conditions' Z3 text,
-    the parameters and assumptions (SymPy, structurally), the draws' settings
-    and the timeout. Only answers every check of which was sat or unsat are
-    remembered, never one an unknown (a timeout, say) had a part in."""
-    ctx = translator.ctx
-    admits = z3.Solver(ctx=ctx)  # the query's encoding: assumptions and side conditions
-    admits.set("timeout", timeout_ms)
-    admits.add(_asserted(translator, parameters, assumptions, unknowns, ()))
-    admits.add(translator.definitions)
-    sizes = [translator.term(p) for p in parameters]
-    key = (VACUITY_DRAWS, VACUITY_MAX_BITS, SEED, timeout_ms, tuple(parameters),
-           tuple(assumptions), tuple(map(str, sizes)), admits.sexpr())
-    if key in _VACUITY_MEMO:
-        return _VACUITY_MEMO[key]
-    definite = [True]  # False once a check answers unknown
-    draws = _draws(ctx, parameters, tuple(assumptions), timeout_ms, definite)
-    shown = _first_not_admitted(admits, sizes, draws, parameters, definite)
-    if definite[0] and _VACUITY_MEMO_SIZE:
-        if len(_VACUITY_MEMO) >= _VACUITY_MEMO_SIZE:
-            del _VACUITY_MEMO[next(iter(_VACUITY_MEMO))]  # the oldest
-        _VACUITY_MEMO[key] = shown
-    return shown
-
-
-_VACUITY_MEMO: dict[tuple, str | None] = {}  # per process; see _ruled_out_sizes
-_VACUITY_MEMO_SIZE = 4096  # 0: remember nothing
-
-
-def _draws(ctx, parameters, assumed, timeout_ms: int, definite: list):
-    """``VACUITY_DRAWS`` floors per parameter (fixed seed; the first all 1), each with sizes
-    at least that large meeting ``assumed``: the floors if they do (plugged in exactly),
-    else sizes Z3 finds; floors the assumptions bound the sizes below are left out."""
-    rng = random.Random(SEED)
-    meets = None
-    for k in range(VACUITY_DRAWS):
-        floors = [1 if k == 0 else int(2 ** rng.uniform(0, VACUITY_MAX_BITS)) for _ in parameters]
-        if not assumed or plugged.holds(assumed, dict(zip(parameters, floors))):
-            yield floors  # they meet the assumptions (shown exactly): no Z3 check needed
-            continue
-        if meets is None:
-            meets, drawn = _meets(ctx, parameters, assumed, timeout_ms)
-        meets.push()
-        meets.add([size >= low for size, low in zip(drawn, floors)])
-        answer = interruptible_check(meets, meets.ctx)
-        definite[0] &= answer != z3.unknown
-        values = [meets.model().eval(size, model_completion=True).as_long()
-                  for size in drawn] if answer == z3.sat else None
-        meets.pop()
-        if values is not None:
-            yield values
-
-
-def _meets(ctx, parameters, assumed, timeout_ms: int):
-    """A solver of "sizes meeting the assumptions" and its size terms, translated plainly (no
-    named terms): the query's translation may lean on the side conditions under test."""
-    plain = _Translator(ctx, plain=True)
-    meets = z3.Solver(ctx=ctx)
-    meets.set("timeout", timeout_ms)
-    meets.add([plain.term(p) >= 1 for p in parameters])
-    meets.add([plain.boolean(a) for a in assumed])
-    return meets, [plain.term(p) for p in parameters]
-
-
-def _first_not_admitted(admits, sizes, draws, parameters, definite: list) -> str | None:
-    """The first draw not admitted (or not shown to be), as text; a note if none was drawn."""
-    tested = False
-    for values in draws:
-        tested = True
-        admits.push()
-        admits.add([size == value for size, value in zip(sizes, values)])
-        answer = interruptible_check(admits, admits.ctx)
-        admits.pop()
-        definite[0] &= answer != z3.unknown
-        if answer != z3.sat:
-            return ", ".join(f"{p}={v}" for p, v in zip(parameters, values))
-    if not tested and not definite[0]:
-        return "(none: Z3 did not find sizes meeting the assumptions)"
-    return None
 
 
 def _start(label, built, unknowns, parameters, timeout_ms, start, answers) -> z3.Context:
@@ -324,7 +236,7 @@ def _build(unknowns, constraints, parameters, assumptions, forall, *, quotients:
     try:
         solver = z3.Solver(ctx=ctx)
         solver.set("random_seed", SEED)
-        solver.add(_asserted(translator, parameters, assumptions, unknowns, constraints))
+        solver.add(translator.asserted(parameters, assumptions, unknowns, constraints))
         if forall is not None:
             solver.add(translator.universal(*forall))
         solver.add(translator.definitions)
@@ -333,18 +245,6 @@ def _build(unknowns, constraints, parameters, assumptions, forall, *, quotients:
         return Outcome("unknown", reason=f"unsupported: {exc}", seconds=_since(start),
                        encoding=translator.encoding)
     return solver, translator
-
-
-def _asserted(translator, parameters, assumptions, unknowns, constraints) -> list:
-    """The query's assertions in order: each size ≥ 1, the assumptions, each
-    unknown's range, the constraints (side conditions are the caller's)."""
-    out = [translator.term(p) >= 1 for p in parameters]
-    out += [translator.boolean(a) for a in assumptions]
-    for unknown in unknowns:
-        var = translator.term(unknown.symbol)
-        out.append(var >= translator.term(sympy.sympify(unknown.low)))
-        out.append(var < translator.term(sympy.sympify(unknown.high)))
-    return out + [translator.boolean(c) for c in constraints]
 
 
 def _check(solver, translator, unknowns, parameters, timeout_ms: int, start: float) -> Outcome:
@@ -380,13 +280,13 @@ def maximize(
     try:
         opt = z3.Optimize(ctx=ctx)
         opt.set("timeout", int(timeout_ms))
-        opt.add(_asserted(translator, (), (), unknowns, constraints))
+        opt.add(translator.asserted((), (), unknowns, constraints))
         opt.maximize(translator.term(objective))
         opt.add(translator.definitions)
         opt.add(translator.total_definitions)
     except Unsupported:
         return None
-    if interruptible_check(opt, ctx) != z3.sat:
+    if checker_threads.interruptible_check(opt, ctx) != z3.sat:
         return None
     model = opt.model()
     value = model.eval(translator.term(objective), model_completion=True)
@@ -402,7 +302,7 @@ def _check_with_deadline(solver, ctx: z3.Context, timeout_ms: int):
     own timeout (some of its preprocessing does not poll it)."""
     ticket = checker_threads.arm(timeout_ms / 1000 * 2 + 5, ctx.interrupt)
     try:
-        return interruptible_check(solver, ctx)
+        return checker_threads.interruptible_check(solver, ctx)
     finally:
         checker_threads.disarm(ticket)
 
@@ -416,23 +316,6 @@ def checked_timeout(timeout_ms: object) -> int:
         raise MapError(f"timeout_ms must be a positive whole number of milliseconds; "
                        f"got {describe(timeout_ms)}")
     return int(timeout_ms)
-
-
-def interruptible_check(solver, ctx: z3.Context):
-    """``solver.check()`` that Ctrl-C stops at once.
-
-    Left to itself, Z3 catches SIGINT during a check and answers "unknown
-    (canceled)", so the run went on with the next query and Ctrl-C was lost.
-    Here Z3 leaves SIGINT alone (``ctrl_c`` off) and the check runs in a
-    thread (Z3 releases the GIL) while the calling thread waits; in the main
-    thread that wait raises KeyboardInterrupt, which interrupts the check
-    and goes on up to the CLI (exit 130). The thread is one of
-    :mod:`~layoutalg.verify.z3_backend.checker_threads`' workers, reused across checks.
-    """
-    solver.set("ctrl_c", False)
-    if threading.current_thread() is not threading.main_thread():
-        return solver.check()  # only the main thread receives SIGINT
-    return checker_threads.call(solver.check, ctx.interrupt)  # a long-lived worker thread
 
 
 def _since(start: float) -> float:

@@ -81,6 +81,17 @@ class Translator(BitSplitting):
             if low.is_Integer and high.is_Integer and low >= 0:
                 self.ranges[unknown.symbol] = max(int(high) - 1, 0)
 
+    def asserted(self, parameters, assumptions, unknowns, constraints) -> list:
+        """A query's assertions in order: each size ≥ 1, the assumptions, each
+        unknown's range, the constraints (side conditions are the caller's)."""
+        out = [self.term(p) >= 1 for p in parameters]
+        out += [self.boolean(a) for a in assumptions]
+        for unknown in unknowns:
+            var = self.term(unknown.symbol)
+            out.append(var >= self.term(sympy.sympify(unknown.low)))
+            out.append(var < self.term(sympy.sympify(unknown.high)))
+        return out + [self.boolean(c) for c in constraints]
+
     def value(self, model, symbol: sympy.Symbol) -> int:
         return model.eval(self.term(symbol), model_completion=True).as_long()
 

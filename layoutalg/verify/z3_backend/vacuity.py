@@ -1,0 +1,108 @@
+"""The vacuity guard's question: do the query's side conditions admit every size?
+
+The translation of a query over symbolic sizes adds side conditions (a
+named tile size ``extent#k = ⌈M/PR⌉``, quotient and remainder variables)
+that must hold for *every* size; :func:`ruled_out_sizes` checks them at
+``DRAWS`` sizes meeting the assumptions, drawn up to ``2**MAX_BITS`` per
+parameter (fixed seed). ``solver._unless_vacuous`` turns an unsat answer
+into UNKNOWN when some size is not admitted.
+"""
+
+from __future__ import annotations
+
+import random
+
+import z3
+
+from layoutalg.verify import plugged
+from layoutalg.verify.z3_backend import checker_threads
+from layoutalg.verify.z3_backend.terms import Translator as _Translator
+
+SEED = 7  # the draws' (the solver's random_seed is the same number)
+DRAWS = 20
+MAX_BITS = 20
+
+
+def ruled_out_sizes(translator, parameters, assumptions, unknowns,
+                     timeout_ms: int) -> str | None:
+    """Sizes meeting the assumptions that the query's side conditions do not
+    admit (or cannot be shown to), as text; None when every draw is admitted.
+
+    Remembered per process by the question: the side conditions' Z3 text,
+    the parameters and assumptions (SymPy, structurally), the draws' settings
+    and the timeout. Only answers every check of which was sat or unsat are
+    remembered, never one an unknown (a timeout, say) had a part in."""
+    ctx = translator.ctx
+    admits = z3.Solver(ctx=ctx)  # the query's encoding: assumptions and side conditions
+    admits.set("timeout", timeout_ms)
+    admits.add(translator.asserted(parameters, assumptions, unknowns, ()))
+    admits.add(translator.definitions)
+    sizes = [translator.term(p) for p in parameters]
+    key = (DRAWS, MAX_BITS, SEED, timeout_ms, tuple(parameters),
+           tuple(assumptions), tuple(map(str, sizes)), admits.sexpr())
+    if key in MEMO:
+        return MEMO[key]
+    definite = [True]  # False once a check answers unknown
+    draws = _draws(ctx, parameters, tuple(assumptions), timeout_ms, definite)
+    shown = _first_not_admitted(admits, sizes, draws, parameters, definite)
+    if definite[0] and MEMO_SIZE:
+        if len(MEMO) >= MEMO_SIZE:
+            del MEMO[next(iter(MEMO))]  # the oldest
+        MEMO[key] = shown
+    return shown
+
+
+MEMO: dict[tuple, str | None] = {}  # per process; see ruled_out_sizes
+MEMO_SIZE = 4096  # 0: remember nothing
+
+
+def _draws(ctx, parameters, assumed, timeout_ms: int, definite: list):
+    """``DRAWS`` floors per parameter (fixed seed; the first all 1), each with sizes
+    at least that large meeting ``assumed``: the floors if they do (plugged in exactly),
+    else sizes Z3 finds; floors the assumptions bound the sizes below are left out."""
+    rng = random.Random(SEED)
+    meets = None
+    for k in range(DRAWS):
+        floors = [1 if k == 0 else int(2 ** rng.uniform(0, MAX_BITS)) for _ in parameters]
+        if not assumed or plugged.holds(assumed, dict(zip(parameters, floors))):
+            yield floors  # they meet the assumptions (shown exactly): no Z3 check needed
+            continue
+        if meets is None:
+            meets, drawn = _meets(ctx, parameters, assumed, timeout_ms)
+        meets.push()
+        meets.add([size >= low for size, low in zip(drawn, floors)])
+        answer = checker_threads.interruptible_check(meets, meets.ctx)
+        definite[0] &= answer != z3.unknown
+        values = [meets.model().eval(size, model_completion=True).as_long()
+                  for size in drawn] if answer == z3.sat else None
+        meets.pop()
+        if values is not None:
+            yield values
+
+
+def _meets(ctx, parameters, assumed, timeout_ms: int):
+    """A solver of "sizes meeting the assumptions" and its size terms, translated plainly (no
+    named terms): the query's translation may lean on the side conditions under test."""
+    plain = _Translator(ctx, plain=True)
+    meets = z3.Solver(ctx=ctx)
+    meets.set("timeout", timeout_ms)
+    meets.add([plain.term(p) >= 1 for p in parameters])
+    meets.add([plain.boolean(a) for a in assumed])
+    return meets, [plain.term(p) for p in parameters]
+
+
+def _first_not_admitted(admits, sizes, draws, parameters, definite: list) -> str | None:
+    """The first draw not admitted (or not shown to be), as text; a note if none was drawn."""
+    tested = False
+    for values in draws:
+        tested = True
+        admits.push()
+        admits.add([size == value for size, value in zip(sizes, values)])
+        answer = checker_threads.interruptible_check(admits, admits.ctx)
+        admits.pop()
+        definite[0] &= answer != z3.unknown
+        if answer != z3.sat:
+            return ", ".join(f"{p}={v}" for p, v in zip(parameters, values))
+    if not tested and not definite[0]:
+        return "(none: Z3 did not find sizes meeting the assumptions)"
+    return None
