@@ -202,6 +202,17 @@ class Running:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
 
+    def interrupt_when(self, ready, what: str) -> tuple[int, list[int]]:
+        """Once ``ready``, Ctrl-C to the CLI alone; its exit code and the
+        worker processes it had then. Stopped in any case."""
+        try:
+            self.wait_until(ready, what)
+            workers = descendants(self.process.pid)
+            self.process.send_signal(signal.SIGINT)
+            return self.wait(), workers
+        finally:
+            self.stop()
+
 
 def descendants(pid: int) -> list[int]:
     """Every process below ``pid`` (psutil if installed, else ``pgrep -P``)."""
@@ -353,13 +364,8 @@ time.sleep(3600)  # a module that takes long to import (heavy set-up at top leve
                                      "--json", str(report), "--junit", str(junit), *jobs],
                   cwd=tmp_path, env=child_env(tmp_path))
     parent = tmp_path / f"importing-{run.process.pid}"
-    try:
-        run.wait_until(parent.exists, "the slow module started importing in the CLI")
-        workers = descendants(run.process.pid)
-        run.process.send_signal(signal.SIGINT)
-        code = run.wait()
-    finally:
-        run.stop()
+    code, workers = run.interrupt_when(parent.exists,
+                                       "the slow module started importing in the CLI")
     assert code == 130
     assert "layoutalg: interrupted" in run.stderr
     assert_no_traceback(run.stdout, run.stderr)
@@ -375,12 +381,7 @@ def test_an_interrupted_run_says_its_report_could_not_be_written(tmp_path):
     run = Running(tmp_path / "run", ["prove", "specs", "--cache-dir", str(tmp_path / "cache"),
                                      "--json", str(tmp_path / "missing" / "r.json")],
                   cwd=tmp_path, env=child_env(tmp_path))
-    try:
-        run.wait_until(pidfile.exists, "the slow spec started")
-        run.process.send_signal(signal.SIGINT)
-        code = run.wait()
-    finally:
-        run.stop()
+    code, _ = run.interrupt_when(pidfile.exists, "the slow spec started")
     assert code == 130
     assert "layoutalg: interrupted" in run.stderr
     assert "--json" in run.stderr  # the user must hear the partial report is missing

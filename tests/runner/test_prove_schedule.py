@@ -166,9 +166,17 @@ def test_costs_must_be_one_per_spec(tmp_path):
         prover.prove(found, executor=Recording(), costs=[1.0])
 
 
-def pool_order(pool: WorkerPool, worker_group, other_groups, queued) -> list:
+def pool_order(worker_group, other_groups, queued) -> list:
     """The (group, number) of the queued tasks ``(group, cost)`` in the order
-    ``pool`` hands them to a worker last on ``worker_group``."""
+    a ``WorkerPool(2)`` hands them to a worker last on ``worker_group``."""
+    pool = WorkerPool(2)
+    try:
+        return _taken(pool, worker_group, other_groups, queued)
+    finally:
+        pool.shutdown()
+
+
+def _taken(pool: WorkerPool, worker_group, other_groups, queued) -> list:
     me = _Worker(process=None, pipe=None, groups={worker_group})
     others = [_Worker(process=None, pipe=None, groups={g}) for g in other_groups]
     tasks = [_Task(Future(), print, (k,), {}, g, c) for k, (g, c) in enumerate(queued)]
@@ -187,13 +195,8 @@ def pool_order(pool: WorkerPool, worker_group, other_groups, queued) -> list:
 
 
 def test_the_pool_takes_the_most_costly_task_of_its_modules_then_of_any():
-    pool = WorkerPool(2)
-    try:
-        order = pool_order(pool, "b.py", ["a.py"], [("a.py", 1.0), ("a.py", 5.0), ("b.py", 1.0),
-                                                    ("c.py", 5.0), ("b.py", 0.5),
-                                                    ("a.py", 1.0)])
-    finally:
-        pool.shutdown()
+    order = pool_order("b.py", ["a.py"], [("a.py", 1.0), ("a.py", 5.0), ("b.py", 1.0),
+                                          ("c.py", 5.0), ("b.py", 0.5), ("a.py", 1.0)])
     # its own module b, costly first (1.0, 0.5); then the most costly of all, 5.0: a
     # (another worker's module) or c (nobody's): c; then a's, costly first, then first in
     assert order == [("b.py", 2), ("b.py", 4), ("c.py", 3), ("a.py", 1), ("a.py", 0),
@@ -201,13 +204,20 @@ def test_the_pool_takes_the_most_costly_task_of_its_modules_then_of_any():
 
 
 def test_without_modules_the_pool_takes_the_most_costly_first_in_first():
-    pool = WorkerPool(2)
-    try:
-        order = pool_order(pool, None, [None], [(None, 1.0), (None, 3.0), (None, 2.0),
-                                                (None, 3.0), (None, 0.0)])
-    finally:
-        pool.shutdown()
+    order = pool_order(None, [None], [(None, 1.0), (None, 3.0), (None, 2.0), (None, 3.0),
+                                      (None, 0.0)])
     assert [k for _, k in order] == [1, 3, 2, 0, 4]
+
+
+def script_output(folder: Path, name: str, text: str) -> dict:
+    """Run ``text`` as the script ``folder/name`` in a fresh interpreter; the
+    JSON it prints (it must exit 0)."""
+    script = folder / name
+    script.write_text(text)
+    done = subprocess.run([sys.executable, str(script)], cwd=folder, capture_output=True,
+                          text=True, timeout=HANG_GUARD)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout)
 
 
 WARM_POOL = """
@@ -232,12 +242,7 @@ def test_a_warm_pool_forks_its_first_workers_and_replaces_a_dead_one(tmp_path):
     """In a single-threaded process the first workers are forks of it (their
     parent is this process, not a forkserver); one that dies fails only its
     task, and the tasks behind it are done by a replacement."""
-    script = tmp_path / "pool.py"
-    script.write_text(WARM_POOL)
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=HANG_GUARD)
-    assert done.returncode == 0, done.stdout + done.stderr
-    data = json.loads(done.stdout)
+    data = script_output(tmp_path, "pool.py", WARM_POOL)
     assert data["forked"] is True and data["first"] == 2
     assert data["answers"][0] == data["parent"]
     assert data["answers"][1:] == [["WorkerDied", "the worker process died (exit code 3)"],
@@ -357,12 +362,7 @@ if __name__ == "__main__":
 
 
 def test_each_home_worker_runs_its_own_initializer_and_holds_its_modules(tmp_path):
-    script = tmp_path / "homes.py"
-    script.write_text(HOMES)
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=HANG_GUARD)
-    assert done.returncode == 0, done.stdout + done.stderr
-    data = json.loads(done.stdout)
+    data = script_output(tmp_path, "homes.py", HOMES)
     assert data["groups"] == [["a.py"], ["b.py", "c.py"]]
     assert data["marks"] == data["pids"]  # worker k ran home k's initializer
     assert data["answers"] == [1, 2, 4]

@@ -14,29 +14,21 @@ from test_prove_schedule import pool_order  # equal costs: the order of modules 
 from layoutalg.runner.worker_pool import WorkerPool
 
 
-def choose(pool: WorkerPool, worker_group, other_groups, queued_groups) -> list:
-    """The groups in the order ``pool`` hands queued tasks to a worker on
+def choose(worker_group, other_groups, queued_groups) -> list:
+    """The groups in the order a pool hands queued tasks to a worker on
     ``worker_group`` while other workers sit on ``other_groups``."""
-    return pool_order(pool, worker_group, other_groups, [(g, 1.0) for g in queued_groups])
+    return pool_order(worker_group, other_groups, [(g, 1.0) for g in queued_groups])
 
 
 def test_a_worker_keeps_to_its_module_then_takes_one_nobody_is_on():
-    pool = WorkerPool(2)
-    try:
-        order = choose(pool, "b.py", ["a.py"], ["a.py", "a.py", "b.py", "c.py", "b.py", "a.py"])
-    finally:
-        pool.shutdown()
+    order = choose("b.py", ["a.py"], ["a.py", "a.py", "b.py", "c.py", "b.py", "a.py"])
     # its own module first (b: tasks 2 and 4), then c (nobody on it), then a
     assert order == [("b.py", 2), ("b.py", 4), ("c.py", 3), ("a.py", 0), ("a.py", 1),
                      ("a.py", 5)]
 
 
 def test_groupless_tasks_stay_first_in_first_out():
-    pool = WorkerPool(2)
-    try:
-        order = choose(pool, None, [None], [None, None, None])
-    finally:
-        pool.shutdown()
+    order = choose(None, [None], [None, None, None])
     assert [k for _, k in order] == [0, 1, 2]
 
 
