@@ -78,8 +78,7 @@ def coalesce(layout: object) -> CuteLayout:
 
 def coalesce_modes(layout: object) -> CuteLayout:
     """Each top-level mode coalesced on its own; the rank is kept (CuTe's profile ``(1,...,1)``)."""
-    layout = as_layout(layout, "layout")
-    return make_layout(*(coalesce(mode) for mode in layout.modes))
+    return make_layout(*(coalesce(mode) for mode in as_layout(layout, "layout").modes))
 
 
 def filter_layout(layout: object) -> CuteLayout:

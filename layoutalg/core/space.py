@@ -12,7 +12,7 @@ import sympy
 
 import layoutalg.core.sympy_fixes  # noqa: F401 - every expression is built on fixed rules
 from layoutalg.errors import SpaceError, describe
-from layoutalg.validate import is_int
+from layoutalg.validate import identifier, is_int
 
 Extent = int | sympy.Expr
 
@@ -49,12 +49,6 @@ def check_extent(name: str, value: object) -> Extent:
     hint = " (declare it with layoutalg.extents('...'))" if isinstance(value, sympy.Expr) else ""
     raise SpaceError(f"extent {name} must be a positive integer or a positive integer symbol"
                      f"{hint}; got {describe(value)}")
-
-
-def check_dim_name(name: object) -> str:
-    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
-        raise SpaceError(f"dimension name must be a Python identifier; got {describe(name)}")
-    return name
 
 
 def check_names_apart(
@@ -94,7 +88,7 @@ class Space:
         for pair in pairs:
             if not (isinstance(pair, tuple) and len(pair) == 2):
                 raise SpaceError(f"dimension must be a (name, extent) pair; got {describe(pair)}")
-            name = check_dim_name(pair[0])
+            name = identifier(SpaceError, "dimension name", pair[0])
             if name in seen:
                 raise SpaceError(f"dimension names must be unique; got {name!r} twice")
             seen.add(name)
