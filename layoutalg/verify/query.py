@@ -143,25 +143,20 @@ def ask(
     reuse, scope = _REUSE.get(), _SCOPE.get()
     key = _key(unknown_bounds, constraints, parameters, assumed, forall) if (
         reuse or scope is not None) else None
-    known = None if scope is None or key is None else scope.get(key)
-    if known is None and reuse:
-        known = _ANSWERS.get(key)
+    known = (scope or {}).get(key) or (_ANSWERS.get(key) if reuse else None)
     if known is not None:
         return known
     outcome = _ask(unknown_bounds, constraints, parameters, assumed, timeout_ms, forall)
     if outcome.answer != "unknown" and key is not None:
-        if scope is not None:
-            scope[key] = outcome
+        (scope if scope is not None else {})[key] = outcome
         if reuse:
             _ANSWERS.put(key, outcome)
     return outcome
 
 
 def _ask(unknown_bounds, constraints, parameters, assumed, timeout_ms, forall) -> solver.Outcome:
-    if forall is None and sympy.false in constraints:
-        # false has no point whatever Z3 makes of the rest (a side condition
-        # decided in plain ints): no solver, but the assumptions' guard below
-        outcome = solver.Outcome("unsat")
+    if forall is None and sympy.false in constraints:  # e.g. side conditions decided in ints
+        outcome = solver.Outcome("unsat")  # no point, no solver: the assumptions' guard below
     else:
         outcome = solver.solve(unknown_bounds, constraints, parameters=parameters,
                                assumptions=assumed, timeout_ms=timeout_ms, forall=forall)
@@ -183,11 +178,9 @@ class _Answers:
     assumptions and quantifier as SymPy holds them: structurally).
 
     A query is a closed formula, so its answer is the same whoever asks and
-    whenever; a spec that states one map in several claims, a bijective
-    check whose parts share a query (in bounds, again for pigeonhole), and
-    two specs of one map ask Z3 once. Only sat and unsat are kept: unknown
-    may depend on the time allowed. Bounded (least recently used first out)
-    and shared by threads (a lock)."""
+    whenever: a spec that states one map in several claims, and two specs of
+    one map, ask Z3 once. Only sat and unsat are kept (unknown may depend on
+    the time allowed). Bounded (least recently used first out), locked."""
 
     def __init__(self, size: int) -> None:
         self.size = size
@@ -247,20 +240,18 @@ def shortcuts(*, reuse: bool = True, enumerate_up_to: int = ENUMERATE_UP_TO) -> 
 
 
 def asks_once(check: Callable) -> Callable:
-    """``check`` and the checks it calls ask each distinct question once
-    per call (sat and unsat answers kept for the call, memo or not): a check
-    that combines others (bijective: in bounds, injective, …; surjective's
-    pigeonhole) reuses what an earlier part asked."""
+    """``check`` and the checks it calls ask each distinct question once per
+    call (its sat and unsat answers kept for the call): a check combining
+    others (bijective, surjective's pigeonhole) reuses what a part asked."""
 
     @functools.wraps(check)
     def once(*args, **kwargs):
-        if _SCOPE.get() is not None:
-            return check(*args, **kwargs)
-        token = _SCOPE.set({})
+        token = _SCOPE.set({}) if _SCOPE.get() is None else None
         try:
             return check(*args, **kwargs)
         finally:
-            _SCOPE.reset(token)
+            if token is not None:
+                _SCOPE.reset(token)
 
     return once
 
