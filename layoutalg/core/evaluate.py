@@ -257,11 +257,13 @@ def _division(op, divisor: sympy.Expr):
         return lambda env, a, b: op(a, b)
 
     def divide(env, a, b):
-        zero = np.equal(b, 0)
-        if not zero.any():
-            return op(a, b)
-        env.undefined.append((divisor, zero))
-        return op(a, np.where(zero, 1, b) if np.ndim(b) else 1)
+        try:  # Python raises ZeroDivisionError, NumPy (told to) FloatingPointError
+            with np.errstate(divide="raise"):
+                return op(a, b)
+        except (ZeroDivisionError, FloatingPointError):
+            zero = np.equal(b, 0)
+            env.undefined.append((divisor, zero))
+            return op(a, np.where(zero, 1, b) if np.ndim(b) else 1)
     return divide
 
 
