@@ -96,7 +96,9 @@ def user_modules(path: Path) -> list[Path] | None:
 
 
 @lru_cache(maxsize=4096)
-def _parsed_names(path: Path, stamp: tuple[int, int]) -> tuple[str, ...] | None:
+def _parsed_names(path: Path, _stamp: tuple[int, int]) -> tuple[str, ...] | None:
+    """The names ``path`` imports; ``_stamp`` (its mtime and size) is only part
+    of the memo's key, so an edited file is parsed again."""
     try:
         return tuple(_imported_names(ast.parse(path.read_bytes())))
     except (OSError, SyntaxError, ValueError):
@@ -203,7 +205,6 @@ class ProofCache:
     def __init__(self, directory: Path | str | None = None) -> None:
         self.directory = Path(directory) if directory is not None else default_directory()
         self.hits = 0
-        self.unwritable = False
 
     def key(self, found: Found) -> str | None:
         """The entry's name, or None when the spec must not be cached."""
@@ -255,8 +256,7 @@ class ProofCache:
             with os.fdopen(handle, "w") as file:
                 file.write(text)
             os.replace(temporary, self.directory / f"{key}.json")
-        except OSError:
-            self.unwritable = True  # best-effort: the proofs stand without it
+        except OSError:  # best-effort: the proofs stand without it
             if temporary is not None:
                 Path(temporary).unlink(missing_ok=True)
 
