@@ -26,8 +26,8 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
+from layoutalg.core.tiling import ceil_div
 from layoutalg.errors import TTError, describe
-from layoutalg.tt.placement import ceil_div
 from layoutalg.tt.sharded import ShardSpec
 from layoutalg.tt.tensor import TensorSpec
 from layoutalg.validate import first_not_positive

@@ -172,4 +172,4 @@ class ShardedNd:
         return coords, valid
 
 
-__all__ = ["Interleaved", "Sharded2D", "ShardedNd", "ceil_div", "core_of", "index_of_core"]
+__all__ = ["Interleaved", "Sharded2D", "ShardedNd", "core_of", "index_of_core"]
