@@ -134,9 +134,8 @@ def ask(
     answer under assumptions that no sizes meet is UNKNOWN (here), since it
     proves nothing. ``assumptions`` may mention only ``parameters`` (see
     :func:`checked_assumptions`). A test asserts no other module calls the
-    solver. A constraint that is plainly ``false`` is unsat without Z3 (the
-    assumptions' guard still runs); inside :func:`asks_once` and
-    :func:`shortcuts` a question asked before is answered from memory.
+    solver. Plainly false constraints (no unknown, no assumption) are unsat
+    without Z3; within :func:`asks_once` or :func:`shortcuts` an answer is reused.
     """
     parameters = sorted(set(parameters), key=str)
     assumed = checked_assumptions(assumptions, parameters)
@@ -155,8 +154,9 @@ def ask(
 
 
 def _ask(unknown_bounds, constraints, parameters, assumed, timeout_ms, forall) -> solver.Outcome:
-    if forall is None and sympy.false in constraints:  # e.g. side conditions decided in ints
-        outcome = solver.Outcome("unsat")  # no point, no solver: the assumptions' guard below
+    if not (unknown_bounds or assumed or forall) and sympy.false in constraints and all(
+            c in (sympy.true, sympy.false) for c in constraints):  # side conditions in ints
+        outcome = solver.Outcome("unsat")  # nothing to translate, no point: no solver
     else:
         outcome = solver.solve(unknown_bounds, constraints, parameters=parameters,
                                assumptions=assumed, timeout_ms=timeout_ms, forall=forall)
