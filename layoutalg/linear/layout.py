@@ -200,15 +200,12 @@ class LinearLayout:
             raise LinearLayoutError(f"LinearLayout.inverse: the layout must be invertible "
                                     f"(rank {len(state.pivots)}, {self.in_bits} input bits, "
                                     f"{self.out_bits} output bits); got {self!r}")
-        bases = []
-        for name, size in self.out_dims:
-            vectors = []
-            for j in range(size.bit_length() - 1):
-                unit = self.flat_out([1 << j if n == name else 0 for n in self.out_names])
-                _, x = state.reduce(unit)
-                vectors.append(list(self.unflat_in(x).values()))
-            bases.append((name, vectors))
-        return LinearLayout(bases, list(self.in_dims))
+        def preimage(name: str, j: int) -> list[int]:  # the input of out dim ``name`` = 2**j
+            unit = self.flat_out([1 << j if n == name else 0 for n in self.out_names])
+            return list(self.unflat_in(state.reduce(unit)[1]).values())
+
+        return LinearLayout([(name, [preimage(name, j) for j in range(size.bit_length() - 1)])
+                             for name, size in self.out_dims], list(self.in_dims))
 
     @property
     def invertible(self) -> bool:

@@ -78,12 +78,7 @@ def insert_transforms(graph: OpGraph, layouts: Mapping[str, MeshLayout]) -> Tran
     if missing:
         raise MeshError(f"insert_transforms: layouts must give a MeshLayout for every tensor; "
                         f"missing or not a layout: {missing}")
-    result = OpGraph()
-    for t in graph.tensors:
-        if t.role == "input":
-            result = result.input(t.name, t.shape, t.dtype)
-        elif t.role == "constant":
-            result = result.constant(t.name, t.shape, t.dtype)
+    result = OpGraph(tuple(t for t in graph.tensors if t.role != "intermediate"))
     placed, inserted = dict(layouts), []
     for op in graph.ops:
         inputs = list(op.inputs)

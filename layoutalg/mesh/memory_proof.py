@@ -1,10 +1,10 @@
-"""The proof of a memory plan (its enumeration twin is ``brute.check_memory_safe``).
+"""The proof of a memory plan (enumeration twin: ``tests/oracles/mesh.py``, ``check_memory_safe``).
 
 Per PE group, Z3 looks for a step ``t`` and a byte ``b`` inside two regions
 live at ``t`` (unsat: no overlap), and for a byte past the budget inside a
-region live at some step (unsat: the PE fits). Per tensor, ``check_fits`` proves its
-index map's slots end within its reservation, so region safety carries over
-to every element.
+region live at some step (unsat: the PE fits). Per tensor, ``check_fits_pe`` proves
+its index map's slots end within its reservation, so region safety carries over to
+every element.
 
 ``prove_plan`` takes a ``memory_plan.MemoryPlan`` (not imported:
 ``memory_plan`` imports this module for ``MemoryPlan.prove``).
@@ -17,9 +17,8 @@ import time
 
 import sympy
 
-from layoutalg.mesh.dtypes import element_size
+from layoutalg.mesh.checks import check_fits_pe
 from layoutalg.verify import query
-from layoutalg.verify.memory import check_fits
 from layoutalg.verify.result import CheckResult, Status
 
 STEP = sympy.Symbol("step", integer=True, nonnegative=True)
@@ -71,11 +70,8 @@ def prove_plan(plan, *, timeout_ms: int | None = None) -> CheckResult:
     layouts = dict(plan.layouts)
     for tensor in plan.graph.tensors:
         placed = layouts[tensor.name].on(tensor.shape, tensor.dtype)
-        size = element_size(tensor.dtype)
-        reserved = layouts[tensor.name].reserved_bytes(tensor.shape, size)
-        fits = check_fits(placed.index_map(), reserved, per=("pe_row", "pe_col"),
-                             element_bytes=size, offsets_in_bytes=True, memory_name="PE",
-                             timeout_ms=timeout)
+        reserved = placed.layout.reserved_bytes(tensor.shape, placed.element_size)
+        fits = check_fits_pe(placed, reserved, timeout_ms=timeout)
         if not fits.proved:
             return verdict(fits.status, f"{tensor.name}: {fits.reason}", fits.counterexample)
     pes = sum(len(g.pes) for g in plan.groups)

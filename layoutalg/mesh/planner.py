@@ -145,14 +145,12 @@ def plan_layout(shape, dtype: str = "float32", constraints: LayoutConstraints | 
     ok = (elements * size <= budget) & (pe_rows <= limits.max_pe_rows) & (pe_cols <= limits.max_pe_cols)
     ok &= elements >= min(limits.min_tile_elements, rows * cols)
     if not ok.any():
-        smallest = int(elements.min()) * size
         raise PlanError(f"plan_layout: no grid of at most {limits.max_pe_rows}×{limits.max_pe_cols} "
                         f"PEs holds shape {shape} {dtype} within {budget} bytes per PE; the "
-                        f"smallest tile needs {smallest} bytes")
+                        f"smallest tile needs {int(elements.min()) * size} bytes")
     # Rank 1 is the seed's row partition: no aspect, so the fewest PEs that fit win.
     square = limits.prefer_square_tiles and len(shape) > 1
-    score = seed_score(tr, tc, elements * size, budget, square)
-    score = np.where(ok, score, np.inf)
+    score = np.where(ok, seed_score(tr, tc, elements * size, budget, square), np.inf)
     order = np.lexsort((pe_rows.ravel(), (pe_rows * pe_cols).ravel(), score.ravel()))
     best = np.unravel_index(order[0], score.shape)
     r, c = int(pe_rows[best]), int(pe_cols[best])
