@@ -31,7 +31,7 @@ from layoutalg.channel.resources import Banks, resource_of, validate
 from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.core.tiling import remainder as mod
 from layoutalg.errors import SwizzleError, describe
-from layoutalg.validate import is_int
+from layoutalg.validate import instance_of, is_int, one_of
 from layoutalg.verify import query
 from layoutalg.verify import query as q
 from layoutalg.verify.claims import claim
@@ -74,9 +74,7 @@ def check_bank_conflict_free(
     {'col': 0, 'thread': 0, "thread'": 1}
     """
     position = validate(access, resource, lane, "check_bank_conflict_free")
-    if method not in METHODS:
-        raise SwizzleError(f"check_bank_conflict_free: method must be one of {METHODS}; "
-                           f"got {describe(method)}")
+    one_of(SwizzleError, "method", method, METHODS, where="check_bank_conflict_free")
     start = time.perf_counter()
     subject = f"{access.label} on {resource}"
     if method == "enumeration":
@@ -282,8 +280,7 @@ def _validated(access, model, lane: str, op: str, max_degree: int) -> int:
     if not isinstance(access, IndexMap) or access.codomain.rank != 1:
         raise SwizzleError(f"{who}: access must be an IndexMap to one byte address; got "
                            f"{describe(access)}")
-    if not isinstance(model, BankModel):
-        raise SwizzleError(f"{who}: model must be a BankModel; got {describe(model)}")
+    instance_of(SwizzleError, "model", model, BankModel, where=who)
     if lane not in access.domain.names:
         raise SwizzleError(f"{who}: lane must name a dim of the access domain "
                            f"{access.domain.names}; got {lane!r}")

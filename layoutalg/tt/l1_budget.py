@@ -36,7 +36,7 @@ from layoutalg.tt.checks import check_fits_memory
 from layoutalg.tt.devices import get_device
 from layoutalg.tt.sharded import cores_in_order
 from layoutalg.tt.tensor import TensorSpec
-from layoutalg.validate import is_int, nonnegative_int, positive_int
+from layoutalg.validate import is_int, nonnegative_int, one_of, positive_int
 from layoutalg.verify.checks import check_in_bounds
 from layoutalg.verify.claims import register_claim
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
@@ -106,9 +106,7 @@ class L1Budget:
 
     def limit(self, guard: str) -> int:
         """The largest size ``guard`` ("free" or "max") admits."""
-        if guard not in GUARDS:
-            raise TTError(f"guard must be one of {GUARDS}; got {describe(guard)}")
-        return self.free if guard == "free" else self.max_l1
+        return self.free if one_of(TTError, "guard", guard, GUARDS) == "free" else self.max_l1
 
     def index_map(self) -> IndexMap:
         """The sizes a new circular buffer may take under the free-L1 guard ↦ where the

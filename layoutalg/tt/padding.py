@@ -30,7 +30,7 @@ from layoutalg.core.tiling import ceil_div
 from layoutalg.errors import TTError, describe
 from layoutalg.tt.sharded import ShardSpec
 from layoutalg.tt.tensor import TensorSpec
-from layoutalg.validate import first_not_positive
+from layoutalg.validate import first_not_positive, instance_of
 from layoutalg.verify.checks import check_bijective, check_injective
 from layoutalg.verify.claims import register_claim
 from layoutalg.verify.combinators import split
@@ -135,8 +135,7 @@ def fill_map(spec: TensorSpec, fill=None) -> IndexMap:
     NdShardSpec, ttnn MemoryConfig) placing the padded tensor; default: the
     tensor's own placement, the right fill.
     """
-    if not isinstance(spec, TensorSpec):
-        raise TTError(f"spec must be a TensorSpec; got {describe(spec)}")
+    instance_of(TTError, "spec", spec, TensorSpec)
     own = padded_spec(spec)
     if fill is None:
         fill = own
