@@ -11,6 +11,7 @@ Strided sharding (torch's ``_StridedShard``) is refused: it is not modelled.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -138,30 +139,18 @@ def _from_torch(value: object, argument: str) -> Placement:
 def _split_text(text: str, argument: str) -> list[str]:
     """Top-level comma-separated items, outer brackets dropped."""
     body = text.strip()
-    if body[:1] in "([" and body[-1:] in ")]" and _closes_at_end(body):
-        body = body[1:-1]
-    items, depth, current = [], 0, ""
-    for ch in body:
-        if ch == "," and depth == 0:
-            items.append(current.strip())
-            current = ""
-            continue
-        depth += ch in "(["
-        depth -= ch in ")]"
-        current += ch
-    if current.strip():
-        items.append(current.strip())
+    depths = _depths(body)
+    if body[:1] in "([" and body[-1:] in ")]" and 0 in depths and depths.index(0) == len(body) - 1:
+        body = body[1:-1]   # the bracket opened first closes last
+    cuts = [k for k, (ch, d) in enumerate(zip(body, _depths(body))) if ch == "," and d == 0]
+    items = [body[a + 1:b].strip() for a, b in zip([-1, *cuts], [*cuts, len(body)])]
+    if not items[-1]:
+        items.pop()
     if not items:
         raise DTensorError(f"{argument}: the string lists no placement; got {text!r}")
     return items
 
 
-def _closes_at_end(body: str) -> bool:
-    """Does the bracket opened at ``body[0]`` close at the last character?"""
-    depth = 0
-    for k, ch in enumerate(body):
-        depth += ch in "(["
-        depth -= ch in ")]"
-        if depth == 0:
-            return k == len(body) - 1
-    return False
+def _depths(body: str) -> list[int]:
+    """The bracket depth after each character."""
+    return list(itertools.accumulate((ch in "([") - (ch in ")]") for ch in body))

@@ -168,7 +168,7 @@ def generic_blocks(model: PatternModel, shape, size: int) -> BlockTable:
     vcol = (np.ravel_multi_index(tuple(tensor[1:]), shape[1:]) if len(shape) > 1
             else np.zeros(n, dtype=np.int64))
     order = np.lexsort((read[2], write[1], write[0], read[1], read[0]))
-    keys = [a[order] for a in (read[0], read[1], write[0], write[1], read[2], write[2], tensor[0], vcol)]
+    keys = [a[order] for a in (*read[:2], *write[:2], read[2], write[2], tensor[0], vcol)]
     new = np.ones(n, dtype=bool)
     same_pair = np.all([k[1:] == k[:-1] for k in keys[:4]], axis=0)
     contiguous = (np.diff(keys[4]) == size) & (np.diff(keys[5]) == size)
