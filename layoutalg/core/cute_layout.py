@@ -11,6 +11,7 @@ same map as :func:`layoutalg.strided`, so every check applies to it.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Union
 
@@ -21,6 +22,7 @@ from layoutalg.errors import MapError, describe
 from layoutalg.validate import is_int
 
 IntTuple = Union[int, tuple]
+_TOKEN = re.compile(r"(\d+)|\S")  # a number, or one other non-space character
 
 
 def flatten(value: IntTuple) -> tuple[int, ...]:
@@ -177,60 +179,40 @@ def parse_layout(text: str) -> CuteLayout:
     if not isinstance(text, str):
         raise MapError(f"parse_layout: text must be a string such as '(4,2):(1,4)'; "
                        f"got {describe(text)}")
-    parser = _Parser(text)
-    shape = parser.int_tuple("the shape")
-    parser.expect(":", "':' between shape and stride")
-    stride = parser.int_tuple("the stride")
-    parser.end()
+    # Recursive descent over int | '(' tuple (',' tuple)* ')', on tokens
+    # (position, text, is a number); the end of the text is an empty token.
+    tokens = [(m.start(), m[0], m[1] is not None) for m in _TOKEN.finditer(text)]
+    tokens.append((len(text), "", False))
+    at = 0
+
+    def take(token: str, wanted: str) -> None:
+        nonlocal at
+        position, found, _ = tokens[at]
+        if found != token:
+            got = repr(found[0]) if found else "the end"
+            raise MapError(f"parse_layout: expected {wanted} at position {position} of "
+                           f"{text!r}; got {got}")
+        at += 1
+
+    def int_tuple(what: str) -> IntTuple:
+        nonlocal at
+        _, token, number = tokens[at]
+        if number:
+            at += 1
+            return int(token)
+        take("(", f"a number or '(' in {what}")
+        items = [int_tuple(what)]
+        while tokens[at][1] == ",":
+            at += 1
+            items.append(int_tuple(what))
+        take(")", f"',' or ')' in {what}")
+        return tuple(items)
+
+    shape = int_tuple("the shape")
+    take(":", "':' between shape and stride")
+    stride = int_tuple("the stride")
+    take("", "the end of the layout")
     return CuteLayout(shape, stride)
-
-
-class _Parser:
-    """Recursive descent over ``int | '(' tuple (',' tuple)* ')'``."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.at = 0
-
-    def _skip(self) -> None:
-        while self.at < len(self.text) and self.text[self.at].isspace():
-            self.at += 1
-
-    def _peek(self) -> str:
-        self._skip()
-        return self.text[self.at] if self.at < len(self.text) else ""
-
-    def fail(self, wanted: str):
-        got = repr(self.text[self.at]) if self.at < len(self.text) else "the end"
-        raise MapError(f"parse_layout: expected {wanted} at position {self.at} of "
-                       f"{self.text!r}; got {got}")
-
-    def expect(self, char: str, wanted: str) -> None:
-        if self._peek() != char:
-            self.fail(wanted)
-        self.at += 1
-
-    def end(self) -> None:
-        if self._peek():
-            self.fail("the end of the layout")
-
-    def int_tuple(self, what: str) -> IntTuple:
-        char = self._peek()
-        if char == "(":
-            self.at += 1
-            items = [self.int_tuple(what)]
-            while self._peek() == ",":
-                self.at += 1
-                items.append(self.int_tuple(what))
-            self.expect(")", f"',' or ')' in {what}")
-            return tuple(items)
-        if char.isdigit():
-            start = self.at
-            while self.at < len(self.text) and self.text[self.at].isdigit():
-                self.at += 1
-            return int(self.text[start:self.at])
-        self.fail(f"a number or '(' in {what}")
-        raise AssertionError("unreachable")
 
 
 __all__ = ["CuteLayout", "as_layout", "flatten", "parse_layout"]
