@@ -88,20 +88,18 @@ def terminal_picture(m: IndexMap, subject: object = None, *, glyphs: bool = Fals
     grid = aligned_grid(m, TERMINAL_SIDE)
     rows, cols, cell_rows, cell_cols = grid.points(m)
     ys = evaluate_at(m, rows, cols)
-    sampled = grid.sampled
     keys, memory_index = memory_numbers(ys)
     numbered = cell_numbers(subject, m, rows, cols)
     if numbered:
         unit, numbers = f"{numbered[0]}s", numbered[1]
-    elif sampled:
+    elif grid.sampled:
         unit, numbers = "memories, numbered in order", memory_index
     else:
         unit, numbers = "offsets", ys[:, -1]
     cells = {(int(r), int(c)): (int(k), int(n))
              for r, c, k, n in zip(cell_rows, cell_cols, memory_index, numbers)}
     text = Text()
-    n_rows = int(cell_rows.max()) + 1
-    n_cols = int(cell_cols.max()) + 1
+    n_rows, n_cols = int(cell_rows.max()) + 1, int(cell_cols.max()) + 1
     blank = "    " if glyphs else "   "
     for r in range(n_rows):
         for c in range(n_cols):
@@ -114,7 +112,7 @@ def terminal_picture(m: IndexMap, subject: object = None, *, glyphs: bool = Fals
             text.append(f"{mark}{number} ", style=f"black on {colour(cell[0], 0)}")
         text.append("\n")
     memories = "letters and colours are memories" if glyphs else "colours are memories"
-    if sampled:
+    if grid.sampled:
         text.append(f"(one cell per {block_words(grid)[2:]}, showing its first "
                     f"element; {memories}; numbers are {unit}, mod 100)\n")
     else:

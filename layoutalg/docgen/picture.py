@@ -120,12 +120,11 @@ def layout_svg(m: IndexMap, *, title: str | None = None, subject: object = None,
     grid = aligned_grid(m, MAX_SIDE)
     rows, cols, cell_rows, cell_cols = grid.points(m)
     ys = evaluate_at(m, rows, cols)
-    sampled = grid.sampled
     numbered = cell_numbers(subject, m, rows, cols)
-    labels = numbered[1] if numbered else (None if sampled else ys[:, -1])
+    labels = numbered[1] if numbered else (None if grid.sampled else ys[:, -1])
     keys, memory_index = memory_numbers(ys)
     n_rows, n_cols = int(cell_rows.max()) + 1, int(cell_cols.max()) + 1
-    if sampled:
+    if grid.sampled:
         title = f"{title or ''} (one cell per {block_words(grid)[2:]})".strip()
     top = 28 if title else 6
     marked = [(point, grid.cell_of(m, point)) for point in highlight]
