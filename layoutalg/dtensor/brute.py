@@ -97,13 +97,8 @@ def _expected(layout: DTensorLayout, rank, mesh_dim: int, dim: int) -> list[list
 
 def _members(rank, group, mesh):
     """The ranks of ``rank``'s group over mesh dims ``group``, row-major."""
-    out = []
-    for coords in itertools.product(*(range(mesh[k]) for k in group)):
-        member = list(rank)
-        for k, c in zip(group, coords):
-            member[k] = c
-        out.append(tuple(member))
-    return out
+    return [tuple({**dict(enumerate(rank)), **dict(zip(group, coords))}.values())
+            for coords in itertools.product(*(range(mesh[k]) for k in group))]
 
 
 def _all_gather(data, before: DTensorLayout, group, dim, sizes):

@@ -130,13 +130,8 @@ def convert(a: LinearLayout, b: LinearLayout) -> LinearLayout:
         raise ConversionError(f"convert(a, b): a⁻¹∘b does not exist: {obstacle.text}")
     b = reorder_outs(b, a.out_names, "convert")
     state = gf2.eliminate(a.columns)
-    bases = []
-    for name, vectors in b.bases:
-        images = []
-        for vector in vectors:
-            _, x = state.reduce(a.flat_out(vector))
-            images.append(list(a.unflat_in(x).values()))
-        bases.append((name, images))
+    bases = [(name, [list(a.unflat_in(state.reduce(a.flat_out(v))[1]).values()) for v in vectors])
+             for name, vectors in b.bases]
     return LinearLayout(bases, list(a.in_dims))
 
 

@@ -86,11 +86,8 @@ def blocked(size_per_thread: Sequence[int], threads_per_warp: Sequence[int],
     lanes = _identity(tpw, order, spt)
     warps = _identity(wpc, order, [s * t for s, t in zip(spt, tpw)])
     covered = [s * t * w for s, t, w in zip(spt, tpw, wpc)]
-    for d in order:  # a larger tensor repeats in registers
-        size = covered[d]
-        while size < shape[d]:
-            registers.append(_unit(rank, d, size))
-            size *= 2
+    # a larger tensor repeats in registers, above what one CTA covers
+    registers += _identity([max(n // c, 1) for n, c in zip(shape, covered)], order, covered)
 
     def fit(bases):  # a smaller tensor: bases past its size broadcast
         return [[v if v < shape[d] else 0 for d, v in enumerate(b)] for b in bases]
