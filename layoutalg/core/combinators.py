@@ -178,13 +178,8 @@ def linearize(space: Space, dims: Sequence[str] | None = None, *, name: str = "o
         sizes = [space.extents[k] for k in positions]
         size = sympy.Mul(*sizes)
         size = int(size) if size.is_Integer else size
-        dims_out = []
-        for k, pair in enumerate(space.dims):
-            if k == positions[0]:
-                dims_out.append((name, size))
-            elif k not in positions:
-                dims_out.append(pair)
-        new = Space(*dims_out)
+        new = Space(*((name, size) if k == positions[0] else pair for k, pair in enumerate(space.dims)
+                      if k == positions[0] or k not in positions))
         sym = space.symbols
         flat = dot([sym[k] for k in positions], row_major_strides(sizes))
         exprs = [flat if n == name else sym[space.index(n)] for n in new.names]

@@ -199,15 +199,11 @@ class IndexMap:
         return text
 
     def __repr__(self) -> str:
+        optional = {"inverse": None if self.inverse is None else list(self.inverse),
+                    "valid": self.valid, "name": self.name,
+                    "assumptions": list(self.assumptions) or None}
         parts = [repr(self.domain), repr(self.codomain), repr(list(self.exprs))]
-        if self.inverse is not None:
-            parts.append(f"inverse={list(self.inverse)!r}")
-        if self.valid is not None:
-            parts.append(f"valid={self.valid!r}")
-        if self.name is not None:
-            parts.append(f"name={self.name!r}")
-        if self.assumptions:
-            parts.append(f"assumptions={list(self.assumptions)!r}")
+        parts += [f"{key}={value!r}" for key, value in optional.items() if value is not None]
         return "IndexMap(" + ", ".join(parts) + ")"
 
 

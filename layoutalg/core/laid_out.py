@@ -70,8 +70,7 @@ class Bridge:
     when: Callable[[object], bool] | None = None
 
     def accepts(self, value: object) -> bool:
-        loaded = sys.modules.get(self.module)
-        cls = getattr(loaded, self.class_name, None) if loaded is not None else None
+        cls = getattr(sys.modules.get(self.module), self.class_name, None)
         if not (isinstance(cls, type) and isinstance(value, cls)):
             return False
         return self.when is None or bool(self.when(value))
