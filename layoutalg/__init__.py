@@ -40,6 +40,7 @@ from layoutalg.errors import (
     OutputError,
     SpaceError,
     SpecError,
+    UndefinedValueError,
     VerificationError,
 )
 from layoutalg.runner.dsl import Spec, spec
@@ -76,6 +77,7 @@ __all__ = [
     "Spec",
     "SpecError",
     "Status",
+    "UndefinedValueError",
     "VerificationError",
     "bit_and",
     "bit_xor",
