@@ -77,7 +77,7 @@ def placement_map(mesh_shape: Sequence, placements: Sequence, shape: Sequence,
                     f"{sharding(placements, i)} whose nested pieces depend on the sizes; "
                     f"give concrete sizes (or a size the product {math.prod(parts)} divides); "
                     f"got size {size} over {parts}")
-            uneven[i] = (sharding(placements, i), parts)
+            uneven[i] = parts
     placed: Space | IndexMap = _pieces(space, uneven) if uneven else space
     for i, size in enumerate(shape):
         shards = sharding(placements, i)
@@ -104,7 +104,7 @@ def _may_differ(a, b) -> bool:
     return sympy.simplify(sympy.sympify(a) - b) != 0
 
 
-def _pieces(space: Space, uneven: dict[int, tuple[list[int], list[int]]]) -> IndexMap:
+def _pieces(space: Space, uneven: dict[int, list[int]]) -> IndexMap:
     """Each uneven tensor dim ``d<i>`` → (flat rank ``g<i>``, local row ``l<i>``)
     over its concrete pieces (ranks in row-major order); other dims pass.
 
@@ -113,34 +113,29 @@ def _pieces(space: Space, uneven: dict[int, tuple[list[int], list[int]]]) -> Ind
     ``0 ≤ x < n`` (a floor by a constant, which Z3's integer theory
     decides; a ``Piecewise`` would cost SymPy seconds per substitution).
     """
-    dims, exprs, inverse_of, valid = [], [], {}, []
+    extents = dict(space.dims)
+    pieces = {f"d{i}": nested_lengths(extents[f"d{i}"], parts) for i, parts in uneven.items()}
+    dims = []
     for name, extent in space.dims:
-        i = _uneven_dim(name, uneven)
-        if i is None:
-            dims.append((name, extent))
-            continue
-        lengths = nested_lengths(extent, uneven[i][1])
-        dims += [(f"g{i}", len(lengths)), (f"l{i}", max(lengths))]
+        i, lengths = name[1:], pieces.get(name)
+        dims += [(name, extent)] if lengths is None else [(f"g{i}", len(lengths)),
+                                                          (f"l{i}", max(lengths))]
     codomain = Space(*dims)
     sym = dict(zip(codomain.names, codomain.symbols))
-    shown = []
+    exprs, inverse, valid = [], [], []
     for (name, extent), x in zip(space.dims, space.symbols):
-        i = _uneven_dim(name, uneven)
-        if i is None:
+        if name not in pieces:
             exprs.append(x)
-            inverse_of[name] = sym[name]
+            inverse.append(sym[name])
             continue
-        lengths = nested_lengths(extent, uneven[i][1])
-        count = len(lengths)
-        g, row = sym[f"g{i}"], sym[f"l{i}"]
-        start = _running(g, lengths, count, skip_first=True)
+        lengths, g, row = pieces[name], sym[f"g{name[1:]}"], sym[f"l{name[1:]}"]
+        start = _running(g, lengths, len(lengths), skip_first=True)
         exprs += by_pieces(x, lengths, extent)
-        inverse_of[name] = row + start
-        valid.append(sympy.Lt(row + start, _running(g, lengths, count, skip_first=False)))
-        shown.append(f"{name}: {'/'.join(map(str, lengths))}")
-    inverse = [inverse_of[name] for name in space.names]
+        inverse.append(row + start)
+        valid.append(sympy.Lt(row + start, _running(g, lengths, len(lengths), skip_first=False)))
+    shown = ", ".join(f"{name}: {'/'.join(map(str, n))}" for name, n in pieces.items())
     return IndexMap(space, codomain, exprs, inverse=inverse, valid=sympy.And(*valid),
-                    name=f"chunks({', '.join(shown)})")
+                    name=f"chunks({shown})")
 
 
 def by_pieces(row, lengths: list[int], size: int) -> tuple:
@@ -162,9 +157,3 @@ def _running(g, lengths: list[int], count: int, *, skip_first: bool) -> sympy.Ex
     terms = [n * _at_least(g, j + shift, count) for j, n in enumerate(lengths[:count - shift])
              if n]
     return sum(terms, sympy.Integer(0))
-
-
-def _uneven_dim(name: str, uneven: dict) -> int | None:
-    if name.startswith("d") and name[1:].isdigit() and int(name[1:]) in uneven:
-        return int(name[1:])
-    return None
