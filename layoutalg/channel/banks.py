@@ -27,7 +27,7 @@ from layoutalg.channel import bank_brute
 from layoutalg.channel.bank_brute import phase_degree
 from layoutalg.channel.bank_model import BankModel, check_op
 from layoutalg.channel.interleave import Interleave
-from layoutalg.channel.resources import Banks, resource_of, validate
+from layoutalg.channel.resources import Banks, lane_of, resource_of, validate
 from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.core.tiling import remainder as mod
 from layoutalg.errors import SwizzleError, describe
@@ -277,18 +277,13 @@ def _step_text(access, lane: str, point) -> str:
 
 def _validated(access, model, lane: str, op: str, max_degree: int) -> int:
     who = "check_bank_conflicts"
-    if not isinstance(access, IndexMap) or access.codomain.rank != 1:
-        raise SwizzleError(f"{who}: access must be an IndexMap to one byte address; got "
-                           f"{describe(access)}")
+    position = lane_of(access, lane, who)
     instance_of(SwizzleError, "model", model, BankModel, where=who)
-    if lane not in access.domain.names:
-        raise SwizzleError(f"{who}: lane must name a dim of the access domain "
-                           f"{access.domain.names}; got {lane!r}")
     check_op(op)
     if not is_int(max_degree) or not 1 <= max_degree <= 32:
         raise SwizzleError(f"{who}: max_degree must be an int in [1, 32]; got "
                            f"{describe(max_degree)}")
-    return access.domain.index(lane)
+    return position
 
 
 def _bank_conflicts(access, model=None, lane="thread", op="read", max_degree=1, **options):

@@ -48,6 +48,15 @@ def resource_of(resource, addr):
 
 def validate(access, resource, lane: str, who: str) -> int:
     """Check the arguments; return the lane dim's position."""
+    position = lane_of(access, lane, who)
+    if not isinstance(resource, (Banks, Interleave)):
+        raise SwizzleError(f"{who}: resource must be Banks(...) or an Interleave decoder; "
+                           f"got {describe(resource)}")
+    return position
+
+
+def lane_of(access, lane: str, who: str) -> int:
+    """Check an access map (to one byte address) and its lane dim; return the lane's position."""
     if not isinstance(access, IndexMap):
         raise SwizzleError(f"{who}: access must be an IndexMap; got {describe(access)}")
     if access.codomain.rank != 1:
@@ -56,7 +65,4 @@ def validate(access, resource, lane: str, who: str) -> int:
     if lane not in access.domain.names:
         raise SwizzleError(f"{who}: lane must name a dim of the access domain "
                            f"{access.domain.names}; got {lane!r}")
-    if not isinstance(resource, (Banks, Interleave)):
-        raise SwizzleError(f"{who}: resource must be Banks(...) or an Interleave decoder; "
-                           f"got {describe(resource)}")
     return access.domain.index(lane)
