@@ -310,12 +310,9 @@ def _out_dims(value: object, bases: Bases) -> OutDims:
                for k in range(len(names))]
         pairs = [(n, 1 << t.bit_length()) for n, t in zip(names, top)]
     else:
-        pairs = []
-        for name, size in named_pairs(LinearLayoutError, "out_dims", value, where=WHERE):
-            name = identifier(LinearLayoutError, "an out dim name", name, where=WHERE,
-                              example=NAMES)
-            pairs.append((name, power_of_two(LinearLayoutError, f"out dim {name!r} size", size,
-                                             where=WHERE)))
+        pairs = [(identifier(LinearLayoutError, "an out dim name", n, where=WHERE, example=NAMES),
+                  power_of_two(LinearLayoutError, f"out dim {n!r} size", size, where=WHERE))
+                 for n, size in named_pairs(LinearLayoutError, "out_dims", value, where=WHERE)]
     all_distinct(LinearLayoutError, "out dim names", [n for n, _ in pairs], where=WHERE)
     return tuple(pairs)
 
