@@ -23,7 +23,7 @@ later rounds cheaper for layoutalg). Printed: the verdicts (any disagreement
 where both decide is a soundness bug: printed in red, exit code 1), the
 per-question median times, medians per family and overall, and the ratio
 layoutalg/ISL. ISL gets a fresh ``isl.Context`` per question (layoutalg
-makes a fresh ``z3.Context`` per query) with ``--isl-max-ops`` as its budget;
+a fresh ``z3.Solver`` per query, in its thread's context) with ``--isl-max-ops`` as its budget;
 ISL's time includes parsing the map text (layoutalg's map is built before
 its clock starts; the SymPy→ISL translation is not timed).
 

@@ -62,13 +62,18 @@ def inverse_misses(m: IndexMap, assume: Sequence[object], timeout_ms: int):
     or does not map back to ``p``; ``unsat`` means the inverse is right on
     every valid slot. The model names ``p`` by the codomain's symbols."""
     p, bounds = q.unknowns(m.codomain)
+    valid = sympy.true if m.valid is None else m.valid
+    return q.run(bounds, [valid, sympy.Or(*_slot_misses(m, p, bounds))], [m], assume=assume,
+                 timeout_ms=timeout_ms)
+
+
+def _slot_misses(m: IndexMap, p, bounds) -> list:
+    """A slot's ways to fail: ``inverse(p)`` escapes the domain or does not
+    map back to ``p``."""
     gp = q.substitute(m.inverse, m.codomain.symbols, p, bounds)
     back = q.substitute(m.exprs, m.domain.symbols, gp, bounds)
-    escapes = [q.outside(v, e) for v, e in zip(gp, m.domain.extents)]
-    misses = [q.ne(a, b) for a, b in zip(back, p)]
-    valid = sympy.true if m.valid is None else m.valid
-    return q.run(bounds, [valid, sympy.Or(*escapes, *misses)], [m], assume=assume,
-                 timeout_ms=timeout_ms)
+    return ([q.outside(v, e) for v, e in zip(gp, m.domain.extents)]
+            + [q.ne(a, b) for a, b in zip(back, p)])
 
 
 def attempt(m: IndexMap, assume: Sequence[object], timeout_ms: int, *,
@@ -118,12 +123,8 @@ def _all_at_once(m: IndexMap, assume: Sequence[object], timeout_ms: int) -> bool
     p, bounds_p = q.unknowns(m.codomain, SLOT_SUFFIX)
     bounds = bounds_x + bounds_p
     failures = _point_failures(m, x, q.images(m, x, bounds), bounds)
-    gp = q.substitute(m.inverse, m.codomain.symbols, p, bounds)
-    back = q.substitute(m.exprs, m.domain.symbols, gp, bounds)
-    misses = [q.outside(v, e) for v, e in zip(gp, m.domain.extents)]
-    misses += [q.ne(a, b) for a, b in zip(back, p)]
     valid = sympy.true if m.valid is None else q.substitute([m.valid], m.codomain.symbols, p,
                                                             bounds)[0]
-    failures.append(sympy.And(valid, sympy.Or(*misses)))
+    failures.append(sympy.And(valid, sympy.Or(*_slot_misses(m, p, bounds))))
     outcome = q.run(bounds, [sympy.Or(*failures)], [m], assume=assume, timeout_ms=timeout_ms)
     return outcome.answer == "unsat"

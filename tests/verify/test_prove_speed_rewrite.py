@@ -51,9 +51,10 @@ def trees(names):
 
 
 def value_of(expr: sympy.Basic, env: dict) -> int:
-    """SymPy's arithmetic on numbers (no symbol left), as a Python int."""
+    """SymPy's arithmetic on numbers (no symbol left), as a Python int; doit()
+    evaluates a node rewrite left unevaluated over numbers (floor(-1/2))."""
     return int(expr.xreplace({COORD[n]: sympy.Integer(v) for n, v in env.items() if n in COORD}
-                             | {M: sympy.Integer(env["M"])}))
+                             | {M: sympy.Integer(env["M"])}).doit())
 
 
 @st.composite
