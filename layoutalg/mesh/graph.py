@@ -14,10 +14,12 @@ Liveness (op steps 0 … T−1, both ends inclusive):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from layoutalg.errors import MeshError, describe
 from layoutalg.mesh.dtypes import element_size
+from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.shapes import check_shape
 from layoutalg.validate import one_of
 
@@ -126,6 +128,19 @@ class OpGraph:
             if t.name in self.outputs or (policy == "resident" and t.role == "constant"):
                 end[t.name] = last
         return {t.name: Interval(start.get(t.name, 0), end[t.name]) for t in self.tensors}
+
+
+def require_layouts(graph: object, layouts: object, who: str) -> None:
+    """``graph`` is an OpGraph and ``layouts`` maps each of its tensors to a MeshLayout."""
+    if not isinstance(graph, OpGraph):
+        raise MeshError(f"{who}: graph must be an OpGraph; got {describe(graph)}")
+    if not isinstance(layouts, Mapping):
+        raise MeshError(f"{who}: layouts must map tensor names to MeshLayouts; "
+                        f"got {describe(layouts)}")
+    missing = [t.name for t in graph.tensors if not isinstance(layouts.get(t.name), MeshLayout)]
+    if missing:
+        raise MeshError(f"{who}: layouts must give a MeshLayout for every tensor; "
+                        f"missing or not a layout: {missing}")
 
 
 def _result_shape(kind: str, args: tuple[Tensor, ...], name: str) -> tuple[int, ...]:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from layoutalg.errors import MeshError, describe
-from layoutalg.mesh.graph import ELEMENTWISE, OpGraph
+from layoutalg.mesh.graph import ELEMENTWISE, OpGraph, require_layouts
 from layoutalg.mesh.layout import LayoutKind, MeshLayout
 from layoutalg.mesh.transforms import LayoutTransform, create_transform
 
@@ -74,10 +74,7 @@ def insert_transforms(graph: OpGraph, layouts: Mapping[str, MeshLayout]) -> Tran
     >>> [(t.name, t.transform.kind.value) for t in done.inserted]
     [('a@c', 'RESHARD')]
     """
-    missing = [t.name for t in graph.tensors if not isinstance(layouts.get(t.name), MeshLayout)]
-    if missing:
-        raise MeshError(f"insert_transforms: layouts must give a MeshLayout for every tensor; "
-                        f"missing or not a layout: {missing}")
+    require_layouts(graph, layouts, "insert_transforms")
     result = OpGraph(tuple(t for t in graph.tensors if t.role != "intermediate"))
     placed, inserted = dict(layouts), []
     for op in graph.ops:

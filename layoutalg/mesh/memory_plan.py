@@ -25,7 +25,7 @@ from layoutalg.core.space import Space
 from layoutalg.errors import MeshError, PEMemoryError, describe
 from layoutalg.mesh.checks import DEFAULT_DATA_BYTES
 from layoutalg.mesh.dtypes import element_size
-from layoutalg.mesh.graph import OpGraph
+from layoutalg.mesh.graph import OpGraph, require_layouts
 from layoutalg.mesh.layout import MeshLayout
 from layoutalg.mesh.memory_proof import prove_plan
 from layoutalg.validate import one_of, positive_int
@@ -243,15 +243,7 @@ def plan_memory(graph: OpGraph, layouts: Mapping[str, MeshLayout], *,
 
 
 def _check(graph, layouts, budget, strategy, double_buffer) -> None:
-    if not isinstance(graph, OpGraph):
-        raise MeshError(f"plan_memory: graph must be an OpGraph; got {describe(graph)}")
-    if not isinstance(layouts, Mapping):
-        raise MeshError(f"plan_memory: layouts must map tensor names to MeshLayouts; "
-                        f"got {describe(layouts)}")
-    missing = [t.name for t in graph.tensors if not isinstance(layouts.get(t.name), MeshLayout)]
-    if missing:
-        raise MeshError(f"plan_memory: layouts must give a MeshLayout for every tensor; "
-                        f"missing or not a layout: {missing}")
+    require_layouts(graph, layouts, "plan_memory")
     positive_int(MeshError, "budget", budget, where="plan_memory", unit="bytes")
     one_of(MeshError, "strategy", strategy, STRATEGIES, where="plan_memory")
     unknown = [n for n in double_buffer if n not in {t.name for t in graph.tensors}]

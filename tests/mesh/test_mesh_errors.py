@@ -121,6 +121,9 @@ BAD = [
      "required_input_layout: matmul has inputs 0 and 1; got 2"),
     (lambda: insert_transforms(OpGraph().input("x", (2, 2)), {}),
      "insert_transforms: layouts must give a MeshLayout for every tensor"),
+    (lambda: insert_transforms(OpGraph().input("x", (2, 2)), "x"),
+     "insert_transforms: layouts must map tensor names to MeshLayouts; got 'x'"),
+    (lambda: insert_transforms("g", {}), "insert_transforms: graph must be an OpGraph; got 'g'"),
     (lambda: seed_gather(MeshLayout.replicated(2, 2), (4, 4)),
      "seed pattern: source must be a partitioned MeshLayout; got Replicated(2, 2)"),
 ]
