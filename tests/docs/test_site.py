@@ -72,13 +72,19 @@ def site(tmp_path_factory) -> Path:
     """A site of three specs (proved, refuted as designed, hostile docstring),
     built the way the README says."""
     work = tmp_path_factory.mktemp("site")
-    module = work / "tour.py"
-    module.write_text(textwrap.dedent(SPECS))
-    out, err = StringIO(), StringIO()
-    code = main(["docs", str(module), "--site", str(work / "site"), "--no-cache",
-                 "--cache-dir", str(work / "cache")], stream=out, errors=err)
-    assert code == 0, err.getvalue()
+    code, err = docs_site(work, "tour.py")
+    assert code == 0, err
     return work / "site"
+
+
+def docs_site(work: Path, name: str) -> tuple[int, str]:
+    """``layoutalg docs <work/name holding SPECS> --site work/site``: exit code, stderr."""
+    module = work / name
+    module.write_text(textwrap.dedent(SPECS))
+    err = StringIO()
+    code = main(["docs", str(module), "--site", str(work / "site"), "--no-cache",
+                 "--cache-dir", str(work / "cache")], stream=StringIO(), errors=err)
+    return code, err.getvalue()
 
 
 def test_the_site_opens_from_disk_offline(site):
@@ -335,12 +341,8 @@ def test_without_latex2mathml_pages_keep_latex_and_a_site_is_refused(tmp_path, m
     real = site.importlib.util.find_spec
     monkeypatch.setattr(site.importlib.util, "find_spec",
                         lambda name, *a: None if name == "latex2mathml" else real(name, *a))
-    module = tmp_path / "one.py"
-    module.write_text(textwrap.dedent(SPECS))
-    out, err = StringIO(), StringIO()
-    code = main(["docs", str(module), "--site", str(tmp_path / "site"), "--no-cache",
-                 "--cache-dir", str(tmp_path / "cache")], stream=out, errors=err)
-    assert code == 2 and "latex2mathml" in err.getvalue() and err.getvalue().count("\n") == 1
+    code, err = docs_site(tmp_path, "one.py")
+    assert code == 2 and "latex2mathml" in err and err.count("\n") == 1
     assert not (tmp_path / "site").exists()
 
 
