@@ -44,8 +44,8 @@ def strided(
     size = sympy.Mul(*sizes)
     if cosize is None:
         cosize = sum(((s - 1) * d for s, d in zip(sizes, strides)), sympy.Integer(0)) + 1
-    domain = Space(i=_int(size))
-    codomain = Space(offset=_int(check_extent("cosize", _int(_tidy(cosize)))))
+    domain = Space(i=size)  # a Space holds a SymPy integer as an int
+    codomain = Space(offset=check_extent("cosize", _tidy(cosize)))
     (i,) = domain.symbols
     (o,) = codomain.symbols
     offset_expr = sympy.Integer(0)
@@ -116,8 +116,3 @@ def _tidy(extent: sympy.Expr) -> sympy.Expr:
     """The expanded extent when SymPy still sees it is positive, else as built."""
     expanded = sympy.expand(extent)
     return expanded if expanded.is_positive else extent
-
-
-def _int(value: sympy.Expr) -> Extent:
-    value = sympy.sympify(value)
-    return int(value) if value.is_Integer else value
