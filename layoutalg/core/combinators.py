@@ -176,8 +176,7 @@ def linearize(space: Space, dims: Sequence[str] | None = None, *, name: str = "o
             raise MapError(f"linearize: dims must be distinct names of {space.names}; got {chosen}")
         positions = [space.index(n) for n in chosen]
         sizes = [space.extents[k] for k in positions]
-        size = sympy.Mul(*sizes)
-        size = int(size) if size.is_Integer else size
+        size = sympy.Mul(*sizes)  # a Space holds a SymPy integer as an int
         new = Space(*((name, size) if k == positions[0] else pair for k, pair in enumerate(space.dims)
                       if k == positions[0] or k not in positions))
         sym = space.symbols
