@@ -177,8 +177,9 @@ def linearize(space: Space, dims: Sequence[str] | None = None, *, name: str = "o
         positions = [space.index(n) for n in chosen]
         sizes = [space.extents[k] for k in positions]
         size = sympy.Mul(*sizes)  # a Space holds a SymPy integer as an int
-        new = Space(*((name, size) if k == positions[0] else pair for k, pair in enumerate(space.dims)
-                      if k == positions[0] or k not in positions))
+        first = positions[0]
+        new = Space(*((name, size) if k == first else pair
+                      for k, pair in enumerate(space.dims) if k == first or k not in positions))
         sym = space.symbols
         flat = dot([sym[k] for k in positions], row_major_strides(sizes))
         exprs = [flat if n == name else sym[space.index(n)] for n in new.names]
