@@ -13,8 +13,8 @@ import argparse
 import os
 import sys
 import traceback
-from importlib.metadata import version
 from collections.abc import Sequence
+from importlib.metadata import version
 from pathlib import Path
 from typing import TextIO
 

@@ -14,8 +14,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from layoutalg.runner import prover, reports
 from layoutalg.errors import OutputError, SpecError
+from layoutalg.runner import prover, reports
 from layoutalg.runner.proof_cache import ProofCache, default_directory
 from layoutalg.runner.spec_timing import SpecTimes
 from layoutalg.runner.worker_pool import WorkerPool

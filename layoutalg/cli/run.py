@@ -25,8 +25,8 @@ from layoutalg.dataflow import traffic
 from layoutalg.dataflow.schedule import Schedule
 from layoutalg.dataflow.seed import SeedReuse
 from layoutalg.dataflow.traffic import KEYS
-from layoutalg.execute import CapacityError, MachineError, fetch, matmul, place
 from layoutalg.errors import PlacementError
+from layoutalg.execute import CapacityError, MachineError, fetch, matmul, place
 from layoutalg.execute.targets import target_for
 from layoutalg.verify.chain import Chain
 from layoutalg.verify.instance import example_instance, sizes_text

@@ -12,7 +12,6 @@ from __future__ import annotations
 import html
 import re
 
-
 # A link target that would run code: a zero-width space before the colon
 # leaves it a harmless relative link (an entity such as &#58; would not:
 # browsers decode entities in attributes).
