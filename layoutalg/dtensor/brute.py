@@ -114,10 +114,7 @@ def _all_gather(data, before: DTensorLayout, group, dim, sizes):
             for k in group:
                 rows = [piece for r in rows for piece in torch_chunk(r, mesh[k])]
             cut = [len(r) for r in rows]
-        width = max(cut)
-        padded = [_fit(data[m], dim, width) for m in members]
-        result[rank] = np.concatenate([_take(p, dim, list(range(n))) for p, n in
-                                       zip(padded, cut)], axis=dim)
+        result[rank] = _gathered(data, members, dim, cut)
     return result
 
 
@@ -126,12 +123,17 @@ def _all_to_all(data, before: DTensorLayout, mesh_dim, from_dim, to_dim):
     for rank in data:
         members = _members(rank, (mesh_dim,), before.mesh_shape)
         cut = [len(c) for c in _expected(before, rank, mesh_dim, from_dim)]
-        width = max(cut)
-        whole = np.concatenate([_take(_fit(data[m], from_dim, width), from_dim, list(range(n)))
-                                for m, n in zip(members, cut)], axis=from_dim)
+        whole = _gathered(data, members, from_dim, cut)
         mine = _expected(before, rank, mesh_dim, to_dim)[rank[mesh_dim]]
         result[rank] = _take(whole, to_dim, mine)
     return result
+
+
+def _gathered(data, members, dim: int, cut: list[int]) -> np.ndarray:
+    """The members' pieces, each padded to the chunk width ``max(cut)`` and cut back to
+    its expected length, concatenated along ``dim``: the first ``n`` rows of a piece
+    padded to any width ``≥ n`` are the piece fitted to ``n``."""
+    return np.concatenate([_fit(data[m], dim, n) for m, n in zip(members, cut)], axis=dim)
 
 
 def _fit(a: np.ndarray, dim: int, width: int) -> np.ndarray:
