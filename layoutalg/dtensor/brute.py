@@ -130,9 +130,8 @@ def _all_to_all(data, before: DTensorLayout, mesh_dim, from_dim, to_dim):
 
 
 def _gathered(data, members, dim: int, cut: list[int]) -> np.ndarray:
-    """The members' pieces, each padded to the chunk width ``max(cut)`` and cut back to
-    its expected length, concatenated along ``dim``: the first ``n`` rows of a piece
-    padded to any width ``≥ n`` are the piece fitted to ``n``."""
+    """The members' pieces padded to the chunk width ``max(cut)``, each cut back to its
+    length ``n`` (together: fitted to ``n``), concatenated along ``dim``."""
     return np.concatenate([_fit(data[m], dim, n) for m, n in zip(members, cut)], axis=dim)
 
 
