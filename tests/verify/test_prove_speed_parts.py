@@ -52,7 +52,7 @@ def test_a_composed_map_that_is_no_bijection_stays_refuted():
     """Dealing [i:12] over 3 parts and then keeping only the part (a fold onto
     [p0:3]) puts four elements on each slot: REFUTED, whatever its parts say."""
     dealt = la.cyclic(la.Space(i=12), "i", 3, names=("p0", "l0"))
-    p0, l0 = dealt.codomain.symbols
+    p0, _ = dealt.codomain.symbols
     fold = la.IndexMap(dealt.codomain, la.Space(q=3), [p0], name="keep the part")
     m = la.compose(dealt, fold)
     verdict = checks.check_bijective(m)
