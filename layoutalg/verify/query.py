@@ -140,8 +140,7 @@ def ask(
     parameters = sorted(set(parameters), key=str)
     assumed = checked_assumptions(assumptions, parameters)
     reuse, scope = _REUSE.get(), _SCOPE.get()
-    key = _key(unknown_bounds, constraints, parameters, assumed, forall) if (
-        reuse or scope is not None) else None
+    key = _key(unknown_bounds, constraints, parameters, assumed, forall)
     known = (scope or {}).get(key) or (_ANSWERS.get(key) if reuse else None)
     if known is not None:
         return known
@@ -241,14 +240,15 @@ def shortcuts(*, reuse: bool = True, enumerate_up_to: int = ENUMERATE_UP_TO) -> 
 
 def asks_once(check: Callable) -> Callable:
     """``check`` and the checks it calls ask each distinct question once per
-    call (its sat and unsat answers kept for the call): a check combining
-    others (bijective, surjective's pigeonhole) reuses what a part asked."""
+    call, in one Z3 context (``solver.one_context``): a check combining others
+    (bijective, surjective's pigeonhole) reuses a part's sat and unsat answers."""
 
     @functools.wraps(check)
     def once(*args, **kwargs):
         token = _SCOPE.set({}) if _SCOPE.get() is None else None
         try:
-            return check(*args, **kwargs)
+            with solver.one_context():
+                return check(*args, **kwargs)
         finally:
             if token is not None:
                 _SCOPE.reset(token)
