@@ -10,6 +10,7 @@ is not, and its counterexample is recomputed here.
 from __future__ import annotations
 
 import pytest
+import z3
 
 import layoutalg as la
 from layoutalg.verify import query as q
@@ -114,3 +115,23 @@ def test_the_memo_lives_for_one_check_only(asked):
     with q.shortcuts(reuse=False, enumerate_up_to=0):
         la.check_injective(m, timeout_ms=TIMEOUT_MS)
     assert len(asked) == 3 * first
+
+
+def test_the_queries_of_one_check_share_one_fresh_context(asked, monkeypatch):
+    """Two queries of one check, one context; the next check a new one (a
+    context's history changes Z3's search, so no check inherits another's)."""
+    made = []
+    real = z3.Context
+
+    def counting(*args, **kwargs):
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(z3, "Context", counting)
+    d = la.Space(i=4, j=4)
+    i, j = d.symbols
+    m = la.IndexMap(d, la.Space(o=16), [4 * i + j], name="no inverse")  # no division: no race
+    assert la.check_bijective(m, timeout_ms=TIMEOUT_MS).proved
+    assert len(asked) == 2 and len(made) == 1, (asked, made)
+    assert la.check_bijective(m, timeout_ms=TIMEOUT_MS).proved
+    assert len(asked) == 4 and len(made) == 2
