@@ -137,9 +137,8 @@ def load_module(path: Path):
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
     try:
-        # its helpers from its own folder (spec_imports); the maps a module
-        # builds at import (claims' arguments) as a spec's build is (prove_spec)
-        with isolated(path.parent), query.shortcuts(), collecting_less():
+        # its helpers from its own folder (spec_imports)
+        with isolated(path.parent), collecting_less():
             module_spec.loader.exec_module(module)
     except LayoutError as exc:
         del sys.modules[name]
