@@ -1,0 +1,47 @@
+"""Audit (session after 92c76b2): the evaluator's input conversion (``core.evaluate.narrow``).
+
+The rule: values must be integers; a float64 array holding 2.5 is refused with a
+``MapError`` ("values must be integers"), never rounded. An *object* array goes
+through ``np.frompyfunc(int, 1, 1)`` instead, so Python's ``int()`` silently
+truncates 2.5 to 2, a ``Fraction(5, 2)`` to 2, and parses the string ``'3'``:
+``IndexMap.apply`` then returns an image for a point that is not one.
+
+Truth in plain Python: ``2 * 2.5 == 5.0`` and ``2 * Fraction(5, 2) == 5``, neither
+of which the map's answer 4 is; ``'3'`` is not an integer at all.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import layoutalg as la
+from layoutalg.errors import MapError
+
+
+def _double() -> la.IndexMap:
+    space = la.Space(i=8)
+    (i,) = space.symbols
+    return la.IndexMap(space, la.Space(o=16), [2 * i], name="double")
+
+
+def test_a_float_array_is_refused_not_rounded():
+    with pytest.raises(MapError, match="values must be integers"):
+        _double().apply(np.array([2.5]))
+
+
+def test_the_truth_in_python():
+    assert 2 * 2.5 == 5.0 and 2 * Fraction(5, 2) == 5
+    assert int(2.5) == 2 and int(Fraction(5, 2)) == 2 and int("3") == 3   # what int() makes of them
+
+
+@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
+                   reason="core.evaluate.narrow converts an object array with int(): 2.5 and "
+                          "Fraction(5, 2) are truncated to 2 and '3' is parsed as 3, so apply "
+                          "returns an image (4, 4, 6) instead of refusing non-integer values")
+@pytest.mark.parametrize("value", [2.5, Fraction(5, 2), "3"], ids=["float", "fraction", "str"])
+def test_a_non_integer_in_an_object_array_is_refused(value):
+    with pytest.raises(MapError):
+        _double().apply(np.array([value], dtype=object))
