@@ -111,7 +111,6 @@ class BitXor(BitOp):
     op_text = "^"
     op_latex = r"\oplus"
     public = "bit_xor"
-
     compute = staticmethod(operator.xor)
 
     @classmethod
@@ -132,7 +131,6 @@ class BitAnd(BitOp):
     op_latex = r"\land"
     public = "bit_and"
     arg_names = ("a", "mask")
-
     compute = staticmethod(operator.and_)
 
     @classmethod
@@ -164,7 +162,6 @@ class ShiftRight(_Shift):
     op_text = ">>"
     op_latex = r"\gg"
     public = "shift_right"
-
     compute = staticmethod(operator.rshift)
 
 
@@ -174,7 +171,6 @@ class ShiftLeft(_Shift):
     op_text = "<<"
     op_latex = r"\ll"
     public = "shift_left"
-
     compute = staticmethod(operator.lshift)
 
 
