@@ -14,7 +14,7 @@ from layoutalg.core.expr import Unsupported, as_condition, as_expr, integer_form
 from layoutalg.core.printing import show
 from layoutalg.core.space import Space, check_names_apart
 from layoutalg.errors import MapError, describe
-from layoutalg.validate import first_out_of_range, positive_int
+from layoutalg.validate import first_out_of_range, index, integer, positive_int
 
 Exprs = tuple[sympy.Expr, ...]
 
@@ -285,14 +285,9 @@ def _assumption(value: object, params) -> sympy.Basic:
 def _check_point(coord, space: Space, what: str) -> tuple[int, ...]:
     if len(coord) != space.rank:
         raise MapError(f"{what} must have {space.rank} values for {space}; got {coord}")
-    point = []
-    for name, value, extent in zip(space.names, coord, space.extents):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise MapError(f"{what} {name} must be an int; got {describe(value)}")
-        if isinstance(extent, int) and not 0 <= value < extent:
-            raise MapError(f"{what} {name} must lie in [0, {extent}); got {value}")
-        point.append(int(value))
-    return tuple(point)
+    return tuple(index(MapError, f"{what} {name}", value, extent) if isinstance(extent, int)
+                 else integer(MapError, f"{what} {name}", value)
+                 for name, value, extent in zip(space.names, coord, space.extents))
 
 
 def substitute_exprs(exprs: Exprs, symbols, values) -> Exprs:
