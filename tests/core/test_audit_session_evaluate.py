@@ -45,3 +45,14 @@ def test_the_truth_in_python():
 def test_a_non_integer_in_an_object_array_is_refused(value):
     with pytest.raises(MapError):
         _double().apply(np.array([value], dtype=object))
+
+
+@pytest.mark.xfail(strict=True, raises=(TypeError, ValueError),
+                   reason="core.evaluate.narrow calls int() on each object element: None, 'x', "
+                          "1j and nan escape as a bare TypeError/ValueError from int(), not the "
+                          "MapError ('values must be integers') a complex or str array gets")
+@pytest.mark.parametrize("value", [None, "x", 1j, float("nan")], ids=["none", "word", "complex",
+                                                                      "nan"])
+def test_an_object_array_of_non_numbers_gets_one_clear_error(value):
+    with pytest.raises(MapError, match="values must be integers"):
+        _double().apply(np.array([value], dtype=object))
