@@ -21,7 +21,7 @@ import functools
 from layoutalg.core.cute_layout import CuteLayout, IntTuple, as_layout, flatten, parse_layout
 from layoutalg.core.tiling import colex_strides
 from layoutalg.errors import MapError, describe
-from layoutalg.validate import is_int
+from layoutalg.validate import positive_int
 
 Tiler = CuteLayout | int | str | tuple | None
 
@@ -253,8 +253,7 @@ def complement(layout: object, cosize_hi: int | None = None) -> CuteLayout:
     layout = as_layout(layout, "layout")
     if cosize_hi is None:
         cosize_hi = layout.cosize
-    if not is_int(cosize_hi) or cosize_hi < 1:
-        raise MapError(f"complement: cosize_hi must be a positive int; got {describe(cosize_hi)}")
+    cosize_hi = positive_int(MapError, "cosize_hi", cosize_hi, where="complement")
     modes = []
     current = 1
     for d, s in sorted((d, s) for s, d in layout.leaves() if s != 1 and d != 0):
@@ -270,7 +269,7 @@ def complement(layout: object, cosize_hi: int | None = None) -> CuteLayout:
                 f"result that misses offsets: size(R) < cosize_hi / size(layout))")
         modes.append((d // current, current))
         current = s * d
-    modes.append((-(-int(cosize_hi) // current), current))
+    modes.append((-(-cosize_hi // current), current))
     return coalesce(_flat(modes))
 
 
