@@ -4,7 +4,7 @@ against ``-j N`` in one run, wall and CPU, and the slowest claims.
 Usage::
 
     python bench/prove_speed.py [PATH ...] [--jobs 2] [--top 15] [--serial-only]
-                                [--repeat N] [--baseline REV] [--json FILE]
+                                [--repeat N] [--baseline REV] [--json FILE] [--stages]
 
 Each run is a fresh ``python -m layoutalg prove --no-cache -q --json`` in a
 subprocess (cold: no proof cache, no SymPy cache, no answers remembered),
@@ -18,7 +18,8 @@ figures. ``--baseline REV`` runs the serial prove of git revision REV (its
 own specs and library, from ``git archive``) in the same session first, so
 before/after is measured under the same load. ``--repeat N`` alternates
 serial and ``-j`` runs N times and prints the medians (the load moves less
-between neighbouring runs). Every ``-j`` run's rows (claim, verdict, in
+between neighbouring runs). ``--stages`` first splits one serial prove's CPU
+into start-up, finding the specs, building them and the claims. Every ``-j`` run's rows (claim, verdict, in
 report order) are checked against the serial run's: the same whatever ``-j``.
 
 ``-j`` hands the costly specs out first, by the time each took in the last
@@ -81,6 +82,39 @@ def prove(label: str, paths: list[str], jobs: int, cwd: Path) -> Run:
                report)
 
 
+#: run in a fresh interpreter by ``stages``: the CPU seconds of each stage of a
+#: serial prove, through the prover's own functions (``discover``, ``prove``)
+STAGES = """
+import json, sys, time
+start = time.process_time()
+import layoutalg.cli.prove  # what the CLI imports before it finds the specs
+from layoutalg.runner import prover
+imported = time.process_time()
+found = prover.discover(sys.argv[1:])
+discovered = time.process_time()
+outcomes = prover.prove(found)
+proved = time.process_time()
+claims = sum(o.cpu_seconds for o in outcomes)
+print(json.dumps({"start-up": imported - start, "finding specs": discovered - imported,
+                  "building specs": proved - discovered - claims, "claims": claims,
+                  "total": proved - start, "claims_count": len(outcomes)}))
+"""
+
+
+def stages(paths: list[str], cwd: Path) -> dict[str, float]:
+    """CPU seconds of each stage of one cold serial prove (start-up: importing
+    layoutalg and the CLI; finding specs: importing the spec modules, with
+    the work they do at import; building specs: each spec's function and the
+    prover's own cost; claims: the claims' CPU, Z3's threads included)."""
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    done = subprocess.run([sys.executable, "-c", STAGES, *paths], cwd=cwd, env=env,
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"stages: the prove failed (exit {done.returncode}):\n"
+                         f"{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def baseline_tree(rev: str, into: Path) -> Path:
     """The library and specs of git revision ``rev``, unpacked into ``into``."""
     archive = into / "tree.tar"
@@ -133,8 +167,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="alternate serial and -j N times; print the medians")
     parser.add_argument("--baseline", metavar="REV", help="also prove git revision REV, serial")
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--stages", action="store_true",
+                        help="first, the CPU seconds of each stage of one serial prove")
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} CPUs; load average {load()}")
+    if args.stages:
+        split = stages(args.paths, ROOT)
+        print("stages of a serial prove (CPU s): " + ", ".join(
+            f"{name} {split[name]:.2f}" for name in
+            ("start-up", "finding specs", "building specs", "claims", "total")))
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         if args.baseline:
