@@ -16,6 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import sympy
 
 import layoutalg as la
 from layoutalg.errors import MapError
@@ -56,3 +57,34 @@ def test_a_non_integer_in_an_object_array_is_refused(value):
 def test_an_object_array_of_non_numbers_gets_one_clear_error(value):
     with pytest.raises(MapError, match="values must be integers"):
         _double().apply(np.array([value], dtype=object))
+
+
+# -- the zero-divisor refusal over no points (commit 16cf54e) ---------------------------
+#
+# ``i + 7 mod j`` with ``i`` bound to no values and ``j`` to 0: there is no point, so
+# nothing needs a value (Python: ``[x + 7 % 0 for x in []] == []``; the evaluator before
+# the session gave an empty array). ``_Scope.refuse`` sees the 0-d zero mask's ``any()``,
+# then takes ``argmax`` of it broadcast to the empty shape: a bare ValueError.
+
+
+def test_the_truth_over_no_points_in_python():
+    assert [x + 7 % 0 for x in []] == []
+
+
+def test_a_divisor_that_is_not_zero_over_no_points_gives_no_values():
+    space = la.Space(i=4, j=4)
+    i, j = space.symbols
+    m = la.IndexMap(space, la.Space(o=16), [i + sympy.Mod(7, j)], name="seven_mod_j")
+    assert m.apply(np.arange(0), np.array([1]))[0].tolist() == []
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError,
+                   reason="core.evaluate._Scope.refuse: a zero divisor broadcast over an empty "
+                          "shape has mask.any() true but no point; np.argmax of the empty "
+                          "broadcast raises a bare ValueError instead of returning no values")
+@pytest.mark.parametrize("big", [0, 2**64], ids=["int64", "exact"])   # 2**64: bounds escape
+def test_a_zero_divisor_over_no_points_gives_no_values(big):
+    space = la.Space(i=4, j=4)
+    i, j = space.symbols
+    m = la.IndexMap(space, la.Space(o=16), [i + sympy.Mod(7, j) + big], name="seven_mod_j")
+    assert m.apply(np.arange(0), np.array([0]))[0].tolist() == []
