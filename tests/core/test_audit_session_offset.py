@@ -60,3 +60,32 @@ def test_compose_refuses_a_first_part_that_escapes():
     first = _shifted()
     with pytest.raises(CompositionError):
         la.compose(first, la.identity(first.codomain))
+
+
+# -- the same for pad(..., to=N): N - M is not known negative, so it is accepted ---------
+#
+# ``pad(Space(i=M), "i", to=N)`` keeps ``i`` and widens the extent to ``N``; with
+# ``M = 2, N = 1`` element ``i = 1`` lies outside ``[0, 1)`` (Python: ``not 0 <= 1 < 1``).
+
+(N,) = la.extents("N")
+
+
+def _padded():
+    return la.pad(la.Space(i=M), "i", to=N)
+
+
+def test_pad_truth_in_python_ints():
+    assert not 0 <= 1 < 1     # M = 2 (elements 0, 1), N = 1: element 1 escapes
+
+
+def test_z3_refutes_pad_in_bounds():
+    verdict = la.check_in_bounds(_padded())
+    assert verdict.refuted and verdict.counterexample["N"] < verdict.counterexample["M"]
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="pad(.., to=N) over extent M is recorded exact by construction although "
+                          "N may be below M: composition.in_own_codomain says PROVED where "
+                          "check_in_bounds REFUTES (M = 2, N = 1): a false PROVED")
+def test_in_own_codomain_does_not_prove_pad_to_a_smaller_size():
+    assert not facts.in_own_codomain(_padded()).proved
