@@ -136,9 +136,8 @@ def needs_glyphs(console: Console) -> bool:
     """Whether cells need a letter per memory: the console shows no colour
     (``NO_COLOR``, ``no_color=True``, a terminal with no colour system), or only
     16 colours, to which the pictures' light fills all round to the same grey."""
-    if console.no_color:
-        return True
-    return console.is_terminal and console.color_system not in ("256", "truecolor")
+    return console.no_color or (
+        console.is_terminal and console.color_system not in ("256", "truecolor"))
 
 
 def _monochrome_term() -> bool:
