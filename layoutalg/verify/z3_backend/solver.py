@@ -40,9 +40,9 @@ import z3
 
 from layoutalg.core.expr import Unsupported
 from layoutalg.errors import MapError, describe
-from layoutalg.verify.z3_backend import checker_threads, vacuity
 from layoutalg.verify.encodings import (  # noqa: F401 - ENCODINGS, use_encoding re-exported
     ENCODINGS, choose_encoding, use_encoding)
+from layoutalg.verify.z3_backend import checker_threads, vacuity
 from layoutalg.verify.z3_backend.bitvector import BitVectorTranslator as _BitVectorTranslator
 from layoutalg.verify.z3_backend.terms import Bounded
 from layoutalg.verify.z3_backend.terms import Translator as _Translator
