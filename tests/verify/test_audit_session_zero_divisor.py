@@ -65,3 +65,26 @@ def test_equivalent_to_the_identity_is_not_proved():
     m = _nested()
     identity = la.IndexMap(m.domain, m.codomain, list(m.domain.symbols), name="identity")
     assert not la.check_equivalent(m, identity).proved
+
+
+# The sibling rule: a term that is a multiple of q is dropped from Mod(p, q) without
+# asking whether the term itself has a value: (i + 4*(i mod r)) mod 4 -> i mod 4.
+
+
+def _multiple_dropped():
+    domain = la.Space(i=4, r=3)
+    i, r = domain.symbols
+    return la.IndexMap(domain, la.Space(o=4, r=3), [remainder(i + 4 * remainder(i, r), 4), r],
+                       name="multiple_of_four")
+
+
+def test_the_multiple_has_no_value_in_python_at_r_0():
+    with pytest.raises(ZeroDivisionError):
+        (1 + 4 * (1 % 0)) % 4
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="verify.rewrite.reduced_term drops 4*Mod(i, r) from Mod(i + 4*Mod(i, r), 4) "
+                          "as a multiple of 4, losing the divisor r that is 0 at r = 0: PROVED")
+def test_a_dropped_multiple_keeps_its_zero_divisor():
+    assert not la.check_bijective(_multiple_dropped()).proved
