@@ -75,7 +75,8 @@ def _padded():
 
 
 def test_pad_truth_in_python_ints():
-    assert not 0 <= 1 < 1     # M = 2 (elements 0, 1), N = 1: element 1 escapes
+    size_m, size_n = 2, 1
+    assert [i for i in range(size_m) if not 0 <= i < size_n] == [1]   # element 1 escapes
 
 
 def test_z3_refutes_pad_in_bounds():
