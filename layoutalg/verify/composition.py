@@ -61,15 +61,17 @@ def note_composition(composed: IndexMap, first: IndexMap, then: IndexMap) -> Non
         mark_exact(composed)
 
 
-def parts_of(m: IndexMap) -> list[IndexMap] | None:
+def parts_of(m: IndexMap, _opening: frozenset = frozenset()) -> list[IndexMap] | None:
     """The parts ``compose`` made ``m`` of, first to last (a part that was a
     composition itself opened up in turn); None when ``m`` was not composed
-    here (or was forgotten)."""
-    recorded = _parts.get(key(m))
-    if recorded is None:
+    here (or was forgotten). A part whose records lead back to a map being
+    opened (``A = B ∘ r`` and ``B = A ∘ r⁻¹``) stays whole."""
+    k = key(m)
+    recorded = _parts.get(k)
+    if recorded is None or k in _opening:
         return None
     first, then = recorded
-    return (parts_of(first) or [first]) + [then]
+    return (parts_of(first, _opening | {k}) or [first]) + [then]
 
 
 def in_own_codomain(
