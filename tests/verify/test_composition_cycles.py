@@ -24,9 +24,9 @@ def test_a_cycle_of_records_leaves_the_part_whole():
 
 
 def test_parts_without_a_cycle_open_fully():
-    grid = la.Space.of(("i", "j"), (3, 5))
+    grid = la.Space.of(("i", "j"), (3, 5 + 2))  # not the maps the test above records
     swap = la.permute(grid, ("j", "i"))
     flat = la.compose(swap, la.linearize(swap.codomain))  # (i, j) -> 3j + i
-    assert flat(2, 4) == (14,)  # hand: j=4 rows of 3, plus i=2
+    assert flat(2, 4) == (14,)  # hand: j=4 rows of 3, plus i=2 (extents 3 x 7)
     parts = composition.parts_of(flat)
     assert [p.label for p in parts] == [swap.label, la.linearize(swap.codomain).label]
