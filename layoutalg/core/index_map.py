@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -90,7 +91,7 @@ class IndexMap:
 
     # -- evaluation ---------------------------------------------------------
 
-    @property
+    @functools.cached_property  # a frozen map's parameters never change
     def parameters(self) -> frozenset[sympy.Symbol]:
         """Positive integer symbols: the extents' and any other the map mentions."""
         parts = [*self.exprs, *(self.inverse or ()), *self.assumptions]
