@@ -22,6 +22,7 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import TTError, describe
 from layoutalg.tt.maps import page_of_element_map
+from layoutalg.tt.tensor import TensorSpec
 from layoutalg.validate import boolean, int_tuple, positive_int, positive_size
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_bijective, check_in_bounds, check_surjective
@@ -35,7 +36,7 @@ def page_map_of(subject: object) -> IndexMap:
     """The page map of a ``TensorSpec``, or an ``IndexMap`` given as one."""
     if isinstance(subject, IndexMap):
         return subject
-    if hasattr(subject, "page_map"):
+    if isinstance(subject, TensorSpec):
         return subject.page_map()
     raise TTError(f"subject must be a TensorSpec or a page IndexMap; got {describe(subject)}")
 
@@ -125,7 +126,7 @@ def check_page_count(
     <Status.PROVED: 'PROVED'>
     """
     count = positive_int(TTError, "count", count)
-    if not hasattr(subject, "element_page_map"):
+    if not isinstance(subject, TensorSpec):
         raise TTError(f"subject must be a TensorSpec; got {describe(subject)}")
     start = time.perf_counter()
     m = page_of_element_map(subject, pages=count)
@@ -156,7 +157,7 @@ def check_aligned(
     ``alignment`` bytes (default: the device's alignment for the storage)."""
     m = page_map_of(subject)
     if alignment is None:
-        if not hasattr(subject, "alignment"):
+        if not isinstance(subject, TensorSpec):
             raise TTError("check_aligned: give alignment= for a bare IndexMap")
         alignment = subject.alignment
     alignment = positive_size(TTError, "alignment", alignment)
@@ -203,7 +204,7 @@ def check_fits_memory(
     the fullest core. The allocator reserves whole shards on every core, so
     a tensor smaller than one shard is also judged by its reservation.
     """
-    if not hasattr(subject, "page_map"):
+    if not isinstance(subject, TensorSpec):
         raise TTError(f"subject must be a TensorSpec; got {describe(subject)}")
     size_only = boolean(TTError, "size_only", size_only)
     cap = subject.capacity if capacity is None else capacity

@@ -16,6 +16,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.core.tiling import digits, face_position, flatten, unflatten
 from layoutalg.errors import TTError
+from layoutalg.tt.placement import Interleaved
 
 
 def label(spec) -> str:
@@ -145,7 +146,7 @@ def _page_forward(spec, page):
     """The page grid the placement numbers pages over, and page ``page``'s location and slot."""
     placement = spec.placement
     sizes = spec.pages_2d if placement.kind == "2d" else spec.pages_nd
-    if hasattr(placement, "forward_id"):
+    if isinstance(placement, Interleaved):  # numbers pages straight from their id
         return sizes, *placement.forward_id(page)
     return sizes, *placement.forward(unflatten(page, sizes), spec.pages_2d)
 
