@@ -242,8 +242,8 @@ def _confirm_empty(m, outcome, p, assume, timeout_ms):
     bound = q.concrete(m, params)
     x, bounds = q.unknowns(bound.domain)
     hit = [q.eq(a, v) for a, v in zip(q.images(bound, x, bounds), slot)]
-    check = q.run(bounds, hit, [bound], assume=[a.subs(params) for a in assume],
-                  timeout_ms=timeout_ms)
+    sizes = [a.subs(params) for a in q.checked_assumptions(assume, m.parameters)]  # look-alikes
+    check = q.run(bounds, hit, [bound], assume=sizes, timeout_ms=timeout_ms)
     if check.answer == "unsat":
         return _empty_slot(m, outcome, p)
     return None

@@ -18,6 +18,15 @@ unevaluated, after a few rules that hold for all integers:
 * ``floor(i + y) = i + floor(y)`` and ``ceiling(i + y) = i + ceiling(y)``
   for an integer term ``i`` (``floor((q·t + r)/q) = t + floor(r/q)``).
 
+Each rule holds for a divisor of either sign (Python's floor semantics), but
+``x mod 0`` and ``x // 0`` have no value, and a term that has none at some
+point must not become one that has: a rule may remove a divisor (the ``k``
+of ``Mod(a, k)``, the ``r`` of a dropped ``4·Mod(i, r)``, a ``floor``'s
+denominator) only when that divisor is shown non-zero — a non-zero integer,
+a product of positive symbols, or a range (from the given ones) without 0.
+Otherwise the term is kept as written, and the query's translation answers
+UNKNOWN for the divisor it cannot show positive.
+
 "Integer term" is decided from the tree alone: integers, integer symbols,
 ``floor``/``ceiling``/``Mod`` of integer terms, and sums, products and
 natural powers of those. Nothing else is simplified, so a rule that SymPy
@@ -31,6 +40,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import sympy
+
+from layoutalg.core.expr import divisors
 
 Range = tuple[int | None, int | None]  # inclusive; None: unbounded on that side
 
@@ -114,9 +125,11 @@ class _Rewriter:
             return sympy.Integer(int(p) % int(q))
         kept = []
         for term in sympy.Add.make_args(p):
-            term = self.reduced_term(term, q)
-            if term != 0:
-                kept.append(term)
+            reduced = self.reduced_term(term, q)
+            if not self.keeps_divisors(term, reduced, also=(q,)):
+                reduced = term  # it would lose a divisor that may be 0 (Mod(i, 4·r) at r = 0)
+            if reduced != 0:
+                kept.append(reduced)
         p = sympy.Add(*kept)
         if p.is_Integer and q.is_Integer:
             return sympy.Integer(int(p) % int(q))
@@ -137,6 +150,30 @@ class _Rewriter:
         return coefficient * rest
 
     def rounding(self, func, arg: sympy.Expr) -> sympy.Expr:
+        result = self.rounded(func, arg)
+        if self.keeps_divisors(func(arg, evaluate=False), result):
+            return result
+        return func(arg, evaluate=False)  # it would lose a divisor that may be 0
+
+    def keeps_divisors(self, before: sympy.Expr, after: sympy.Expr, also=()) -> bool:
+        """Is every divisor of ``before`` missing from ``after`` (and from
+        ``also``, the divisors still around it) shown non-zero? Then ``after``
+        has a value wherever ``before`` has."""
+        if before == after:
+            return True
+        lost = set(divisors(before)).difference(divisors(after), also)
+        return all(self.nonzero(d) for d in lost)
+
+    def nonzero(self, d: sympy.Expr) -> bool:
+        """Is ``d`` non-zero at every point of the ranges, by its form alone?"""
+        if d.is_Integer:
+            return d != 0
+        if positive(d):
+            return True
+        low, high = self.range(d)
+        return (low is not None and low > 0) or (high is not None and high < 0)
+
+    def rounded(self, func, arg: sympy.Expr) -> sympy.Expr:
         num, den = arg.as_numer_denom()
         if not (integral(num) and integral(den)) or den == 0:
             return func(arg, evaluate=False)
@@ -152,13 +189,13 @@ class _Rewriter:
         remainder = sympy.Add(*rest)
         if remainder == 0:
             return sympy.Add(*whole)
-        if den.is_Integer and den > 0 and _within(self.range(remainder), 0, int(den) - 1):
-            # 0 <= r < den: floor(r/den) = 0, ceiling(r/den) = 0 only for r = 0
-            if func is sympy.floor:
-                return sympy.Add(*whole)
+        if func is sympy.floor and den.is_Integer and den > 0 \
+                and _within(self.range(remainder), 0, int(den) - 1):
+            # 0 <= r < den: floor(r/den) = 0 (ceiling(r/den) = 0 only for r = 0)
+            return sympy.Add(*whole)
         return sympy.Add(*whole, func(remainder / den, evaluate=False))
 
-    def range(self, e: sympy.Expr) -> Range:  # noqa: C901 - one branch per operator
+    def range(self, e: sympy.Expr) -> Range:
         """Inclusive bounds of an integer term (None: not known)."""
         if e.is_Integer:
             return int(e), int(e)
