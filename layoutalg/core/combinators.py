@@ -3,7 +3,11 @@
 Each combinator takes a ``Space`` and returns the map out of it: pure
 algebra, exact by construction (in bounds, a bijection onto its valid slots,
 its inverse right on them and left everywhere — recorded in
-:mod:`layoutalg.core.exact`, so a proof asks nothing about it). Applied to an
+:mod:`layoutalg.core.exact`, so a proof asks nothing about it) whenever
+SymPy shows its sizes fit for every size. A size wrong at some sizes is
+refused; one SymPy cannot decide (``offset`` by an amount, ``pad`` to an
+extent, ``delinearize`` into extents) leaves the map unrecorded, and the
+verify layer proves it. Applied to an
 ``IndexMap`` instead, a combinator follows that map: the composition is
 proved (:mod:`layoutalg.verify.combinators`, which ``la.split`` & co. are),
 so layouts read as chains::
@@ -17,6 +21,7 @@ use too.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 
 import sympy
@@ -118,24 +123,39 @@ def rename(space: Space, /, **names: str) -> IndexMap:
 
 
 def pad(space: Space, dim: str, multiple: Extent | None = None, *, to: Extent | None = None) -> IndexMap:
-    """Round ``dim``'s extent up to a ``multiple`` (or to exactly ``to``); new slots are padding."""
+    """Round ``dim``'s extent up to a ``multiple`` (or to exactly ``to``); new slots are padding.
+
+    ``to`` must be at least the extent for every size. A ``to`` below it at
+    some sizes is refused; one SymPy cannot compare with it (``PR`` over
+    ``ceiling(M/ceiling(M/PR))``) is built but not recorded exact, so the
+    verify layer proves it in bounds.
+    """
     def build(space: Space) -> IndexMap:
         k = space.index(dim)
         extent = space.extents[k]
         if (multiple is None) == (to is None):
             raise MapError(f"pad: give exactly one of multiple= and to=; got {multiple!r}, {to!r}")
-        if multiple is not None:
+        if multiple is not None:  # ceil(extent / multiple)·multiple ≥ extent for every size
             new_extent = ceil_div(extent, check_extent("multiple", multiple)) * multiple
+            fits = True
         else:
             new_extent = check_extent("to", to)
-            if _known_negative(sympy.sympify(new_extent) - extent):
+            room = sympy.sympify(new_extent) - extent
+            if _known_negative(room):
                 raise MapError(f"pad: to must be at least the extent {extent} of {dim}; got {to}")
+            below = _negative_at(room)
+            if below is not None:
+                raise MapError(f"pad: to must be at least the extent {extent} of {dim} for every "
+                               f"size; got {to}, which is below it at {_sizes(below)} "
+                               f"({room} = {room.xreplace(below)})")
+            fits = room.is_nonnegative is True
         new = space.replace(k, [(dim, new_extent)])
         d = new.symbols[k]
         valid = None if _equal(new_extent, extent) else sympy.Lt(d, extent)
-        return IndexMap(space, new, space.symbols, inverse=new.symbols, valid=valid,
-                        name=f"pad({dim})")
-    return _built(space, build)
+        m = IndexMap(space, new, space.symbols, inverse=new.symbols, valid=valid,
+                     name=f"pad({dim})")
+        return mark_exact(m) if fits else m
+    return _built(space, build, by_construction=False)
 
 
 def cyclic(
@@ -216,11 +236,22 @@ def delinearize(space: Space, /, dim: str, **extents: Extent) -> IndexMap:
 
 
 def offset(space: Space, dim: str, amount: Extent) -> IndexMap:
-    """Shift ``dim`` by ``amount`` (a base address); the first slots are padding."""
+    """Shift ``dim`` by ``amount`` (a base address); the first slots are padding.
+
+    ``amount`` must be an integer that is nonnegative for every size. One
+    negative at some sizes (``M - 5`` at ``M = 1``) is refused; one SymPy
+    cannot sign is built but not recorded exact, so the verify layer proves
+    its images in bounds (or refutes them).
+    """
     def build(space: Space) -> IndexMap:
         k = space.index(dim)
-        if not (is_int(amount) or isinstance(amount, sympy.Expr)) or _known_negative(amount):
+        if not (is_int(amount) or (isinstance(amount, sympy.Expr) and amount.is_integer)) \
+                or _known_negative(amount):
             raise MapError(f"offset: amount must be a nonnegative integer; got {describe(amount)}")
+        below = None if is_int(amount) else _negative_at(amount)
+        if below is not None:
+            raise MapError(f"offset: amount must be a nonnegative integer for every size; got "
+                           f"{amount}, which is {amount.xreplace(below)} at {_sizes(below)}")
         # NumPy integers are as good as Python ints.
         shift = int(amount) if is_int(amount) else amount
         if shift == 0:
@@ -229,9 +260,11 @@ def offset(space: Space, dim: str, amount: Extent) -> IndexMap:
         d = new.symbols[k]
         exprs = _replace(space.symbols, k, [space.symbols[k] + shift])
         inverse = _replace(new.symbols, k, [d - shift])
-        return IndexMap(space, new, exprs, inverse=inverse, valid=sympy.Ge(d, shift),
-                        name=f"offset({dim}, {shift})")
-    return _built(space, build)
+        m = IndexMap(space, new, exprs, inverse=inverse, valid=sympy.Ge(d, shift),
+                     name=f"offset({dim}, {shift})")
+        # Exact by construction only when the shift is nonnegative for every size.
+        return mark_exact(m) if is_int(shift) or shift.is_nonnegative is True else m
+    return _built(space, build, by_construction=False)
 
 
 def scale(space: Space, dim: str, factor: Extent) -> IndexMap:
@@ -298,3 +331,29 @@ def _equal(a: Extent, b: Extent) -> bool:
 
 def _known_negative(value: sympy.Expr) -> bool:
     return bool(sympy.sympify(value).is_negative)
+
+
+#: sizes tried for a symbolic amount SymPy cannot sign (exact integer evaluation)
+_TRIAL_SIZES = (1, 2, 3, 4, 5, 7, 8, 16)
+_TRIAL_LIMIT = 512
+
+
+def _negative_at(value) -> dict | None:
+    """Positive sizes at which ``value`` is a negative integer, or None when
+    SymPy shows it nonnegative or none of the trial sizes makes it negative.
+    Only the extents' positive integer symbols are tried (another symbol: None)."""
+    value = sympy.sympify(value)
+    symbols = sorted(value.free_symbols, key=lambda s: s.name)
+    if value.is_nonnegative is True or not all(s.is_integer and s.is_positive for s in symbols):
+        return None
+    for sizes in itertools.islice(itertools.product(_TRIAL_SIZES, repeat=len(symbols)),
+                                  _TRIAL_LIMIT):
+        at = dict(zip(symbols, sizes))
+        number = value.xreplace(at)
+        if number.is_Integer and number < 0:
+            return at
+    return None
+
+
+def _sizes(at: dict) -> str:
+    return ", ".join(f"{s} = {v}" for s, v in at.items())

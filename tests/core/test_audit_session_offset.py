@@ -1,14 +1,18 @@
 """Audit (session after 92c76b2): ``offset`` by an amount that may be negative.
 
-``core.combinators.offset`` refuses an amount only when it is *known* negative
-(``_known_negative``), so ``offset(Space(i=8), "i", M - 5)`` is built, and, like
-every combinator's map from a Space, recorded exact by construction ("in
-bounds"). It is not: at ``M = 1`` element ``i = 0`` lands at ``0 + 1 - 5 = -4``,
-outside ``[0, M + 3) = [0, 4)`` (plain Python ints below; ``check_in_bounds``
-finds the same point with Z3). So ``verify.composition.in_own_codomain`` answers
-PROVED "by construction", and ``compose`` accepts the map as a first part
-instead of raising ``CompositionError``. The rule has been the same since before
-the session (``81d9bb9`` moved it inline unchanged).
+``core.combinators.offset`` refused an amount only when it was *known*
+negative (``_known_negative``), so ``offset(Space(i=8), "i", M - 5)`` was
+built and, like every combinator's map from a Space, recorded exact by
+construction ("in bounds"). It is not: at ``M = 1`` element ``i = 0`` lands at
+``0 + 1 - 5 = -4``, outside ``[0, M + 3) = [0, 4)``. So
+``verify.composition.in_own_codomain`` answered PROVED "by construction" and
+``compose`` accepted the map as a first part instead of raising
+``CompositionError``; ``pad(Space(i=M), "i", to=N)`` had the same hole.
+
+Fixed: an amount (or ``to - extent``) negative at some trial size is refused
+at construction, naming the size; one SymPy cannot sign and no trial size
+makes negative is built but *not* recorded exact, so the verify layer proves
+it under Z3 (here: refutes it). The truths are plain Python ints.
 """
 
 from __future__ import annotations
@@ -20,10 +24,7 @@ from layoutalg.errors import CompositionError, MapError
 from layoutalg.verify import composition as facts
 
 (M,) = la.extents("M")
-
-
-def _shifted():
-    return la.offset(la.Space(i=8), "i", M - 5)
+(N,) = la.extents("N")
 
 
 def test_the_truth_in_python_ints():
@@ -32,46 +33,50 @@ def test_the_truth_in_python_ints():
     assert image == -4 and not 0 <= image < extent
 
 
-def test_z3_refutes_in_bounds():
-    verdict = la.check_in_bounds(_shifted())
-    assert verdict.refuted and verdict.counterexample["M"] < 5
-
-
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                   reason="offset refuses only an amount known negative: M - 5 (negative for "
-                          "M < 5) is accepted although the rule says nonnegative")
 def test_an_amount_that_may_be_negative_is_refused():
-    with pytest.raises(MapError, match="nonnegative"):
-        _shifted()
+    with pytest.raises(MapError, match=r"nonnegative integer for every size; got M - 5, "
+                                       r"which is -4 at M = 1"):
+        la.offset(la.Space(i=8), "i", M - 5)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="offset(.., M - 5) is recorded exact by construction, so "
-                          "composition.in_own_codomain says PROVED where check_in_bounds "
-                          "REFUTES (M = 1, i = 0 -> -4): a false PROVED")
+# An amount SymPy cannot sign and no trial size (1..16) makes negative: accepted,
+# not taken on trust. Negative only at M = 50: (50 - 50)**2 - 1 = -1.
+
+def _hidden():
+    return la.offset(la.Space(i=8), "i", (M - 50) ** 2 - 1)
+
+
+def test_the_hidden_amount_truth_in_python_ints():
+    amounts = {size: (size - 50) ** 2 - 1 for size in range(1, 101)}
+    assert [size for size, a in amounts.items() if a < 0] == [50]
+    image, extent = 0 + amounts[50], 8 + amounts[50]   # element i = 0 at M = 50
+    assert (image, extent) == (-1, 7) and not 0 <= image < extent
+
+
+def test_an_amount_sympy_cannot_sign_is_not_recorded_exact():
+    assert not facts.is_exact(_hidden())
+
+
+def test_z3_refutes_in_bounds():
+    verdict = la.check_in_bounds(_hidden())
+    assert verdict.refuted and verdict.counterexample["M"] == 50
+
+
 def test_in_own_codomain_does_not_prove_what_z3_refutes():
-    assert not facts.in_own_codomain(_shifted()).proved
+    verdict = facts.in_own_codomain(_hidden())
+    assert verdict.refuted and verdict.counterexample["M"] == 50
 
 
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                   reason="compose trusts the false exactness record and composes a first "
-                          "part whose images escape its codomain (no CompositionError)")
 def test_compose_refuses_a_first_part_that_escapes():
-    first = _shifted()
-    with pytest.raises(CompositionError):
+    first = _hidden()
+    with pytest.raises(CompositionError, match=r"out of bounds"):
         la.compose(first, la.identity(first.codomain))
 
 
-# -- the same for pad(..., to=N): N - M is not known negative, so it is accepted ---------
+# -- the same for pad(..., to=N) ------------------------------------------------------
 #
 # ``pad(Space(i=M), "i", to=N)`` keeps ``i`` and widens the extent to ``N``; with
 # ``M = 2, N = 1`` element ``i = 1`` lies outside ``[0, 1)`` (Python: ``not 0 <= 1 < 1``).
-
-(N,) = la.extents("N")
-
-
-def _padded():
-    return la.pad(la.Space(i=M), "i", to=N)
 
 
 def test_pad_truth_in_python_ints():
@@ -79,14 +84,32 @@ def test_pad_truth_in_python_ints():
     assert [i for i in range(size_m) if not 0 <= i < size_n] == [1]   # element 1 escapes
 
 
-def test_z3_refutes_pad_in_bounds():
-    verdict = la.check_in_bounds(_padded())
-    assert verdict.refuted and verdict.counterexample["N"] < verdict.counterexample["M"]
+def test_pad_to_a_size_that_may_be_smaller_is_refused():
+    with pytest.raises(MapError, match=r"pad: to must be at least the extent M of i for every "
+                                       r"size; got N, which is below it at M = 2, N = 1 "
+                                       r"\(-M \+ N = -1\)"):
+        la.pad(la.Space(i=M), "i", to=N)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="pad(.., to=N) over extent M is recorded exact by construction although "
-                          "N may be below M: composition.in_own_codomain says PROVED where "
-                          "check_in_bounds REFUTES (M = 2, N = 1): a false PROVED")
+# ``to = M·(N - 50)² + 1`` over extent ``M``: below it only at N = 50 (for M ≥ 2).
+
+def _hidden_pad():
+    return la.pad(la.Space(i=M), "i", to=M * (N - 50) ** 2 + 1)
+
+
+def test_the_hidden_pad_truth_in_python_ints():
+    below = [(m, n) for m in range(1, 6) for n in range(1, 101) if m * (n - 50) ** 2 + 1 < m]
+    assert below == [(m, 50) for m in range(2, 6)]
+    to = 2 * (50 - 50) ** 2 + 1                      # M = 2, N = 50
+    assert [i for i in range(2) if not 0 <= i < to] == [1]
+
+
+def test_pad_to_a_size_sympy_cannot_compare_is_not_recorded_exact():
+    assert not facts.is_exact(_hidden_pad())
+
+
 def test_in_own_codomain_does_not_prove_pad_to_a_smaller_size():
-    assert not facts.in_own_codomain(_padded()).proved
+    verdict = facts.in_own_codomain(_hidden_pad())
+    assert verdict.refuted
+    ce = verdict.counterexample
+    assert ce["N"] == 50 and ce["M"] >= 2
