@@ -46,10 +46,10 @@ import sympy
 from layoutalg.core.bits import BitAnd, BitOp, BitXor, ShiftLeft, ShiftRight, bounds_kernel
 from layoutalg.core.bounds import INT64_LIMIT, Escapes
 from layoutalg.core.expr import Unsupported, integer_terms, quotient
+from layoutalg.core.integers import INT64_MIN, fits, narrow, shrink
 from layoutalg.errors import MapError, UndefinedValueError
 
 Kernel = Callable[[dict[sympy.Symbol, np.ndarray]], np.ndarray]
-_INT64_MIN = -(2**63)
 _CHUNK = 1 << 16  # elements per min/max pass over a large input (fits in L2)
 
 
@@ -91,9 +91,9 @@ def as_int64(values: object, what: str) -> np.ndarray:
     ...
     layoutalg.errors.MapError: images of m must fit in int64 ...; got 18446744073709551616
     """
-    array = narrow(values)
+    array = narrow(values, what)
     if array.dtype == object:
-        wide = next(int(v) for v in array.reshape(-1) if not _INT64_MIN <= v <= INT64_LIMIT)
+        wide = next(int(v) for v in array.reshape(-1) if not INT64_MIN <= v <= INT64_LIMIT)
         raise MapError(f"{what} must fit in int64 to be used as NumPy indices or offsets; "
                        f"got {wide}")
     return array
@@ -106,7 +106,8 @@ class _Inputs:
     """One binding of symbols to values: int64 when all fit, exact on demand."""
 
     def __init__(self, env: dict[sympy.Symbol, object]) -> None:
-        self.values = {symbol: narrow(value) for symbol, value in env.items()}
+        self.values = {symbol: narrow(value, f"the values of {symbol}")
+                       for symbol, value in env.items()}
         self.int64 = all(v.dtype != object for v in self.values.values())
         self.scalar = all(v.ndim == 0 for v in self.values.values())
         self.ranges = _Ranges(self.values)
@@ -146,39 +147,6 @@ def _range(array: np.ndarray) -> tuple[int, int]:
     return int(min(low for low, _ in pairs)), int(max(high for _, high in pairs))
 
 
-def narrow(value: object) -> np.ndarray:
-    """Integer ``value`` as int64 when every one fits, else an object array of Python ints."""
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        number = int(value)
-        return np.asarray(number, dtype=np.int64 if _fits(number, number) else object)
-    array = np.asarray(value)
-    kind = array.dtype.kind
-    if kind == "u" and array.dtype.itemsize == 8 and array.size and array.max() > INT64_LIMIT:
-        return array.astype(object)
-    if kind in "iub":
-        return array.astype(np.int64, copy=False)
-    if kind == "O":
-        return _shrink(np.frompyfunc(int, 1, 1)(array))
-    if kind == "f" and np.all(np.isfinite(array)) and np.all(array == np.floor(array)):
-        # Integral floats, exactly (a cast would wrap or saturate past int64).
-        return _shrink(np.frompyfunc(int, 1, 1)(array))
-    raise Unsupported(f"values must be integers; got an array of {array.dtype}")
-
-
-def _shrink(exact: object) -> np.ndarray:
-    """Python ints (one, or an object array of them) as int64 when all fit."""
-    if isinstance(exact, int):
-        return np.asarray(exact, dtype=np.int64 if _fits(exact, exact) else object)
-    exact = np.asarray(exact, dtype=object)
-    if exact.size == 0 or _fits(exact.min(), exact.max()):
-        return exact.astype(np.int64)
-    return exact
-
-
-def _fits(low: int, high: int) -> bool:
-    return _INT64_MIN <= low and high <= INT64_LIMIT
-
-
 # -- running --------------------------------------------------------------------------
 
 
@@ -192,7 +160,7 @@ def _run(compiled: Compiled, inputs: _Inputs) -> np.ndarray:
         return np.asarray(result)
     if compiled.is_condition:
         return np.asarray(result, dtype=bool)
-    return _shrink(result)
+    return shrink(result)
 
 
 def _bounded(compiled: Compiled, inputs: _Inputs) -> bool:
@@ -212,11 +180,14 @@ class _Scope(dict):
         self.undefined: list[tuple[sympy.Expr, np.ndarray]] = []
 
     def refuse(self, expr: sympy.Basic) -> None:
-        """``UndefinedValueError`` at the first point (row-major) where ``expr`` divides by 0."""
+        """``UndefinedValueError`` at the first point (row-major) where ``expr`` divides by 0
+        (over no points there is none)."""
         found = [(divisor, mask) for divisor, mask in self.undefined if mask.any()]
         if not found:
             return
         shape = np.broadcast_shapes(*map(np.shape, self.values()), *(m.shape for _, m in found))
+        if 0 in shape:   # no points, so none needs a value (Python: [x % 0 for x in []] == [])
+            return
         flat, divisor = min((int(np.argmax(np.broadcast_to(m, shape))), str(d)) for d, m in found)
         index = np.unravel_index(flat, shape)
         at = ", ".join(f"{s}={int(np.broadcast_to(v, shape)[index])}" for s, v in self.items())
@@ -236,7 +207,7 @@ class _Mode:
 def _fast_constant(value: int):
     # A constant past int64 only appears where the bounds send evaluation to
     # the exact kernel, so the fast kernel never computes with it.
-    return np.int64(value) if _fits(value, value) else value
+    return np.int64(value) if fits(value, value) else value
 
 
 def _exact_pick(which):

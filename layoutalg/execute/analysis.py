@@ -202,13 +202,17 @@ def _separable(layout: IndexMap, shape, extents):
 
 def _weighted(terms_list, weights, limit: int = MAX_OFFSET) -> Terms | None:
     """The per-axis tables of ``Σ weight·coordinate``, or None when a partial
-    sum could pass ``limit`` (then the layout is evaluated per element, exactly)."""
+    sum could pass ``limit`` (then the layout is evaluated per element, exactly).
+    A weight past ``limit`` within reach only ever multiplies 0: it is skipped,
+    as in :func:`_offsets` (its int64 product would overflow)."""
     reach = sum((abs(c) + sum(max(-int(t.min()), int(t.max())) for t in parts.values())) * w
                 for (c, parts), w in zip(terms_list, weights))
     if reach > limit:
         return None
     constant, tables = 0, {}
     for (c, parts), w in zip(terms_list, weights):
+        if w > limit:   # c == 0 and every table is 0, or the reach would pass the limit
+            continue
         constant += c * w
         for axis, table in parts.items():
             tables[axis] = tables.get(axis, 0) + table * w
