@@ -155,7 +155,9 @@ def _run(compiled: Compiled, inputs: _Inputs) -> np.ndarray:
     fast = inputs.int64 and not inputs.scalar and _bounded(compiled, inputs)
     scope = _Scope(inputs.values if fast else inputs.exact)
     result = (compiled.fast if fast else compiled.exact)(scope)
-    scope.refuse(compiled.expr)
+    empty = scope.refuse(compiled.expr)
+    if empty is not None:   # no points: no values (none computed with a stand-in divisor)
+        result = np.empty(np.broadcast_shapes(np.shape(result), empty), np.asarray(result).dtype)
     if fast:
         return np.asarray(result)
     if compiled.is_condition:
@@ -179,15 +181,15 @@ class _Scope(dict):
         super().__init__(values)
         self.undefined: list[tuple[sympy.Expr, np.ndarray]] = []
 
-    def refuse(self, expr: sympy.Basic) -> None:
-        """``UndefinedValueError`` at the first point (row-major) where ``expr`` divides by 0
-        (over no points there is none)."""
+    def refuse(self, expr: sympy.Basic) -> tuple[int, ...] | None:
+        """``UndefinedValueError`` at the first point (row-major) where ``expr`` divides
+        by 0; over no points there is none: then the empty shape of the points."""
         found = [(divisor, mask) for divisor, mask in self.undefined if mask.any()]
         if not found:
-            return
+            return None
         shape = np.broadcast_shapes(*map(np.shape, self.values()), *(m.shape for _, m in found))
-        if 0 in shape:   # no points, so none needs a value (Python: [x % 0 for x in []] == [])
-            return
+        if 0 in shape:   # no point needs a value (Python: [x % 0 for x in []] == [])
+            return shape
         flat, divisor = min((int(np.argmax(np.broadcast_to(m, shape))), str(d)) for d, m in found)
         index = np.unravel_index(flat, shape)
         at = ", ".join(f"{s}={int(np.broadcast_to(v, shape)[index])}" for s, v in self.items())

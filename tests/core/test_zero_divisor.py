@@ -106,6 +106,48 @@ def test_negative_divisors_keep_python_floor_rule(a, b):
     assert ev.evaluate(sympy.ceiling(I / N), {I: a, N: b}) == -(-a // b)
 
 
+# -- no points: nothing needs a value ------------------------------------------------------
+
+
+def test_the_truth_over_no_points_in_python():
+    assert [x + 7 % 0 for x in []] == [] and [7 // 0 for _ in range(0)] == []
+
+
+@pytest.mark.parametrize("big", [0, BIG], ids=["int64", "exact"])
+@pytest.mark.parametrize("expr, env, shape", [
+    (I + sympy.Mod(7, J), {I: np.arange(0), J: np.array([0])}, (0,)),
+    (sympy.Mod(I, J), {I: np.arange(0)[:, None], J: np.arange(3)}, (0, 3)),
+    (sympy.floor(I / N), {I: np.arange(4)[:, None], N: 0, J: np.zeros((1, 0), dtype=np.int64)},
+     (4, 0)),                                                            # j unused and empty
+    (sympy.ceiling(7 / N), {I: np.arange(0), N: 0}, (0,)),            # i unused: still no point
+    (sympy.Mod(I, J), {I: np.zeros((0, 1), dtype=np.int64), J: np.arange(2)}, (0, 2)),
+], ids=["audit", "grid", "floor", "unused", "column"])
+def test_a_zero_divisor_over_no_points_gives_no_values(expr, env, shape, big):
+    values = ev.evaluate(expr + big, env)
+    assert values.shape == shape and values.tolist() == np.empty(shape).tolist()
+    assert values.dtype == np.int64   # exact kernel or not, the (no) values fit
+    condition = ev.evaluate(sympy.Eq(expr + big, 1, evaluate=False), env)
+    assert condition.shape == shape and condition.dtype == bool
+
+
+def test_one_point_more_and_the_zero_divisor_is_refused_again():
+    with pytest.raises(UndefinedValueError, match="at i=0, j=0"):
+        ev.evaluate(I + sympy.Mod(7, J), {I: np.arange(1), J: np.array([0])})
+    with pytest.raises(UndefinedValueError, match=f"at i={BIG}, j=0"):
+        ev.evaluate(I + sympy.Mod(7, J), {I: np.array([BIG], dtype=object), J: np.array([0])})
+
+
+def test_apply_over_no_points_gives_empty_images():
+    space = la.Space(i=4, j=4)
+    i, j = space.symbols
+    m = la.IndexMap(space, la.Space(o=8, p=4), [i + sympy.Mod(7, j), sympy.Mod(i, j)],
+                    name="by_j")
+    for j_values in (np.array([0]), np.arange(4)):
+        images = m.apply(np.arange(0)[:, None], j_values)
+        assert [v.tolist() for v in images] == [[], []]
+        assert all(v.shape == (0, len(j_values)) for v in images)
+
+
 # -- a Piecewise branch not taken needs no value -----------------------------------------
 
 
@@ -243,6 +285,9 @@ def test_random_divisions_evaluate_like_python_ints(tree, point):
     _agrees(expr, grid, truth, shape)                                       # int64 kernel
     wide = {**grid, sympy.Symbol("z"): np.array([BIG], dtype=object)}      # unused, past int64
     _agrees(expr, wide, truth, shape)                                       # exact kernel
+    for env in (grid, wide):   # no x at all: no points, so no value is needed (Python: [])
+        none = ev.evaluate(expr, {**env, X: np.arange(0)[:, None, None]})
+        assert np.broadcast_to(none, (0,) + shape[1:]).size == 0
     one = dict(zip((X, Y, N), point))                                       # one point: exact
     if truth[point] is None:
         with pytest.raises(UndefinedValueError):
