@@ -231,7 +231,7 @@ def test_pad_targets_agree_with_python(coefficients):
 def test_an_amount_negative_only_past_the_trial_sizes_is_left_to_z3():
     """20 - M is negative from M = 21: no small size shows it, so the map is
     built unrecorded and Z3 finds the point."""
-    assert [m for m in range(1, 40) if 20 - m < 0][0] == 21
+    assert next(m for m in range(1, 40) if 20 - m < 0) == 21
     m = la.offset(S(i=M), "i", 20 - M)   # into [0, 20)
     assert not facts.is_exact(m)
     verdict = la.check_in_bounds(m)
