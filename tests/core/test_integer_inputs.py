@@ -28,7 +28,6 @@ from hypothesis import strategies as st
 import layoutalg as la
 from layoutalg.core import evaluate as ev
 from layoutalg.core.expr import Unsupported
-from layoutalg.core.integers import narrow
 from layoutalg.errors import MapError
 
 RULE = "values must be integers"
@@ -111,8 +110,8 @@ def test_evaluate_names_the_symbol_and_as_int64_names_its_argument():
 
 
 def test_narrow_keeps_exact_ints_and_narrows_what_fits():
-    assert narrow(np.array([1, True, np.int16(3)], dtype=object)).dtype == np.int64
-    wide = narrow(np.array([2**64, 2.0], dtype=object))
+    assert ev.narrow(np.array([1, True, np.int16(3)], dtype=object)).dtype == np.int64
+    wide = ev.narrow(np.array([2**64, 2.0], dtype=object))
     assert wide.dtype == object and wide.tolist() == [2**64, 2]
     assert all(type(v) is int for v in wide.tolist())
 
