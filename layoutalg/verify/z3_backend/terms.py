@@ -67,6 +67,9 @@ class Translator(BitSplitting):
         self.memo: dict[sympy.Basic, z3.ExprRef] = {}
         self.names: dict[sympy.Symbol, z3.ArithRef] = {}
         self.definitions: list[z3.BoolRef] = []
+        # each side-condition variable with the term (over the sizes, the unknowns and
+        # variables before it) its definition gives it: vacuity.plugged_in reads them
+        self.computed: list[tuple[z3.ArithRef, z3.ArithRef]] = []
         self.divisions: dict[tuple[sympy.Expr, sympy.Expr], tuple[z3.ArithRef, z3.ArithRef]] = {}
         self.bound: frozenset[sympy.Symbol] = frozenset()
         self.ranges: dict[sympy.Symbol, int] = {}  # symbol -> upper bound (lower bound 0)
@@ -118,6 +121,7 @@ class Translator(BitSplitting):
         value = self._term(expr)
         var = self.fresh("extent")
         self.definitions.append(var == value)
+        self.computed.append((var, value))
         return var
 
     def boolean(self, expr: sympy.Basic) -> z3.BoolRef:
@@ -164,6 +168,7 @@ class Translator(BitSplitting):
             top, bottom = self.term(num), self.term(den)
             q, r = self.fresh("quot"), self.fresh("rem")
             self.definitions += [top == bottom * q + r, r >= 0, r < bottom]
+            self.computed += [(q, top / bottom), (r, top % bottom)]  # Euclidean: bottom > 0
             self.divisions[key] = (q, r)
         return self.divisions[key]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 
+import sympy
 import z3
 
 from layoutalg.verify import plugged
@@ -28,23 +29,25 @@ def ruled_out_sizes(translator, parameters, assumptions, unknowns,
     """Sizes meeting the assumptions that the query's side conditions do not
     admit (or cannot be shown to), as text; None when every draw is admitted.
 
-    Remembered per process by the question: the side conditions' Z3 text,
-    the parameters and assumptions (SymPy, structurally), the draws' settings
-    and the timeout. Only answers every check of which was sat or unsat are
-    remembered, never one an unknown (a timeout, say) had a part in."""
+    A draw is admitted when the side conditions hold with their variables
+    computed from it (:func:`plugged_in`: a witness, as Z3's ``sat`` would be);
+    otherwise Z3 decides. Remembered per process by the question: the side
+    conditions' Z3 text, the parameters and assumptions (SymPy,
+    structurally), the draws' settings and the timeout. Only answers every
+    check of which was sat or unsat are remembered, never one an unknown (a
+    timeout, say) had a part in."""
     ctx = translator.ctx
-    admits = z3.Solver(ctx=ctx)  # the query's encoding: assumptions and side conditions
-    admits.set("timeout", timeout_ms)
-    admits.add(translator.asserted(parameters, assumptions, unknowns, ()))
-    admits.add(translator.definitions)
+    # the query's encoding: assumptions and side conditions
+    encoding = translator.asserted(parameters, assumptions, unknowns, ()) + translator.definitions
     sizes = [translator.term(p) for p in parameters]
-    key = (DRAWS, MAX_BITS, SEED, timeout_ms, tuple(parameters),
-           tuple(assumptions), tuple(map(str, sizes)), admits.sexpr())
+    key = (DRAWS, MAX_BITS, SEED, timeout_ms, tuple(parameters), tuple(assumptions),
+           tuple(map(str, sizes)), z3.And(encoding).sexpr())
     if key in MEMO:
         return MEMO[key]
     definite = [True]  # False once a check answers unknown
     draws = _draws(ctx, parameters, tuple(assumptions), timeout_ms, definite)
-    shown = _first_not_admitted(admits, sizes, draws, parameters, definite)
+    admits = _Admits(translator, encoding, sizes, unknowns, timeout_ms)
+    shown = _first_not_admitted(admits, draws, parameters, definite)
     if definite[0] and MEMO_SIZE:
         if len(MEMO) >= MEMO_SIZE:
             del MEMO[next(iter(MEMO))]  # the oldest
@@ -91,15 +94,56 @@ def _meets(ctx, parameters, assumed, timeout_ms: int):
     return meets, [plain.term(p) for p in parameters]
 
 
-def _first_not_admitted(admits, sizes, draws, parameters, definite: list) -> str | None:
+class _Admits:
+    """Does the encoding admit given sizes? Plugged in first, else Z3 (a solver
+    made on first need, the sizes pushed per question)."""
+
+    def __init__(self, translator, encoding, sizes, unknowns, timeout_ms: int) -> None:
+        self.translator, self.encoding, self.sizes = translator, encoding, sizes
+        self.unknowns, self.timeout_ms = unknowns, timeout_ms
+        self.solver = None
+
+    def answer(self, values):
+        if plugged_in(self.translator, self.encoding, self.sizes, values, self.unknowns):
+            return z3.sat
+        if self.solver is None:
+            self.solver = z3.Solver(ctx=self.translator.ctx)
+            self.solver.set("timeout", self.timeout_ms)
+            self.solver.add(self.encoding)
+        self.solver.push()
+        self.solver.add([size == value for size, value in zip(self.sizes, values)])
+        answer = checker_threads.interruptible_check(self.solver, self.solver.ctx)
+        self.solver.pop()
+        return answer
+
+
+def plugged_in(translator, encoding, sizes, values, unknowns) -> bool:
+    """Do ``encoding``'s assertions all hold at the sizes ``values``, each
+    unknown at its low end and each side-condition variable computed from
+    those before it (``translator.computed``: a named extent its value, a
+    quotient and remainder variable the Euclidean ones)? Each assertion is
+    then a ground formula Z3 simplifies to true or not: true for all is a
+    witness, as Z3's ``sat`` would be. False (undecided: Z3 is asked) when a
+    value is not a number there (a division by zero, a variable it cannot
+    compute) or an assertion is not shown true."""
+    ctx = translator.ctx
+    pairs = [(size, z3.IntVal(int(value), ctx)) for size, value in zip(sizes, values)]
+    inputs = [(translator.term(u.symbol), translator.term(sympy.sympify(u.low)))
+              for u in unknowns]
+    for var, term in inputs + translator.computed:
+        number = z3.simplify(z3.substitute(term, *pairs))
+        if not z3.is_int_value(number):
+            return False
+        pairs.append((var, number))
+    return z3.is_true(z3.simplify(z3.substitute(z3.And(encoding), *pairs)))
+
+
+def _first_not_admitted(admits, draws, parameters, definite: list) -> str | None:
     """The first draw not admitted (or not shown to be), as text; a note if none was drawn."""
     tested = False
     for values in draws:
         tested = True
-        admits.push()
-        admits.add([size == value for size, value in zip(sizes, values)])
-        answer = checker_threads.interruptible_check(admits, admits.ctx)
-        admits.pop()
+        answer = admits.answer(values)
         definite[0] &= answer != z3.unknown
         if answer != z3.sat:
             return ", ".join(f"{p}={v}" for p, v in zip(parameters, values))
