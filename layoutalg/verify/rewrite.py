@@ -38,10 +38,9 @@ checks against Python's own ``//`` and ``%``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 import sympy
-
-from layoutalg.core.expr import divisors
 
 Range = tuple[int | None, int | None]  # inclusive; None: unbounded on that side
 
@@ -108,7 +107,7 @@ class _Rewriter:
 
     def build(self, e: sympy.Basic, args: tuple) -> sympy.Basic:
         if isinstance(e, (sympy.Add, sympy.Mul, sympy.Pow)):
-            return e.func(*args)
+            return self.witnessed(args, e.func(*args))
         if isinstance(e, sympy.Mod):
             return self.modulo(*args)
         if isinstance(e, (sympy.floor, sympy.ceiling)):
@@ -117,6 +116,18 @@ class _Rewriter:
                           sympy.Piecewise)):
             return e.func(*args, evaluate=False)
         return e.func(*args)
+
+    def witnessed(self, args: tuple, result: sympy.Expr) -> sympy.Expr:
+        """``result``, SymPy's sum, product or power of ``args``, plus ``Mod(0, d)``
+        (0 where ``d != 0``, no value where ``d = 0``) for each divisor ``d`` not
+        shown non-zero that SymPy cancelled: ``x/y`` at ``x = y = a`` is 1, but
+        Python's ``a // a`` has no value at a = 0, and ``1 + Mod(0, a)`` has none."""
+        risky = {d for a in args for d in _divisors(a) if not self.nonzero(d)}
+        lost = risky.difference(_divisors(result)) if risky else ()
+        if not lost:
+            return result
+        return sympy.Add(result, *(sympy.Mod(0, d, evaluate=False)
+                                   for d in sorted(lost, key=sympy.default_sort_key)))
 
     def modulo(self, p: sympy.Expr, q: sympy.Expr) -> sympy.Expr:
         if not (integral(p) and integral(q)) or q == 0:
@@ -161,7 +172,7 @@ class _Rewriter:
         has a value wherever ``before`` has."""
         if before == after:
             return True
-        lost = set(divisors(before)).difference(divisors(after), also)
+        lost = set(_divisors(before)).difference(_divisors(after), also)
         return all(self.nonzero(d) for d in lost)
 
     def nonzero(self, d: sympy.Expr) -> bool:
@@ -244,6 +255,24 @@ def positive(e: sympy.Basic) -> bool:
     if isinstance(e, sympy.Pow):
         return e.args[1].is_Integer and e.args[1] >= 0 and positive(e.args[0])
     return False
+
+
+@lru_cache(maxsize=1 << 14)
+def _divisors(e: sympy.Basic) -> frozenset[sympy.Expr]:
+    """The divisor of every ``Mod``, ``floor``, ``ceiling`` and negative power in
+    ``e``, each as written: ``floor((i·r + r²)/r)`` divides by ``r`` (``core.expr.
+    divisors`` brings the argument over one fraction first, which cancels that
+    ``r``; Python's ``(i*r + r*r) // r`` has no value at r = 0)."""
+    if not e.args:
+        return frozenset()
+    found = set().union(*(_divisors(a) for a in e.args))
+    if isinstance(e, sympy.Mod):
+        found.add(e.args[1])
+    elif isinstance(e, (sympy.floor, sympy.ceiling)):
+        found.add(e.args[0].as_numer_denom()[1])
+    elif isinstance(e, sympy.Pow) and e.args[1].is_negative:
+        found.add(e.args[0])
+    return frozenset(found)
 
 
 def _within(bounds: Range, low: int, high: int) -> bool:
