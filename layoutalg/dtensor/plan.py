@@ -242,13 +242,24 @@ def _delivered(plan: Redistribution) -> tuple[IndexMap, IndexMap]:
                                                         len(plan.source.shape):]]
     answers = Space(("received", 2), *((f"element{i}", n) for i, n in
                                         enumerate(plan.source.shape)))
-    flag = sympy.Piecewise((1, sympy.And(*received)), (0, True))
+    flag = _indicator(sympy.And(*received))
     delivered = IndexMap(target.domain, answers, [flag, *tensor],
                          name=f"what {plan.name} delivers")
     own = list(target.domain.symbols[len(target.domain.symbols) - len(plan.source.shape):])
     expected = IndexMap(target.domain, answers, [sympy.Integer(1), *own],
                         name=f"what {plan.target} holds")
     return delivered, expected
+
+
+def _indicator(condition: sympy.Basic) -> sympy.Expr:
+    """``1`` where ``condition`` holds, else ``0``. A condition SymPy already
+    settled is that constant; otherwise the ``Piecewise`` is built as it stands
+    (SymPy's evaluation only rewrites the relations into a canonical form, at
+    a cost of tenths of a second per plan)."""
+    if condition is sympy.true or condition is sympy.false:
+        return sympy.Integer(1 if condition is sympy.true else 0)
+    return sympy.Piecewise((sympy.Integer(1), condition), (sympy.Integer(0), sympy.true),
+                           evaluate=False)
 
 
 def _real(m: IndexMap, values: list) -> sympy.Basic:
