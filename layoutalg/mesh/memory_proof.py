@@ -45,10 +45,13 @@ def prove_plan(plan, *, timeout_ms: int | None = None) -> CheckResult:
     for group in plan.groups:
         top = max(group.used, 1)
         bounds = [query.Bounded(STEP, 0, plan.steps), query.Bounded(BYTE, 0, top)]
-        clashes = [sympy.And(_live(a), _live(b), _holds(a), _holds(b))
-                   for a, b in itertools.combinations(group.regions, 2)]
-        over = [sympy.And(_live(r), _holds(r), sympy.Ge(BYTE, plan.budget))
-                for r in group.regions if r.stop > plan.budget]
+        # each region's conditions built once, not once per pair it is in
+        live = [_live(r) for r in group.regions]
+        holds = [_holds(r) for r in group.regions]
+        clashes = [sympy.And(live[a], live[b], holds[a], holds[b])
+                   for a, b in itertools.combinations(range(len(group.regions)), 2)]
+        over = [sympy.And(live[k], holds[k], sympy.Ge(BYTE, plan.budget))
+                for k, r in enumerate(group.regions) if r.stop > plan.budget]
         for kind, cases in (("overlap", clashes), ("budget", over)):
             if not cases:
                 continue
