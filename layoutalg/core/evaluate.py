@@ -18,7 +18,8 @@ past int64 with a ``MapError`` naming it instead of wrapping.
 
 ``x mod 0`` and ``x // 0`` have no value (NumPy's rule would give 0): where a
 divisor is 0, outside any ``Piecewise`` branch not taken there, both kernels
-refuse with ``UndefinedValueError`` naming the divisor and the first point.
+refuse with ``UndefinedValueError`` naming the divisor and the first point
+(over no points there is none: the result is empty, as Python's ``[]``).
 
 >>> import sympy
 >>> from layoutalg.core.space import coordinate
