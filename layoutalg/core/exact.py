@@ -4,7 +4,10 @@ A map a combinator builds from a ``Space`` is in bounds, a bijection onto
 its valid slots, and carries an inverse that is right on every valid slot
 and left on every point: the combinator's formulas say so for every size
 (``tests/core/test_combinators.py`` checks it over whole domains and proves
-it for symbolic sizes). The combinators record such a map here with
+it for symbolic sizes; ``tests/core/test_combinator_sizes.py`` at sizes
+drawn by Hypothesis) — provided its sizes fit for every size, so ``offset``,
+``pad(to=)`` and ``delinearize`` record a map only when SymPy shows the
+amount, ``to - extent`` or ``product - extent`` nonnegative. The combinators record such a map here with
 :func:`mark_exact`; the proofs of ``layoutalg.verify.composition`` ask
 :func:`is_exact` and skip the queries such a map needs none of.
 

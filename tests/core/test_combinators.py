@@ -10,8 +10,8 @@ Z3, and the brute-force twin must agree.
 
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pytest
 import sympy
@@ -196,7 +196,7 @@ def test_cyclic_sends_index_to_part_of_its_block(n, parts, block):
     m = la.cyclic(S(i=n), "i", parts, block=block)
     counts = [0] * parts
     for d in range(n):
-        part, local = m(d)
+        part, _local = m(d)
         assert part == (d // block) % parts
         counts[part] += 1
     # Each part holds the indices of its blocks, in order, from position 0.
@@ -389,14 +389,20 @@ BAD = [
     ("linearize repeated dims", lambda: la.linearize(S(a=2, b=2), ["a", "a"]), MapError,
      r"linearize: dims must be distinct .*got \['a', 'a'\]"),
     ("delinearize too small", lambda: la.delinearize(S(i=13), "i", x=3, y=4), MapError,
-     r"delinearize: the new extents must hold all 13 indices of i; got \{'x': 3, 'y': 4\} "
-     r"\(product 12\)"),
+     (r"delinearize: the new extents must hold all 13 indices of i; got \{'x': 3, 'y': 4\} "
+      r"\(product 12\)")),
     ("delinearize no dims", lambda: la.delinearize(S(i=13), "i"), MapError,
      r"delinearize: give the new dims as name=extent keywords; got none"),
     ("offset negative", lambda: la.offset(S(i=3), "i", -1), MapError,
      r"offset: amount must be a nonnegative integer; got -1"),
     ("offset float", lambda: la.offset(S(i=3), "i", 1.5), MapError,
      r"offset: amount must be a nonnegative integer; got 1\.5"),
+    ("offset maybe negative", lambda: la.offset(S(i=8), "i", la.extents("M")[0] - 5), MapError,
+     (r"offset: amount must be a nonnegative integer for every size; got M - 5, which is -4 "
+      r"at M = 1")),
+    ("pad to maybe less", lambda: la.pad(S(i=la.extents("M")[0]), "i", to=la.extents("N")[0]),
+     MapError, (r"pad: to must be at least the extent M of i for every size; got N, which is "
+                r"below it at M = 2, N = 1")),
     ("scale by zero", lambda: la.scale(S(i=3), "i", 0), la.SpaceError,
      r"extent factor must be .*got 0"),
     ("source not a space or map", lambda: la.split(3, "i", 2), MapError,
