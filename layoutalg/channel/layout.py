@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import sympy
@@ -123,9 +124,10 @@ class ChannelLayout:
         granule = self.tile_bytes if self.option == "round_robin" else self.interleave
         return Interleave(self.num_channels, granule)
 
-    @property
+    @cached_property
     def memory_bytes(self) -> Extent:
-        """N · channel_bytes: the address space the decoder covers."""
+        """N · channel_bytes: the address space the decoder covers (computed once:
+        the layout is frozen, and SymPy's sign test of a symbolic size is slow)."""
         return _as_extent(self.num_channels * self.channel_bytes)
 
     @property
