@@ -25,14 +25,17 @@ of ``Mod(a, k)``, the ``r`` of a dropped ``4·Mod(i, r)``, a ``floor``'s
 denominator) only when that divisor is shown non-zero — a non-zero integer,
 a product of positive symbols, or a range (from the given ones) without 0.
 Otherwise the term is kept as written, and the query's translation answers
-UNKNOWN for the divisor it cannot show positive.
+UNKNOWN for the divisor it cannot show positive. A divisor SymPy itself
+cancels in a rebuilt sum or product (``x/y`` at ``x = y = a`` is 1) stays as
+a witness ``Mod(0, d)``: 0 where ``d != 0``, no value where ``d = 0``.
 
 "Integer term" is decided from the tree alone: integers, integer symbols,
 ``floor``/``ceiling``/``Mod`` of integer terms, and sums, products and
 natural powers of those. Nothing else is simplified, so a rule that SymPy
 gets wrong (``layoutalg.core.sympy_fixes``) cannot apply here; the result
 is the same integer function, which ``tests/verify/test_prove_speed_rewrite.py``
-checks against Python's own ``//`` and ``%``.
+and ``tests/verify/test_rewrite_zero_divisors.py`` (divisors that may be 0 or
+negative) check against Python's own ``//`` and ``%``.
 """
 
 from __future__ import annotations
