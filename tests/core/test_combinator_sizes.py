@@ -56,6 +56,12 @@ CASES = [
      lambda m, n, t, b: ((ceil(m, t), t), lambda p: (p[0] // t, p[0] % t))),
     ("pad multiple", lambda: la.pad(S(i=M), "i", T),
      lambda m, n, t, b: ((ceil(m, t) * t,), lambda p: p)),
+    ("split M·T by T", lambda: la.split(S(i=M * T), "i", T),   # divides: no padding
+     lambda m, n, t, b: ((m, t), lambda p: (p[0] // t, p[0] % t))),
+    ("pad 2M to a multiple of 2", lambda: la.pad(S(i=2 * M), "i", 2),
+     lambda m, n, t, b: ((2 * m,), lambda p: p)),
+    ("scale by M", lambda: la.scale(S(i=N), "i", M),
+     lambda m, n, t, b: ((n * m,), lambda p: (p[0] * m,))),
     ("pad to M + N", lambda: la.pad(S(i=M), "i", to=M + N),
      lambda m, n, t, b: ((m + n,), lambda p: p)),
     ("pad to M", lambda: la.pad(S(i=M), "i", to=M),
