@@ -127,7 +127,7 @@ def test_the_memo_keys_on_the_timeout(fresh_memo):
 
 def test_nothing_an_unknown_had_a_part_in_is_remembered(monkeypatch, fresh_memo):
     monkeypatch.setattr(checker_threads, "interruptible_check", lambda s, ctx: z3.unknown)
-    monkeypatch.setattr(vacuity, "plugged_in", lambda *args: False)  # every draw to Z3
+    monkeypatch.setattr(vacuity, "holds_at", lambda *args: False)  # every draw to Z3
     vacuity_verdict([M <= 1000])  # the checks of sizes meeting the assumptions: unknown
     assert fresh_memo == {}
     # no assumptions: the first draw (M = 1) goes straight to the encoding's check

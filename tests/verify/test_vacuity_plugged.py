@@ -163,6 +163,6 @@ def test_the_verdict_is_the_same_with_plugging_on_and_off(monkeypatch, bug, name
     elif bug == "remainder":
         monkeypatch.setattr(solver._Translator, "_divided", wrong_remainder)
     with_plugging = verdict(name, assumptions)
-    monkeypatch.setattr(vacuity, "plugged_in", lambda *args: False)
+    monkeypatch.setattr(vacuity, "holds_at", lambda *args: False)
     assert verdict(name, assumptions) == with_plugging
     assert (with_plugging is None) == (bug is None)

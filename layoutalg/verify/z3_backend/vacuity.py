@@ -101,10 +101,13 @@ class _Admits:
     def __init__(self, translator, encoding, sizes, unknowns, timeout_ms: int) -> None:
         self.translator, self.encoding, self.sizes = translator, encoding, sizes
         self.unknowns, self.timeout_ms = unknowns, timeout_ms
+        self.closed = None  # closed_encoding, made on first need
         self.solver = None
 
     def answer(self, values):
-        if plugged_in(self.translator, self.encoding, self.sizes, values, self.unknowns):
+        if self.closed is None:
+            self.closed = closed_encoding(self.translator, self.encoding, self.unknowns)
+        if holds_at(self.closed, self.sizes, values):
             return z3.sat
         if self.solver is None:
             self.solver = z3.Solver(ctx=self.translator.ctx)
@@ -117,25 +120,37 @@ class _Admits:
         return answer
 
 
-def plugged_in(translator, encoding, sizes, values, unknowns) -> bool:
-    """Do ``encoding``'s assertions all hold at the sizes ``values``, each
-    unknown at its low end and each side-condition variable computed from
-    those before it (``translator.computed``: a named extent its value, a
-    quotient and remainder variable the Euclidean ones)? Each assertion is
-    then a ground formula Z3 simplifies to true or not: true for all is a
-    witness, as Z3's ``sat`` would be. False (undecided: Z3 is asked) when a
-    value is not a number there (a division by zero, a variable it cannot
-    compute) or an assertion is not shown true."""
-    ctx = translator.ctx
+def closed_encoding(translator, encoding, unknowns) -> z3.BoolRef:
+    """``encoding``'s assertions with each unknown at its low end and each
+    side-condition variable replaced by the term its definition gives it
+    (``translator.computed``: a named extent its value, a quotient and
+    remainder variable the Euclidean ones), last first, so the terms of
+    earlier variables are replaced in turn: a formula over the sizes. Where
+    it holds, that assignment meets every assertion: a witness."""
+    lows = [(translator.term(u.symbol), translator.term(sympy.sympify(u.low))) for u in unknowns]
+    closed = z3.And(encoding)
+    if lows:  # before and after: a low end may name a variable, a variable's term an unknown
+        closed = z3.substitute(closed, *lows)
+    for var, term in reversed(translator.computed):
+        closed = z3.substitute(closed, (var, term))
+    return z3.substitute(closed, *lows) if lows else closed
+
+
+def holds_at(closed, sizes, values) -> bool:
+    """Does ``closed`` (:func:`closed_encoding`) simplify to true at the sizes
+    ``values``? False also when Z3 cannot say so by simplifying (a division
+    by zero there, a variable nothing computes): then Z3 is asked."""
+    ctx = closed.ctx
     pairs = [(size, z3.IntVal(int(value), ctx)) for size, value in zip(sizes, values)]
-    inputs = [(translator.term(u.symbol), translator.term(sympy.sympify(u.low)))
-              for u in unknowns]
-    for var, term in inputs + translator.computed:
-        number = z3.simplify(z3.substitute(term, *pairs))
-        if not z3.is_int_value(number):
-            return False
-        pairs.append((var, number))
-    return z3.is_true(z3.simplify(z3.substitute(z3.And(encoding), *pairs)))
+    return z3.is_true(z3.simplify(z3.substitute(closed, *pairs)))
+
+
+def plugged_in(translator, encoding, sizes, values, unknowns) -> bool:
+    """Do all of ``encoding``'s assertions hold at the sizes ``values``, each unknown at
+    its low end and each side-condition variable computed from the sizes
+    (:func:`closed_encoding`)? True is a witness, as Z3's ``sat`` would be;
+    False means undecided here (Z3 is asked)."""
+    return holds_at(closed_encoding(translator, encoding, unknowns), sizes, values)
 
 
 def _first_not_admitted(admits, draws, parameters, definite: list) -> str | None:
