@@ -253,10 +253,16 @@ def positive(e: sympy.Basic) -> bool:
         return e > 0
     if isinstance(e, sympy.Symbol):
         return bool(e.is_integer and e.is_positive)
-    if isinstance(e, sympy.Mul):
+    if isinstance(e, (sympy.Mul, sympy.Add, sympy.Min)):
         return all(positive(a) for a in e.args)
+    if isinstance(e, sympy.Max):
+        return any(positive(a) for a in e.args) and all(integral(a) for a in e.args)
     if isinstance(e, sympy.Pow):
         return e.args[1].is_Integer and e.args[1] >= 0 and positive(e.args[0])
+    if isinstance(e, sympy.ceiling):
+        # ceiling(p/q) >= 1 for p, q > 0 (a tile count: ceiling(M/PR))
+        num, den = e.args[0].as_numer_denom()
+        return positive(num) and positive(den)
     return False
 
 

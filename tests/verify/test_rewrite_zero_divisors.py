@@ -30,7 +30,7 @@ from tests import int_oracle as oracle
 
 i, j, r, x, y, a, b = sympy.symbols("i j r x y a b", integer=True, nonnegative=True)
 z = sympy.Symbol("z", integer=True)  # may be negative
-M = sympy.Symbol("M", integer=True, positive=True)
+M, P = sympy.symbols("M P", integer=True, positive=True)
 
 
 def mod(p, q):
@@ -116,6 +116,10 @@ CASES = {
     # the removed r is still the outer divisor: no value at r = 0 either way
     "multiple_of_the_outer_divisor": (mod(r * mod(i, r) + i, r), lambda i, r: (r * (i % r) + i) % r,
                                       {i: (0, 9), r: (0, 3)}, True),
+    # a tile count ceiling(r/2) is 0 at r = 0 (ceiling(p/q) >= 1 only for p, q > 0)
+    "mod_of_mod_by_a_ceiling": (mod(mod(i, 4 * sympy.ceiling(r / 2)), 4),
+                                lambda i, r: (i % (4 * -(-r // 2))) % 4,
+                                {i: (0, 9), r: (0, 3)}, True),
     # divisors shown non-zero: r + 1 >= 1, a parameter, negative constants
     "mod_of_mod_by_4r_plus_4": (mod(mod(i, 4 * (r + 1)), 4), lambda i, r: (i % (4 * (r + 1))) % 4,
                                 {i: (0, 19), r: (0, 3)}, False),
@@ -148,6 +152,9 @@ SIMPLIFIED = [
     (mod(r * mod(i, r) + i, r), {i: (0, 9), r: (0, 3)}, mod(i, r)),
     (mod(mod(i, 4 * r), 4), {i: (0, 9), r: (1, 2)}, mod(i, 4)),  # r >= 1 by its range
     (floor((r * i + r * r) / r), {i: (0, 5), r: (1, 2)}, i + r),
+    # a tile count of positive sizes, ceiling(M/P) >= 1 (proofs/grid.py's ⌈M/PR⌉)
+    (mod(mod(i, 4 * sympy.ceiling(M / P)), 4), {i: (0, None)}, mod(i, 4)),
+    (mod(mod(i, 4 * (M + P)), 4), {i: (0, None)}, mod(i, 4)),
 ]
 
 
@@ -155,6 +162,24 @@ SIMPLIFIED = [
 def test_a_divisor_shown_non_zero_is_still_removed(term, ranges, expected):
     (rewritten,) = rewrite.substitute([term], [], [], ranges)
     assert rewritten == expected
+
+
+def test_the_grid_inverse_needs_no_witness():
+    """``proofs/grid.py``'s inverse ``(r·TR + o // TC, c·TC + o mod TC)`` at the
+    map's image: every divisor is a tile count ``ceiling(M/PR)`` of positive
+    sizes, shown non-zero, so no ``Mod(0, d)`` witness enters the query (with
+    one, ``grid_all_sizes::bijective`` timed out)."""
+    N, PR, PC = sympy.symbols("N PR PC", integer=True, positive=True)
+    tr, tc = sympy.ceiling(M / PR), sympy.ceiling(N / PC)
+    image = [i // tr, j // tc, mod(i, tr) * tc + mod(j, tc)]
+    back = rewrite.substitute([x * tr + y // tc, b * tc + y % tc], [x, a, y], image,
+                              {i: (0, None), j: (0, None)})
+    witnesses = [n for e in back for n in sympy.preorder_traversal(e)
+                 if isinstance(n, sympy.Mod) and n.args[0] == 0]
+    assert witnesses == []
+    # i = 7, j = 5, M = 8, PR = 3 (TR = 3), N = 6, PC = 2 (TC = 3): Python ints
+    point = {i: 7, j: 5, M: 8, PR: 3, N: 6, PC: 2}
+    assert exact(back[0], point) == (7 // 3) * 3 + ((7 % 3) * 3 + 5 % 3) // 3 == 7
 
 
 def test_mod_of_mod_by_4r_when_r_is_at_least_1_in_python():
