@@ -164,22 +164,25 @@ def test_a_divisor_shown_non_zero_is_still_removed(term, ranges, expected):
     assert rewritten == expected
 
 
-def test_the_grid_inverse_needs_no_witness():
+def test_the_grid_inverse_keeps_its_simplifications():
     """``proofs/grid.py``'s inverse ``(r·TR + o // TC, c·TC + o mod TC)`` at the
     map's image: every divisor is a tile count ``ceiling(M/PR)`` of positive
-    sizes, shown non-zero, so no ``Mod(0, d)`` witness enters the query (with
-    one, ``grid_all_sizes::bijective`` timed out)."""
+    sizes, shown non-zero, so ``Mod(i, TR)·TC`` is still dropped from
+    ``o mod TC`` and no ``Mod(0, d)`` witness enters (with ``TR`` not shown
+    non-zero the term stayed and ``grid_all_sizes::bijective`` timed out)."""
     N, PR, PC = sympy.symbols("N PR PC", integer=True, positive=True)
     tr, tc = sympy.ceiling(M / PR), sympy.ceiling(N / PC)
     image = [i // tr, j // tc, mod(i, tr) * tc + mod(j, tc)]
     back = rewrite.substitute([x * tr + y // tc, b * tc + y % tc], [x, a, y], image,
                               {i: (0, None), j: (0, None)})
+    assert back[1] == b * tc + mod(j, tc)
     witnesses = [n for e in back for n in sympy.preorder_traversal(e)
                  if isinstance(n, sympy.Mod) and n.args[0] == 0]
     assert witnesses == []
     # i = 7, j = 5, M = 8, PR = 3 (TR = 3), N = 6, PC = 2 (TC = 3): Python ints
-    point = {i: 7, j: 5, M: 8, PR: 3, N: 6, PC: 2}
+    point = {i: 7, j: 5, b: 1, M: 8, PR: 3, N: 6, PC: 2}
     assert exact(back[0], point) == (7 // 3) * 3 + ((7 % 3) * 3 + 5 % 3) // 3 == 7
+    assert exact(back[1], point) == 1 * 3 + ((7 % 3) * 3 + 5 % 3) % 3 == 5
 
 
 def test_mod_of_mod_by_4r_when_r_is_at_least_1_in_python():
