@@ -7,6 +7,7 @@ written into ``tmp_path``; the last ones run the installed console script.
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import re
 import shutil
@@ -17,10 +18,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from cli_helpers import assert_bad_input, run_cli as run
 import layoutalg as la
 from layoutalg.cli import main
+from layoutalg.cli.prove import result_table
+from layoutalg.runner.prover import Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -422,3 +426,25 @@ def test_console_script_version():
     done = subprocess.run([*command(), "--version"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0
     assert done.stdout.strip() == f"layoutalg {la.__version__}"
+
+
+def test_the_table_shows_names_as_written_never_as_markup():
+    """A claim or spec name with square brackets (a list argument, or text rich would
+    read as a style tag) is shown as written; the old markup cells dropped ``[bold]``."""
+    import io
+
+    from rich.console import Console
+
+    from layoutalg.cli.prove import result_table
+    from layoutalg.runner.prover import Outcome
+
+    outcomes = [Outcome("specs/x.py", "spec[bold]", "pages([0, 1])[red]", "PROVED", "PROVED",
+                        "", 1234.5),
+                Outcome("specs/x.py", "other", "bijective", "PROVED", "REFUTED", "", 0.0004)]
+    text = io.StringIO()
+    Console(file=text, width=200, highlight=False).print(result_table(outcomes))
+    rows = table_rows(text.getvalue())
+    assert [(r["spec"], r["claim"], r["verdict"], r[""], r["time"]) for r in rows] == [
+        ("x::spec[bold]", "pages([0, 1])[red]", "PROVED", "✓", "1234.500s"),
+        ("x::other", "bijective", "REFUTED", "✗", "0.000s"),
+    ]
