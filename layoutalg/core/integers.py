@@ -88,12 +88,17 @@ def _integer(value: object) -> int | None:
         return None
 
 
+_INDEX = np.frompyfunc(operator.index, 1, 1)   # C speed; refuses floats and NumPy bools
 _TO_INT = np.frompyfunc(_integer, 1, 1)
 
 
 def _exact_ints(array: np.ndarray, what: str) -> np.ndarray:
     """An object array's elements as Python ints, or ``Unsupported`` at the first other."""
-    converted = np.asarray(_TO_INT(array), dtype=object)   # a 0-d input gives a scalar
+    try:
+        return np.asarray(_INDEX(array), dtype=object)   # a 0-d input gives a scalar
+    except TypeError:
+        pass
+    converted = np.asarray(_TO_INT(array), dtype=object)
     missing = np.equal(converted, None)
     if missing.any():
         at = np.unravel_index(int(np.argmax(missing)), array.shape)

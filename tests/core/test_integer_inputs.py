@@ -111,8 +111,8 @@ def test_evaluate_names_the_symbol_and_as_int64_names_its_argument():
 
 def test_narrow_keeps_exact_ints_and_narrows_what_fits():
     assert ev.narrow(np.array([1, True, np.int16(3)], dtype=object)).dtype == np.int64
-    wide = ev.narrow(np.array([2**64, 2.0], dtype=object))
-    assert wide.dtype == object and wide.tolist() == [2**64, 2]
+    wide = ev.narrow(np.array([2**64, 2.0, True, np.int8(-1), sympy.Integer(5)], dtype=object))
+    assert wide.dtype == object and wide.tolist() == [2**64, 2, 1, -1, 5]
     assert all(type(v) is int for v in wide.tolist())
 
 
