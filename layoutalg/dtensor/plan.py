@@ -253,9 +253,9 @@ def _delivered(plan: Redistribution) -> tuple[IndexMap, IndexMap]:
 
 def _indicator(condition: sympy.Basic) -> sympy.Expr:
     """``1`` where ``condition`` holds, else ``0``. A condition SymPy already
-    settled is that constant; otherwise the ``Piecewise`` is built as it stands
-    (SymPy's evaluation only rewrites the relations into a canonical form, at
-    a cost of tenths of a second per plan)."""
+    settled is that constant; otherwise the ``Piecewise`` is built as it stands:
+    SymPy's evaluation (relations put in canonical form, branches folded) gives
+    the same function and cost about a tenth of a second per plan."""
     if condition is sympy.true or condition is sympy.false:
         return sympy.Integer(1 if condition is sympy.true else 0)
     return sympy.Piecewise((sympy.Integer(1), condition), (sympy.Integer(0), sympy.true),
