@@ -431,13 +431,6 @@ def test_console_script_version():
 def test_the_table_shows_names_as_written_never_as_markup():
     """A claim or spec name with square brackets (a list argument, or text rich would
     read as a style tag) is shown as written; the old markup cells dropped ``[bold]``."""
-    import io
-
-    from rich.console import Console
-
-    from layoutalg.cli.prove import result_table
-    from layoutalg.runner.prover import Outcome
-
     outcomes = [Outcome("specs/x.py", "spec[bold]", "pages([0, 1])[red]", "PROVED", "PROVED",
                         "", 1234.5),
                 Outcome("specs/x.py", "other", "bijective", "PROVED", "REFUTED", "", 0.0004)]
