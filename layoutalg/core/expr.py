@@ -82,13 +82,30 @@ def quotient(arg: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
     extent symbols; anything else is :class:`Unsupported`.
     """
     # together() alone leaves a substituted Mul(1/3, Add(...)) as a sum of
-    # thirds; as_numer_denom() then brings it over one denominator.
+    # thirds; as_numer_denom() then brings it over one denominator. It also
+    # cancels shared factors ((i*r + r**2)/r becomes i + r), so every divisor
+    # as written must pass the rule too: at r = 0 Python's // has no value.
     num, den = sympy.together(arg).as_numer_denom()
-    if not (den.is_integer and den.is_positive):
-        raise Unsupported(f"division by {den}, which is not known to be a positive integer")
+    for divisor in (den, *written_divisors(arg)):
+        if not (divisor.is_integer and divisor.is_positive):
+            raise Unsupported(
+                f"division by {divisor}, which is not known to be a positive integer")
     if not num.is_integer:
         raise Unsupported(f"numerator {num} is not an integer expression")
     return num, den
+
+
+def written_divisors(arg: sympy.Expr) -> tuple[sympy.Expr, ...]:
+    """The base of every negative power in ``arg`` as SymPy holds it, before
+    any fraction is brought together (which may cancel one away).
+
+    >>> i, r = sympy.symbols("i r", integer=True, nonnegative=True)
+    >>> written_divisors((i * r + r**2) / r), written_divisors(i / 4)
+    ((r,), ())
+    """
+    return tuple(dict.fromkeys(
+        node.base for node in sympy.preorder_traversal(arg)
+        if isinstance(node, sympy.Pow) and node.exp.is_negative))
 
 
 @lru_cache(maxsize=4096)
@@ -110,7 +127,11 @@ def divisors(expr: sympy.Basic) -> tuple[sympy.Expr, ...]:
         if isinstance(node, sympy.Mod):
             found[node.args[1]] = None
         elif isinstance(node, (sympy.floor, sympy.ceiling)):
-            found[sympy.together(node.args[0]).as_numer_denom()[1]] = None
+            den = sympy.together(node.args[0]).as_numer_denom()[1]
+            found[den] = None
+            for written in written_divisors(node.args[0]):  # one den does not contain
+                if sympy.cancel(den / written).as_numer_denom()[1] != 1:
+                    found[written] = None
     return tuple(found)
 
 
