@@ -28,6 +28,7 @@ import sympy
 
 from layoutalg.core.compose import extent_fits
 from layoutalg.core.exact import mark_exact
+from layoutalg.core.expr import same_for_every_size
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent, Space, check_extent
 from layoutalg.core.tiling import ceil_div, deal, digits, dot, row_major_strides, undeal, unflatten
@@ -151,7 +152,7 @@ def pad(space: Space, dim: str, multiple: Extent | None = None, *, to: Extent | 
             fits = room.is_nonnegative is True
         new = space.replace(k, [(dim, new_extent)])
         d = new.symbols[k]
-        valid = None if _equal(new_extent, extent) else sympy.Lt(d, extent)
+        valid = None if same_for_every_size(new_extent, extent) else sympy.Lt(d, extent)
         m = IndexMap(space, new, space.symbols, inverse=new.symbols, valid=valid,
                      name=f"pad({dim})")
         return mark_exact(m) if fits else m
@@ -228,7 +229,7 @@ def delinearize(space: Space, /, dim: str, **extents: Extent) -> IndexMap:
         exprs = _replace(space.symbols, k, unflatten(space.symbols[k], sizes))
         flat = dot(new.symbols[k:k + len(sizes)], row_major_strides(sizes))
         inverse = list(new.symbols[:k]) + [flat] + list(new.symbols[k + len(sizes):])
-        valid = None if _equal(total, extent) else sympy.Lt(flat, extent)
+        valid = None if same_for_every_size(total, extent) else sympy.Lt(flat, extent)
         m = IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"delinearize({dim})")
         # In bounds by construction only when the new extents hold every index.
         return mark_exact(m) if extent_fits(extent, total) else m
@@ -323,10 +324,6 @@ def _replace(seq, k, new) -> list:
 
 def _divides(f: Extent, extent: Extent) -> bool:
     return sympy.Mod(extent, f) == 0
-
-
-def _equal(a: Extent, b: Extent) -> bool:
-    return sympy.simplify(sympy.sympify(a) - b) == 0
 
 
 def _known_negative(value: sympy.Expr) -> bool:

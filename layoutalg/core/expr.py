@@ -9,6 +9,7 @@ compute exact integer division instead of a rational.
 
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 
 import sympy
@@ -149,3 +150,33 @@ def ceil_div(a: object, b: object) -> sympy.Expr:
     """``ceil(a / b)`` for positive ``b``, in the vocabulary (as a floor)."""
     return sympy.floor((sympy.sympify(a) + sympy.sympify(b) - 1) / sympy.sympify(b))
 
+
+
+#: positive sizes tried before SymPy's simplify (two rotations over the symbols)
+TRIAL_SIZES = (5, 4, 7, 3, 11, 6, 13, 2)
+
+
+def same_for_every_size(a: object, b: object) -> bool:
+    """True only when SymPy shows ``a - b`` is 0 for every size.
+
+    Exact evaluation at two assignments of positive sizes first: a nonzero
+    integer difference at either settles it at once (False) without
+    ``simplify``, which is slow on nested ``ceiling``/``floor`` of sizes.
+    Otherwise ``simplify`` decides, so False can also mean "not shown".
+
+    >>> M, P = sympy.symbols("M P", integer=True, positive=True)
+    >>> same_for_every_size(ceil_div(M, ceil_div(M, P)), P)  # M=5, P=4: 3 != 4
+    False
+    >>> same_for_every_size(M + M, 2 * M)
+    True
+    """
+    difference = sympy.sympify(a) - sympy.sympify(b)
+    if difference.is_Integer:
+        return difference == 0
+    symbols = sorted(difference.free_symbols, key=lambda s: s.name)
+    for shift in range(2):
+        sizes = itertools.cycle(TRIAL_SIZES[shift:] + TRIAL_SIZES[:shift])
+        value = difference.xreplace({s: sympy.Integer(v) for s, v in zip(symbols, sizes)})
+        if value.is_Integer and value != 0:
+            return False
+    return sympy.simplify(difference) == 0

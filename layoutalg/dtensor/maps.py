@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 import sympy
 
+from layoutalg.core.expr import same_for_every_size
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.dtensor.chunks import ceil_div, flat_lengths, nested_lengths
@@ -92,36 +93,12 @@ def placement_map(mesh_shape: Sequence, placements: Sequence, shape: Sequence,
         total = math.prod(parts.values())
         rank = f"m{shards[0]}" if len(shards) == 1 else f"g{i}"
         placed = split(placed, d, ceil_div(size, total), names=(rank, local))
-        if _may_differ(ceil_div(size, ceil_div(size, total)), total):
+        if not same_for_every_size(ceil_div(size, ceil_div(size, total)), total):
             placed = pad(placed, rank, to=total)  # torch.chunk: trailing ranks empty
         if len(shards) > 1:
             placed = delinearize(placed, rank, **parts)
     order = mesh_names(len(mesh_shape)) + local_names(len(shape))
     return permute(placed, order).renamed(name)
-
-
-#: sizes tried before SymPy's ``simplify``: ``K`` and ``⌈N / ⌈N / K⌉⌉`` differ at
-#: N = 5, K = 4 (chunks of 2 fill 3 ranks of 4)
-_TRIAL_SIZES = (5, 4, 7, 3, 11, 6, 13, 2)
-
-
-def _may_differ(a, b) -> bool:
-    """False only when ``a`` and ``b`` are the same extent for every size.
-
-    A difference at some positive sizes settles it at once (exact evaluation
-    of the integers); otherwise SymPy's ``simplify`` decides, as it always
-    did: nonzero means they may differ (the rank extent is then padded).
-    """
-    difference = sympy.sympify(a) - b
-    if difference.is_Integer:
-        return difference != 0
-    symbols = sorted(difference.free_symbols, key=lambda s: s.name)
-    for shift in range(2):
-        trial = itertools.cycle(_TRIAL_SIZES[shift:] + _TRIAL_SIZES[:shift])
-        value = difference.xreplace({s: sympy.Integer(v) for s, v in zip(symbols, trial)})
-        if value.is_Integer and value != 0:
-            return True
-    return sympy.simplify(difference) != 0
 
 
 def _pieces(space: Space, uneven: dict[int, list[int]]) -> IndexMap:

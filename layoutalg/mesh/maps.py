@@ -10,7 +10,6 @@ smaller tile are padding.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 
@@ -18,8 +17,9 @@ import numpy as np
 import sympy
 
 from layoutalg.core.evaluate import as_int64
-from layoutalg.core.space import Space
+from layoutalg.core.expr import same_for_every_size
 from layoutalg.core.index_map import IndexMap
+from layoutalg.core.space import Space
 from layoutalg.errors import MeshError
 from layoutalg.mesh.axes import Axis
 from layoutalg.mesh.shapes import domain_names
@@ -46,37 +46,13 @@ def separable_map(view: tuple[int, int], axes: Sequence[Axis], element_size: int
             placed = cyclic(placed, dim, axis.parts, block=axis.block, names=(pe, local))
         else:
             placed = split(placed, dim, axis.block, names=(pe, local))
-            if _may_differ(axis.parts, axis.blocks):  # trailing PEs get empty tiles
+            if not same_for_every_size(axis.parts, axis.blocks):  # trailing PEs get empty tiles
                 placed = pad(placed, pe, to=axis.parts)
     placed = permute(placed, [*PE_NAMES, "row", "col"])
     if tile_coordinates:  # stop before the offset: (pe_row, pe_col, row, col)
         return placed.renamed(name)
     placed = linearize(placed, ["row", "col"], name="offset")
     return scale(placed, "offset", element_size).renamed(name)
-
-
-#: sizes tried before SymPy's ``simplify``: ``PR`` and ``ceil(M / ceil(M / PR))``
-#: differ at M = 5, PR = 4 (3 blocks of 2 on 4 PEs)
-_TRIAL_SIZES = (5, 4, 7, 3, 11, 6, 13, 2)
-
-
-def _may_differ(a, b) -> bool:
-    """False only when ``a`` and ``b`` are the same extent for every size.
-
-    A difference at some positive sizes settles it at once (exact integer
-    evaluation); otherwise SymPy's ``simplify`` decides, as it always did:
-    nonzero means they may differ (the tile map is then padded).
-    """
-    difference = sympy.sympify(a - b)
-    if difference.is_Integer:
-        return difference != 0
-    symbols = sorted(difference.free_symbols, key=lambda s: s.name)
-    for shift in range(2):
-        trial = itertools.cycle(_TRIAL_SIZES[shift:] + _TRIAL_SIZES[:shift])
-        value = difference.xreplace(dict(zip(symbols, trial)))
-        if value.is_Integer and value != 0:
-            return True
-    return sympy.simplify(difference) != 0
 
 
 def replicated_map(view: tuple[int, int], copies: tuple[int, int], element_size: int,

@@ -1,0 +1,55 @@
+"""``same_for_every_size(a, b)``: True only when a == b at every size.
+
+The truth comes from plain Python ints: ``-(-a // b)`` is ceil(a / b)."""
+
+import itertools
+
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from layoutalg.core.expr import ceil_div, same_for_every_size
+
+M, N, P = sympy.symbols("M N P", integer=True, positive=True)
+
+
+def _ceil(a, b):
+    return -(-a // b)
+
+
+def test_the_mesh_and_dtensor_case_differs():
+    # PR = 4 PEs, M = 5 rows in blocks of ceil(5/4) = 2: ceil(5/2) = 3 blocks, not 4
+    assert _ceil(5, _ceil(5, 4)) == 3
+    assert not same_for_every_size(ceil_div(M, ceil_div(M, P)), P)
+
+
+def test_equal_forms_are_the_same():
+    assert same_for_every_size(M + M, 2 * M)
+    assert same_for_every_size(ceil_div(M * P, P), M)  # (M*P + P - 1) // P == M
+    assert all(_ceil(m * p, p) == m for m in range(1, 30) for p in range(1, 30))
+
+
+def test_a_difference_no_trial_size_shows_is_left_to_simplify():
+    # (M - 100)**2 + 1 > 0 differs from 0 everywhere; 0 at no size
+    assert not same_for_every_size((M - 100) ** 2 + 1, 0)
+
+
+#: each term as SymPy holds it and as plain Python computes it
+_TERMS = [
+    (M, lambda m, n, p: m), (N, lambda m, n, p: n), (P, lambda m, n, p: p),
+    (2 * M, lambda m, n, p: 2 * m), (M + N, lambda m, n, p: m + n),
+    (ceil_div(M, P), lambda m, n, p: _ceil(m, p)),
+    (ceil_div(M, ceil_div(M, P)), lambda m, n, p: _ceil(m, _ceil(m, p))),
+    (M * N, lambda m, n, p: m * n), (sympy.Integer(3), lambda m, n, p: 3),
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(_TERMS), st.sampled_from(_TERMS), st.sampled_from(_TERMS))
+def test_true_means_equal_at_every_size_tried(a, b, c):
+    left, right = a[0] + b[0], b[0] + c[0]
+    if same_for_every_size(left, right):
+        for m, n, p in itertools.product(range(1, 9), repeat=3):
+            assert a[1](m, n, p) + b[1](m, n, p) == b[1](m, n, p) + c[1](m, n, p)
+    elif a[0] == c[0]:
+        raise AssertionError("a + b and b + a are the same for every size")
