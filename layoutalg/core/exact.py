@@ -7,8 +7,8 @@ and left on every point: the combinator's formulas say so for every size
 it for symbolic sizes; ``tests/core/test_combinator_sizes.py`` at sizes
 drawn by Hypothesis) — provided its sizes fit for every size, so ``offset``,
 ``pad(to=)`` and ``delinearize`` record a map only when SymPy shows the
-amount, ``to - extent`` or ``product - extent`` nonnegative. The combinators record such a map here with
-:func:`mark_exact`; the proofs of ``layoutalg.verify.composition`` ask
+amount, ``to - extent`` or ``product - extent`` nonnegative. The
+combinators record such a map here with :func:`mark_exact`; the proofs of ``layoutalg.verify.composition`` ask
 :func:`is_exact` and skip the queries such a map needs none of.
 
 A map is known by :func:`key` (its domain, codomain, formulas, inverse,
@@ -17,7 +17,7 @@ only proved again, never trusted.
 
 >>> from layoutalg.core.index_map import IndexMap
 >>> from layoutalg.core.space import Space
->>> s = Space(i=3)
+>>> s = Space(only_in_this_example=3)  # the memo is process-wide: a map no one else builds
 >>> m = IndexMap(s, s, s.symbols, inverse=s.symbols)
 >>> is_exact(m), is_exact(mark_exact(m)), is_exact(m.renamed("another name"))
 (False, True, True)
