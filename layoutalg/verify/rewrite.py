@@ -118,19 +118,22 @@ class _Rewriter:
         if isinstance(e, (sympy.core.relational.Relational, sympy.Min, sympy.Max,
                           sympy.Piecewise)):
             return e.func(*args, evaluate=False)
-        return e.func(*args)
+        return self.witnessed(args, e.func(*args))  # And/Or/Not, bit operations
 
-    def witnessed(self, args: tuple, result: sympy.Expr) -> sympy.Expr:
-        """``result``, SymPy's sum, product or power of ``args``, plus ``Mod(0, d)``
-        (0 where ``d != 0``, no value where ``d = 0``) for each divisor ``d`` not
-        shown non-zero that SymPy cancelled: ``x/y`` at ``x = y = a`` is 1, but
-        Python's ``a // a`` has no value at a = 0, and ``1 + Mod(0, a)`` has none."""
+    def witnessed(self, args: tuple, result: sympy.Basic) -> sympy.Basic:
+        """``result``, SymPy's evaluation of ``args`` under an operator, keeping each
+        divisor ``d`` not shown non-zero that SymPy cancelled: ``x/y`` at
+        ``x = y = a`` is 1 and ``X | ~X`` is true, but Python's ``a // a`` has no
+        value at a = 0. A number gets ``+ Mod(0, d)`` (0 where ``d != 0``, no value
+        where ``d = 0``), a condition ``& Eq(Mod(0, d), 0)``."""
         risky = {d for a in args for d in _divisors(a) if not self.nonzero(d)}
         lost = risky.difference(_divisors(result)) if risky else ()
         if not lost:
             return result
-        return sympy.Add(result, *(sympy.Mod(0, d, evaluate=False)
-                                   for d in sorted(lost, key=sympy.default_sort_key)))
+        zeros = [sympy.Mod(0, d, evaluate=False) for d in sorted(lost, key=sympy.default_sort_key)]
+        if isinstance(result, sympy.logic.boolalg.Boolean):
+            return sympy.And(result, *(sympy.Eq(z, 0, evaluate=False) for z in zeros))
+        return sympy.Add(result, *zeros)
 
     def modulo(self, p: sympy.Expr, q: sympy.Expr) -> sympy.Expr:
         if not (integral(p) and integral(q)) or q == 0:

@@ -4,7 +4,8 @@ which cancels a relation against its negation (``Eq(X, 0) | Ne(X, 0)`` is true,
 at M = 1). The divisor guard of d4ba1a6/6460246 covers sums, products, powers,
 Mod and floor, not the connectives: check_images_valid says PROVED for a map whose
 ``valid`` has no value at M = 1 (the translation of ``Mod(i, M - 1)`` alone is
-UNKNOWN: "modulo by M - 1, which is not known to be positive")."""
+UNKNOWN: "modulo by M - 1, which is not known to be positive"). Fixed:
+``rewrite._Rewriter.witnessed`` keeps such a divisor (``& Eq(Mod(0, d), 0)``)."""
 
 from __future__ import annotations
 
@@ -32,14 +33,12 @@ def duplicated_map() -> la.IndexMap:
 
 
 def test_truth_has_no_value_at_m_1():
-    """Not xfail: the Python truth the reproducers rely on."""
+    """The Python truth the reproducers rely on."""
     with pytest.raises(ZeroDivisionError):
         python_valid(0, 0, 1)
     assert python_valid(0, 0, 2) is True
 
 
-@pytest.mark.xfail(strict=True, reason="rewrite's Or(Eq(X,0), Ne(X,0)) evaluates to true, "
-                   "dropping divisor M - 1 (0 at M = 1): the valid predicate gains a value")
 def test_rewrite_keeps_divisor_in_connective():
     i = sympy.Symbol("i", integer=True, nonnegative=True)
     a, b = sympy.symbols("a b", integer=True, nonnegative=True)
@@ -49,8 +48,6 @@ def test_rewrite_keeps_divisor_in_connective():
     assert (M - 1) in rewrite._divisors(out)
 
 
-@pytest.mark.xfail(strict=True, reason="false PROVED: check_images_valid proves a map whose "
-                   "valid predicate has no value at M = 1 (x mod 0), via rewrite's evaluated Or")
 def test_images_valid_not_proved_where_valid_has_no_value():
     m = duplicated_map()
     with pytest.raises(ZeroDivisionError):
