@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 import sympy
 
+from layoutalg.core.expr import divisors
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import MapError, describe
 from layoutalg.verify import enumerated, one_query
@@ -21,11 +22,9 @@ from layoutalg.verify.result import CheckResult, Status, point_text
 
 Assume = Sequence[sympy.Basic]
 
-# Structural ways to prove a map bijective, tried before the two queries of
-# verify.one_query and the four checks one by one (a chain of six combinators
-# at radix 4: 5 s whole, 44 ms by parts): the mixed-radix lemma and the
-# by-parts lemma, registered by verify.parts (which imports this module).
-# Each returns PROVED or None (not its shape, often without a query).
+# Structural ways to prove a map bijective (the mixed-radix and by-parts lemmas,
+# registered by verify.parts), tried before the queries of verify.one_query (six
+# combinators at radix 4: 5 s whole, 44 ms by parts). Each gives PROVED or None.
 _OTHER_WAYS: list[Callable[[IndexMap, Assume, int], CheckResult | None]] = []
 
 
@@ -144,17 +143,18 @@ def check_images_valid(
     if small is not None:
         return small
     start = time.perf_counter()
-    if m.valid is None:
-        # Nothing to refute, but still through the door: the assumptions are
-        # checked, and PROVED under assumptions no size meets is UNKNOWN.
+    if m.valid is None and all(d.is_integer and d.is_positive
+                               for e in m.exprs for d in divisors(e)):
+        # Nothing to refute, but still through the door (the assumptions checked).
         outcome = q.run([], [sympy.false], [m], assume=assume, timeout_ms=timeout_ms)
         return q.verdict(outcome, "images_valid", m.label, start,
                          proved="the map declares every slot valid", refuted=_impossible)
     x, bounds = q.unknowns(m.domain)
     fx = q.images(m, x, bounds)
     lands_inside = [sympy.Not(q.outside(v, e)) for v, e in zip(fx, m.codomain.extents)]
-    lands_on_padding = sympy.Not(q.substitute([m.valid], m.codomain.symbols, fx, bounds)[0])
-    outcome = q.run(bounds, [*lands_inside, lands_on_padding], [m], assume=assume,
+    valid = sympy.true if m.valid is None else q.substitute(  # true: a divisor may be 0,
+        [m.valid], m.codomain.symbols, fx, bounds)[0]  # so the images go to the translation
+    outcome = q.run(bounds, [*lands_inside, sympy.Not(valid)], [m], assume=assume,
                     timeout_ms=timeout_ms)
     return q.verdict(outcome, "images_valid", m.label, start,
                      proved="every element lands on a valid slot",
