@@ -11,10 +11,10 @@ import numpy as np
 import sympy
 
 from layoutalg.core import evaluate as ev
-from layoutalg.core.expr import Unsupported, as_condition, as_expr, integer_form
+from layoutalg.core.expr import Unsupported, as_condition, as_expr, divisors, integer_form
 from layoutalg.core.printing import show
 from layoutalg.core.space import Space, check_names_apart
-from layoutalg.errors import MapError, describe
+from layoutalg.errors import MapError, UndefinedValueError, describe
 from layoutalg.validate import first_out_of_range, index, integer, positive_int
 
 Exprs = tuple[sympy.Expr, ...]
@@ -164,6 +164,12 @@ class IndexMap:
                 raise MapError(
                     f"bind: {values} breaks the assumption {assumption} of {self.label}"
                 )
+        written = [*self.exprs, *(self.inverse or ()), *([self.valid] if self.valid else [])]
+        for divisor in dict.fromkeys(d for e in written for d in divisors(e)):
+            if divisor.subs(subs) == 0:  # SymPy's Mod(x, 0) raises a bare ZeroDivisionError
+                raise UndefinedValueError(
+                    f"bind: at {values} the divisor {divisor} of {self.label} is 0: "
+                    "x mod 0 and x // 0 have no value")
         return IndexMap(
             self.domain.bind(subs),
             self.codomain.bind(subs),

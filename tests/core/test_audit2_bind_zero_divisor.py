@@ -1,7 +1,8 @@
 """Audit 2 reproducer: binding a size where a written divisor becomes 0
 (``i mod (M - 1)`` at M = 1, which Python's ``%`` has no value for) escapes
 IndexMap.bind as SymPy's bare ZeroDivisionError, not one LayoutError
-(UndefinedValueError, as the evaluator raises) naming the divisor."""
+(UndefinedValueError, as the evaluator raises) naming the divisor. Fixed: bind
+checks every written divisor first."""
 
 from __future__ import annotations
 
@@ -26,8 +27,6 @@ def test_truth():
     assert make().bind(M=3)(2) == (0,)
 
 
-@pytest.mark.xfail(strict=True, reason="bad error: bind(M=1) of Mod(i, M - 1) raises a bare "
-                   "ZeroDivisionError from SymPy instead of a LayoutError naming the divisor")
 def test_bind_to_zero_divisor_is_a_layout_error():
     with pytest.raises(la.LayoutError, match="M - 1|divisor"):
         try:
