@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sympy
 
-from layoutalg.core.index_map import IndexMap, substitute_exprs
+from layoutalg.core.index_map import IndexMap, substitute, substitute_exprs
 from layoutalg.core.space import Extent
 from layoutalg.errors import CompositionError, describe
 
@@ -75,7 +75,7 @@ def pulled_back(first: IndexMap, then: IndexMap, conditions: list, box: list[int
     back = then.inverse
     conditions = conditions + [sympy.Lt(back[k], first.codomain.extents[k]) for k in box]
     if first.valid is not None:
-        conditions.append(first.valid.xreplace(dict(zip(first.codomain.symbols, back))))
+        conditions.append(substitute(first.valid, dict(zip(first.codomain.symbols, back))))
     return all_of(conditions)
 
 

@@ -164,7 +164,7 @@ class IndexMap:
                 raise MapError(
                     f"bind: {values} breaks the assumption {assumption} of {self.label}"
                 )
-        written = [*self.exprs, *(self.inverse or ()), *([self.valid] if self.valid else [])]
+        written = [*self.exprs, *(self.inverse or ()), *([] if self.valid is None else [self.valid])]
         for divisor in dict.fromkeys(d for e in written for d in divisors(e)):
             if divisor.subs(subs) == 0:  # SymPy's Mod(x, 0) raises a bare ZeroDivisionError
                 raise UndefinedValueError(
@@ -300,5 +300,21 @@ def _check_point(coord, space: Space, what: str) -> tuple[int, ...]:
 def substitute_exprs(exprs: Exprs, symbols, values) -> Exprs:
     """Substitute ``values`` for ``symbols`` simultaneously in every expression."""
     mapping = dict(zip(symbols, values))
-    return tuple(sympy.sympify(e).xreplace(mapping) for e in exprs)
+    return tuple(substitute(sympy.sympify(e), mapping) for e in exprs)
+
+
+def substitute(e: sympy.Basic, mapping: dict) -> sympy.Basic:
+    """``e.xreplace(mapping)``, keeping each divisor not known positive that
+    SymPy's evaluation cancels (``Mod(a, d) - Mod(b, d)`` at ``a = b`` is 0, but
+    has no value where ``d = 0``): a number gets ``+ Mod(0, d)``, a condition
+    ``& Eq(Mod(0, d), 0)`` (0 or true where ``d != 0``, no value where ``d = 0``)."""
+    result = e.xreplace(mapping)
+    risky = [d.xreplace(mapping) for d in divisors(e) if not (d.is_integer and d.is_positive)]
+    lost = [d for d in dict.fromkeys(risky) if d not in divisors(result)]
+    if not lost:
+        return result
+    zeros = [sympy.Mod(0, d, evaluate=False) for d in lost]
+    if not isinstance(result, sympy.Expr):  # a condition (a Symbol is both)
+        return sympy.And(result, *(sympy.Eq(z, 0, evaluate=False) for z in zeros))
+    return sympy.Add(result, *zeros)
 

@@ -131,7 +131,7 @@ class _Rewriter:
         if not lost:
             return result
         zeros = [sympy.Mod(0, d, evaluate=False) for d in sorted(lost, key=sympy.default_sort_key)]
-        if isinstance(result, sympy.logic.boolalg.Boolean):
+        if not isinstance(result, sympy.Expr):  # a condition (a Symbol is both)
             return sympy.And(result, *(sympy.Eq(z, 0, evaluate=False) for z in zeros))
         return sympy.Add(result, *zeros)
 

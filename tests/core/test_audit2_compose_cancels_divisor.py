@@ -4,7 +4,8 @@ cancels ``Mod(i, M - 1) - Mod(i, M - 1)`` to 0 when ``first`` sends two dims to
 the same image. The divisor M - 1 (0 at M = 1) is lost: the composed map has the
 value 0 + i at M = 1, where ``then(first(i))`` has none (Python's ``i % 0``);
 the promise is that such a map is refused there (UndefinedValueError), as
-verify.rewrite keeps a witness ``Mod(0, d)`` for a divisor SymPy cancels."""
+verify.rewrite keeps a witness ``Mod(0, d)`` for a divisor SymPy cancels. Fixed:
+``core.index_map.substitute`` keeps the same witness."""
 
 from __future__ import annotations
 
@@ -41,8 +42,6 @@ def test_truth_and_agreement_where_defined():
                                                            for i in range(m)]
 
 
-@pytest.mark.xfail(strict=True, reason="wrong value: compose cancels Mod(i, M-1) - Mod(i, M-1) "
-                   "by SymPy evaluation, so the composed map has a value at M = 1 (x mod 0)")
 def test_composed_map_has_no_value_at_m_1():
     with pytest.raises(la.LayoutError):  # refused at M = 1 (or the composition refused)
         la.compose(*maps()).bind(M=1)(0)
