@@ -140,7 +140,8 @@ def ask(
     parameters = sorted(set(parameters), key=str)
     assumed = checked_assumptions(assumptions, parameters)
     reuse, scope = _REUSE.get(), _SCOPE.get()
-    key = _key(unknown_bounds, constraints, parameters, assumed, forall)
+    reusing = reuse or scope is not None
+    key = _key(unknown_bounds, constraints, parameters, assumed, forall) if reusing else None
     known = (scope or {}).get(key) or (_ANSWERS.get(key) if reuse else None)
     if known is not None:
         return known

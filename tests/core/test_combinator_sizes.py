@@ -23,6 +23,7 @@ import pytest
 import sympy
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from test_combinators import cyclic_deal as deal  # index -> (part, local), by simulation
 
 import layoutalg as la
 from layoutalg.errors import MapError
@@ -34,17 +35,6 @@ M, N, T, B = la.extents("M N T B")
 
 def ceil(a: int, b: int) -> int:
     return -(-a // b)
-
-
-def deal(n: int, parts: int, block: int) -> dict:
-    """Index -> (part, local position): blocks dealt round-robin, by simulation."""
-    filled, placed = [0] * parts, {}
-    for number, start in enumerate(range(0, n, block)):
-        part = number % parts
-        for d in range(start, min(start + block, n)):
-            placed[d] = (part, filled[part])
-            filled[part] += 1
-    return placed
 
 
 # name, the map with symbolic sizes, and from sizes (m, n, t, b): codomain extents and

@@ -17,8 +17,9 @@ from __future__ import annotations
 import pytest
 import sympy
 import z3
+from test_solver_reuse import counting_checks
 
-from layoutalg.verify.z3_backend import checker_threads, solver, vacuity
+from layoutalg.verify.z3_backend import solver, vacuity
 from layoutalg.verify.z3_backend.terms import Bounded
 
 M = sympy.Symbol("M", integer=True, positive=True)
@@ -125,18 +126,6 @@ def test_the_naming_bug_rules_out_exactly_the_sizes_above_8(monkeypatch):
     translator, unknowns, parameters = built("tower")
     admitted = [m for (m,) in sizes_of(parameters) if z3_admits(translator, unknowns, parameters, (m,))]
     assert admitted == list(range(1, 9))
-
-
-def counting_checks(monkeypatch):
-    calls = []
-    real = checker_threads.interruptible_check
-
-    def counted(s, ctx):
-        calls.append(s)
-        return real(s, ctx)
-
-    monkeypatch.setattr(checker_threads, "interruptible_check", counted)
-    return calls
 
 
 def verdict(name, assumptions=()):
