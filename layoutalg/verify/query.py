@@ -140,8 +140,7 @@ def ask(
     parameters = sorted(set(parameters), key=str)
     assumed = checked_assumptions(assumptions, parameters)
     reuse, scope = _REUSE.get(), _SCOPE.get()
-    reusing = reuse or scope is not None
-    key = _key(unknown_bounds, constraints, parameters, assumed, forall) if reusing else None
+    key = _key(unknown_bounds, constraints, parameters, assumed, forall)
     known = (scope or {}).get(key) or (_ANSWERS.get(key) if reuse else None)
     if known is not None:
         return known
