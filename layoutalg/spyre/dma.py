@@ -171,7 +171,7 @@ def copy_plan(size, stride, device_size, stride_map) -> CopyPlan:
 
 def _tile_map(read, stride_map, host_rank) -> list[list[int]]:
     """``get_tile_map``: per host dim, its device dims by increasing stride (stick first)."""
-    pairs = [dict() for _ in range(host_rank)]
+    pairs = [{} for _ in range(host_rank)]
     rank = len(stride_map)
     if read[rank - 1] != SYNTHETIC:
         pairs[read[rank - 1]][-1] = rank - 1
@@ -273,7 +273,15 @@ def check_dma_reading(layout: SpyreLayout, *, assume=(), timeout_ms: int | None 
 
 
 def _compare(layout: SpyreLayout, plan: CopyPlan):
-    """None if the copy's moves are exactly the layout's, else (counterexample, reason)."""
+    """None if the copy's moves are exactly the layout's, else (counterexample, reason).
+
+    Each finding is the first of its kind in a fixed order (a read outside the tensor
+    in loop order; then the lowest device slot written twice; the lowest slot written
+    that holds no element; the first host element, row-major, not moved to its slot),
+    found by one of two equal procedures: :func:`_scatter_finding` indexes an array
+    by device slot (linear time; used while the slots span at most ``DENSE_SPAN``
+    times the moves), :func:`_sorted_finding` sorts the moves by slot (any span).
+    """
     host_strides = [1 if s == -1 else s for s in layout.stride_map]
     dev_strides = row_major_strides(layout.device_size)
     src, dst = [], []
@@ -290,32 +298,84 @@ def _compare(layout: SpyreLayout, plan: CopyPlan):
     if outside.size:
         n = outside[0]
         return ({"host_offset": int(src[n]), "device_offset": int(dst[n])},
-                f"the copy reads host offset {int(src[n])} (outside the tensor's {extent} "
-                f"elements) into device slot {int(dst[n])}")
+                (f"the copy reads host offset {int(src[n])} (outside the tensor's {extent} "
+                 f"elements) into device slot {int(dst[n])}"))
+    find = _scatter_finding if _dense(dst, want_dst) else _sorted_finding
+    found = find(dst, src, want_dst, want_src)
+    if found is None:
+        return None
+    kind, slot, n, got = found
+    if kind == "twice":
+        return ({"device_offset": slot}, f"the copy writes device slot {slot} more than once")
+    if kind == "stray":  # the device-to-host copy runs the same moves back: padding onto data
+        return ({"host_offset": got, "device_offset": slot},
+                (f"the copy moves host offset {got} to device slot {slot}, which holds no "
+                 f"element of the layout (so the copy back writes it over host offset {got})"))
+    point = np.unravel_index(n, layout.size)
+    coords = {f"h{k}": int(point[k]) for k in range(layout.rank)}
+    what = (f"writes host offset {got} there instead" if got is not None else "never writes it")
+    return (coords, (f"host element {tuple(coords.values())} belongs at device slot "
+                     f"{slot}; the copy {what}"))
+
+
+#: ``_compare`` indexes by device slot while the slots span at most this many times the
+#: moves (dense and stick-padded layouts); sparse layouts (64 slots per element) sort.
+DENSE_SPAN = 4
+
+
+def _dense(dst: np.ndarray, want_dst: np.ndarray) -> bool:
+    moves = max(dst.size, want_dst.size)
+    if not moves:
+        return False
+    low = min(int(dst.min(initial=0)), int(want_dst.min(initial=0)))
+    high = max(int(dst.max(initial=0)), int(want_dst.max(initial=0)))
+    return low >= 0 and high < DENSE_SPAN * moves
+
+
+def _scatter_finding(dst, src, want_dst, want_src):
+    """``_compare``'s finding by arrays indexed by device slot: ``(kind, slot, host
+    element index, host offset or None)`` or None. Needs ``src >= 0`` and every slot in
+    ``[0, span)``."""
+    span = max(int(dst.max(initial=0)), int(want_dst.max(initial=0))) + 1
+    writes = np.bincount(dst, minlength=span)
+    twice = np.flatnonzero(writes > 1)
+    if twice.size:
+        return "twice", int(twice[0]), None, None
+    owner = np.full(span, -1, dtype=np.int64)
+    owner[dst] = src
+    holds = np.zeros(span, dtype=bool)
+    holds[want_dst] = True
+    stray = np.flatnonzero((writes > 0) & ~holds)
+    if stray.size:
+        slot = int(stray[0])
+        return "stray", slot, None, int(owner[slot])
+    got = owner[want_dst]
+    wrong = np.flatnonzero((got < 0) | (got != want_src))  # -1: the slot is never written
+    if wrong.size:
+        n = int(wrong[0])
+        return "wrong", int(want_dst[n]), n, (int(got[n]) if got[n] >= 0 else None)
+    return None
+
+
+def _sorted_finding(dst, src, want_dst, want_src):
+    """``_compare``'s finding by sorting the moves by device slot (see :func:`_scatter_finding`)."""
     order = np.argsort(dst, kind="stable")
     dst, src = dst[order], src[order]
     twice = np.flatnonzero(dst[1:] == dst[:-1])
     if twice.size:
-        slot = int(dst[twice[0]])
-        return ({"device_offset": slot}, f"the copy writes device slot {slot} more than once")
+        return "twice", int(dst[twice[0]]), None, None
     stray = np.flatnonzero(~np.isin(dst, want_dst))
-    if stray.size:  # the device-to-host copy runs the same moves back: padding onto data
+    if stray.size:
         n = stray[0]
-        return ({"host_offset": int(src[n]), "device_offset": int(dst[n])},
-                f"the copy moves host offset {int(src[n])} to device slot {int(dst[n])}, "
-                f"which holds no element of the layout (so the copy back writes it over "
-                f"host offset {int(src[n])})")
+        return "stray", int(dst[n]), None, int(src[n])
+    if not dst.size:
+        return ("wrong", int(want_dst[0]), 0, None) if want_dst.size else None
     at = np.minimum(np.searchsorted(dst, want_dst), dst.size - 1)
     written = dst[at] == want_dst
     wrong = np.flatnonzero(~written | (src[at] != want_src))
     if wrong.size:
-        n = wrong[0]
-        point = np.unravel_index(n, layout.size)
-        coords = {f"h{k}": int(point[k]) for k in range(layout.rank)}
-        what = (f"writes host offset {int(src[at[n]])} there instead" if written[n]
-                else "never writes it")
-        return (coords, f"host element {tuple(coords.values())} belongs at device slot "
-                        f"{int(want_dst[n])}; the copy {what}")
+        n = int(wrong[0])
+        return "wrong", int(want_dst[n]), n, (int(src[at[n]]) if written[n] else None)
     return None
 
 
