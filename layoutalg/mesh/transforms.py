@@ -30,6 +30,7 @@ from layoutalg.mesh.pattern_maps import (
     SeparablePattern,
     generic_pattern,
     prove_exactly_once,
+    reserved,
     separable_pattern,
 )
 from layoutalg.mesh.shapes import check_shape
@@ -148,8 +149,8 @@ def separable_blocks(pattern: SeparablePattern, copies: tuple[int, int], size: i
     flat = [as_int64(np.broadcast_to(v, shape).reshape(-1), what) for v in slots]
     grid = [np.broadcast_to(v, shape).reshape(-1) for v in
             (r0[row][None], rn[row][None], c0[col][None], cn[col][None])]
-    src_stride = pattern.dims[1].source.local_extent * size
-    dst_stride = pattern.dims[1].target.local_extent * size
+    src_stride = reserved(pattern.dims[1].source) * size
+    dst_stride = reserved(pattern.dims[1].target) * size
     return BlockTable(size, flat[0], flat[1], flat[3], flat[4], *grid, flat[2],
                       np.full(flat[0].shape, src_stride), flat[5], np.full(flat[0].shape, dst_stride))
 
