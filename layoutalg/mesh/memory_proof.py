@@ -25,12 +25,15 @@ STEP = sympy.Symbol("step", integer=True, nonnegative=True)
 BYTE = sympy.Symbol("byte", integer=True, nonnegative=True)
 
 
-def _live(region) -> sympy.Basic:
-    return sympy.And(sympy.Le(region.start, STEP), sympy.Le(STEP, region.end))
+def _live(region) -> tuple[sympy.Basic, ...]:
+    """``start <= step <= end``, as written (see ``query.all_of``)."""
+    return (sympy.Le(region.start, STEP, evaluate=False), sympy.Le(STEP, region.end, evaluate=False))
 
 
-def _holds(region) -> sympy.Basic:
-    return sympy.And(sympy.Le(region.offset, BYTE), sympy.Lt(BYTE, region.stop))
+def _holds(region) -> tuple[sympy.Basic, ...]:
+    """``offset <= byte < stop``, as written."""
+    return (sympy.Le(region.offset, BYTE, evaluate=False),
+            sympy.Lt(BYTE, region.stop, evaluate=False))
 
 
 def prove_plan(plan, *, timeout_ms: int | None = None) -> CheckResult:
@@ -48,14 +51,16 @@ def prove_plan(plan, *, timeout_ms: int | None = None) -> CheckResult:
         # each region's conditions built once, not once per pair it is in
         live = [_live(r) for r in group.regions]
         holds = [_holds(r) for r in group.regions]
-        clashes = [sympy.And(live[a], live[b], holds[a], holds[b])
+        # SymPy's And and Or sort and compare every argument with the others (most
+        # of this proof's time); the connectives as written mean the same to Z3
+        clashes = [query.all_of(*live[a], *live[b], *holds[a], *holds[b])
                    for a, b in itertools.combinations(range(len(group.regions)), 2)]
-        over = [sympy.And(live[k], holds[k], sympy.Ge(BYTE, plan.budget))
+        over = [query.all_of(*live[k], *holds[k], sympy.Ge(BYTE, plan.budget, evaluate=False))
                 for k, r in enumerate(group.regions) if r.stop > plan.budget]
         for kind, cases in (("overlap", clashes), ("budget", over)):
             if not cases:
                 continue
-            outcome = query.ask(bounds, [sympy.Or(*cases)], timeout_ms=timeout)
+            outcome = query.ask(bounds, [query.any_of(*cases)], timeout_ms=timeout)
             if outcome.answer == "unknown":
                 return verdict(Status.UNKNOWN, outcome.reason)
             if outcome.answer == "sat":
