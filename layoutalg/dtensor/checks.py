@@ -60,7 +60,8 @@ def torch_rule_map(layout: DTensorLayout) -> IndexMap:
         dims = layout.shard_mesh_dims(i)
         start, length = nested_chunk_expr(size, [layout.mesh_shape[k] for k in dims],
                                           [sym[f"m{k}"] for k in dims])
-        real.append(sympy.Lt(sym[f"l{i}"], length))
+        real.append(sympy.Lt(sym[f"l{i}"], length, evaluate=False))  # SymPy would only
+        # query assumptions about Min/Max to try to decide it
         element.append(start + sym[f"l{i}"])
     return _slot_answers(layout, space, sympy.And(*real), element,
                          f"torch's chunk rule for {layout}")
@@ -77,8 +78,8 @@ def layout_slot_map(layout: DTensorLayout) -> IndexMap:
 def _slot_answers(layout: DTensorLayout, slots: Space, holds, element, name: str) -> IndexMap:
     """Slot → (1, element) where ``holds``, else (0, 0, …)."""
     answers = Space(("real", 2), *((f"global{i}", n) for i, n in enumerate(layout.shape)))
-    exprs = [sympy.Piecewise((1, holds), (0, True))]
-    exprs += [sympy.Piecewise((e, holds), (0, True)) for e in element]
+    exprs = [sympy.Piecewise((1, holds), (0, True), evaluate=False)]
+    exprs += [sympy.Piecewise((e, holds), (0, True), evaluate=False) for e in element]
     return IndexMap(slots, answers, exprs, name=name)
 
 

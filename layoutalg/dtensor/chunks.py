@@ -55,10 +55,16 @@ def flat_lengths(size: int, parts: int) -> list[int]:
 
 
 def chunk_expr(size, parts, rank) -> tuple[sympy.Expr, sympy.Expr]:
-    """``(start, length)`` as SymPy expressions: the same rule, written with Min/Max."""
+    """``(start, length)`` as SymPy expressions: the same rule, written with Min/Max.
+
+    Left unevaluated: SymPy's Min/Max compare every pair of arguments by
+    assumption queries (most of the time of building torch's rule over
+    symbolic sizes) and find nothing to drop here; the function is the same
+    to NumPy and Z3, and a substitution of numbers still evaluates it."""
     c = ceil_div(size, parts)
-    start = sympy.Min(size, rank * c)
-    return start, sympy.Max(0, sympy.Min(size, rank * c + c) - rank * c)
+    start = sympy.Min(size, rank * c, evaluate=False)
+    end = sympy.Min(size, rank * c + c, evaluate=False)
+    return start, sympy.Max(0, end - rank * c, evaluate=False)
 
 
 def nested_chunk_expr(size, parts: Sequence, ranks: Sequence) -> tuple[sympy.Expr, sympy.Expr]:
