@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import sympy
 
+from layoutalg.channel import options as opt
 from layoutalg.channel.layout import require_layout
 from layoutalg.channel.options import MATRICES
 from layoutalg.errors import ChannelError, describe
@@ -78,7 +79,7 @@ def check_fits(layout, capacity: int | None = None, *, assume: Sequence[sympy.Ba
             beat = sympy.Symbol("beat", integer=True, nonnegative=True)
             bounds = bounds + [query.Bounded(beat, 0, layout.beats)]
             address = layout.address_of(matrix, *tile) + layout.interleave * beat
-            channel = layout.decoder.channel(address)
+            channel = None  # only a counterexample needs it (built there)
             need = layout.decoder.offset(address) + layout.interleave
             limit = None
             bad = sympy.Gt(need, cap)
@@ -90,6 +91,8 @@ def check_fits(layout, capacity: int | None = None, *, assume: Sequence[sympy.Ba
             point = [int(outcome.model[s]) for s in point_syms]
             params = parameter_values(layout, outcome)
             env = {**dict(zip(point_syms, point)), **{p: params[str(p)] for p in layout.parameters}}
+            if channel is None:
+                channel = layout.decoder.channel(address)
             where = int(sympy.sympify(channel).subs(env))
             needed = int(sympy.sympify(need).subs(env))
             capacity_value = int(sympy.sympify(cap).subs(env))
@@ -137,12 +140,12 @@ def check_disjoint(layout, *, assume: Sequence[sympy.Basic] = (),
             constraints.append(sympy.Or(sympy.Lt(x[0], y[0]),
                                         sympy.And(q.eq(x[0], y[0]), sympy.Lt(x[1], y[1]))))
         if by_location:
+            # (Z3 was no faster with the offsets in tile slots here, unlike below)
             cx, ox, _ = layout.designed(first, *x)
             cy, oy, _ = layout.designed(second, *y)
-            constraints.append(q.eq(cx, cy))
+            constraints += [q.eq(cx, cy), sympy.Lt(ox, oy + size), sympy.Lt(oy, ox + size)]
         else:
-            ox, oy = layout.address_of(first, *x), layout.address_of(second, *y)
-        constraints += [sympy.Lt(ox, oy + size), sympy.Lt(oy, ox + size)]
+            constraints += located_overlap(layout, first, x, second, y)
         outcome = solve(layout, bounds_x + bounds_y, constraints, assume, timeout_ms)
         if outcome.answer == "unknown":
             return q.unknown("tiles_disjoint", layout.label, start, outcome)
@@ -163,6 +166,50 @@ def check_disjoint(layout, *, assume: Sequence[sympy.Basic] = (),
     note = " (inside channels proved to hold them)" if by_location else ""
     return q.result(Status.PROVED, "tiles_disjoint", layout.label, start,
                     reason=f"no two tiles' byte ranges overlap{note}")
+
+
+def _overlap(u, v, span) -> list[sympy.Basic]:
+    """Ranges ``[u, u + span)`` and ``[v, v + span)`` of integers meet: ``u = v``
+    when ``span`` is 1 (``u < v + 1`` and ``v < u + 1``), else both bounds."""
+    if span == 1:
+        return [q.eq(u, v)]
+    return [sympy.Lt(u, v + span), sympy.Lt(v, u + span)]
+
+
+def located_overlap(layout, first, x, second, y) -> list[sympy.Basic]:
+    """Tile ``x`` of ``first`` and ``y`` of ``second`` overlap, in whole address
+    units where the option gives them (a tile of ``tile_bytes`` spans
+    ``tile_bytes / unit`` units), else in bytes.
+
+    Each address is ``unit · n`` with ``n`` an integer expression
+    (``options.UNITS``); dividing ``a < b + tile_bytes`` by ``unit > 0`` is exact
+    when ``unit`` divides ``tile_bytes``, and for whole tiles the two bounds say
+    ``n_x = n_y``, which Z3 decides several times faster (symbolic round-robin:
+    0.52 s → 0.13 s of Z3, medians of 5). The product is checked against
+    ``address_of`` term by term (an expansion, no Mod/floor rewriting) or the
+    bytes are used. Concrete sizes keep the bytes: Z3 answers them as fast
+    either way, and the overlap it reports stays the one it always reported."""
+    size = layout.tile_bytes
+    ax, ay = layout.address_of(first, *x), layout.address_of(second, *y)
+    if not layout.is_concrete:
+        units = opt.UNITS[layout.option]
+        (ux, nx), (uy, ny) = (units(layout, first, *x, layout.channel_bytes),
+                              units(layout, second, *y, layout.channel_bytes))
+        if (ux == uy and size % ux == 0 and _product_is(ux, nx, ax)
+                and _product_is(uy, ny, ay)):
+            return _overlap(nx, ny, size // ux)
+    return [sympy.Lt(ax, ay + size), sympy.Lt(ay, ax + size)]
+
+
+def _product_is(unit: int, count, address) -> bool:
+    """``unit · count`` is ``address`` as a polynomial in its terms."""
+    difference = unit * count - address
+    if difference == 0:
+        return True
+    if not isinstance(difference, sympy.Basic):
+        return False
+    return sympy.expand(difference, deep=False, power_base=False, power_exp=False,
+                        log=False, multinomial=False) == 0
 
 
 __all__ = ["check_disjoint", "check_fits"]

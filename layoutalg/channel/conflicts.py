@@ -76,10 +76,17 @@ def check_conflict_free(
                                 name=x) for x in matrices}
         resource, note = None, "; tiles proved to fit their channels"
     else:
-        memory = Space(addr=layout.memory_bytes)
-        accesses = {x: IndexMap(space, memory, [byte_address(layout, x, space, grain)], name=x)
-                    for x in matrices}
-        resource, note = layout.decoder.channel_map(layout.memory_bytes), ""
+        # Each access straight to the channel its address decodes to, the
+        # decoder applied as built (lazy Mod): the same function as the address
+        # map followed by the decoder's channel map, without SymPy evaluating
+        # the decoder's Mod and floor over the whole address again when the
+        # generic check substitutes one into the other (most of such a check's
+        # time on the symbolic hardware walk, issue 17).
+        channels = Space(channel=layout.num_channels)
+        accesses = {x: IndexMap(space, channels,
+                                [layout.decoder.channel(byte_address(layout, x, space, grain))],
+                                name=x) for x in matrices}
+        resource, note = None, ""
     verdict = generic_conflict_free(space, accesses, resource, subject=subject,
                                     assume=assume, timeout_ms=timeout_ms)
     prefix = f"{describe_dataflow(dataflow)}, {grain} grain: "

@@ -86,6 +86,12 @@ def matrix_address(s, matrix, r, c, channel_bytes):
     return first * channel_bytes + linear(s, matrix, r, c) * s.tile_bytes
 
 
+def matrix_units(s, matrix, r, c, channel_bytes):
+    """The address as ``(tile_bytes, tile slots from byte 0)`` (channels hold whole tiles)."""
+    first, _ = matrix_groups(s.num_channels)[matrix]
+    return s.tile_bytes, first * (channel_bytes // s.tile_bytes) + linear(s, matrix, r, c)
+
+
 # -- option 2: tile round-robin --------------------------------------------------------------
 
 
@@ -105,6 +111,10 @@ def round_robin_address(s, matrix, r, c, channel_bytes):
     return global_tile(s, matrix, r, c) * s.tile_bytes
 
 
+def round_robin_units(s, matrix, r, c, channel_bytes):
+    return s.tile_bytes, global_tile(s, matrix, r, c)
+
+
 def round_robin_capacity(s):
     return s.tile_bytes * cdiv(total_tiles(s), s.num_channels)
 
@@ -116,19 +126,29 @@ def half(n_channels):
     return n_channels // 2
 
 
-def iteration_aware_place(s, matrix, r, c, channel_bytes):
-    """Designed ``(channel, offset, channel + 1)``: a tile must stay in its channel."""
+def iteration_aware_slot(s, matrix, r, c):
+    """Designed ``(channel, slot)``: the tile sits at ``slot · tile_bytes`` in its channel."""
     h = half(s.num_channels)
     per_a, per_c = cdiv(s.k_tiles, h), cdiv(s.n_tiles, h)
     start, per = {"A": (0, per_a), "B": (0, per_c), "C": (s.m_tiles * per_a, per_c)}[matrix]
     channel = 2 * deal_part(r + c, h, lazy=True) + (1 if matrix == "B" else 0)
-    slot = start + r * per + deal_local(c, h)
+    return channel, start + r * per + deal_local(c, h)
+
+
+def iteration_aware_place(s, matrix, r, c, channel_bytes):
+    """Designed ``(channel, offset, channel + 1)``: a tile must stay in its channel."""
+    channel, slot = iteration_aware_slot(s, matrix, r, c)
     return channel, slot * s.tile_bytes, channel + 1
 
 
 def iteration_aware_address(s, matrix, r, c, channel_bytes):
     channel, offset, _ = iteration_aware_place(s, matrix, r, c, channel_bytes)
     return channel * channel_bytes + offset
+
+
+def iteration_aware_units(s, matrix, r, c, channel_bytes):
+    channel, slot = iteration_aware_slot(s, matrix, r, c)
+    return s.tile_bytes, channel * (channel_bytes // s.tile_bytes) + slot
 
 
 def iteration_aware_capacity(s):
@@ -172,6 +192,10 @@ def hardware_address(s, matrix, r, c, channel_bytes):
     return hardware_granule(s, matrix, r, c) * s.interleave
 
 
+def hardware_units(s, matrix, r, c, channel_bytes):
+    return s.interleave, hardware_granule(s, matrix, r, c)
+
+
 def hardware_capacity(s):
     end = hardware_granule(s, "C", s.m_tiles - 1, s.n_tiles - 1) + s.tile_bytes // s.interleave
     return s.interleave * cdiv(end, s.num_channels)
@@ -184,6 +208,14 @@ ADDRESS = {
     "hardware": hardware_address,
 }
 PLACE = {"matrix": matrix_place, "iteration_aware": iteration_aware_place}
+# (unit bytes, unit count): the address is their product, the unit an integer
+# expression (capacity.check_disjoint compares tiles in units, and checks the product).
+UNITS = {
+    "matrix": matrix_units,
+    "round_robin": round_robin_units,
+    "iteration_aware": iteration_aware_units,
+    "hardware": hardware_units,
+}
 CAPACITY = {
     "matrix": matrix_capacity,
     "round_robin": round_robin_capacity,
