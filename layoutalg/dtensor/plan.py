@@ -38,7 +38,7 @@ from layoutalg.dtensor.steps import AllGather, AllToAll, LocalChunk, Step
 from layoutalg.errors import DTensorError, describe
 from layoutalg.validate import instance_of
 from layoutalg.verify.checks import check_bijective, check_equivalent
-from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS, all_of
 from layoutalg.verify.result import CheckResult, Status
 
 
@@ -244,7 +244,7 @@ def _delivered(plan: Redistribution) -> tuple[IndexMap, IndexMap]:
                                                         len(plan.source.shape):]]
     answers = Space(("received", 2), *((f"element{i}", n) for i, n in
                                         enumerate(plan.source.shape)))
-    flag = _indicator(sympy.And(*received))
+    flag = _indicator(all_of(*received))
     delivered = IndexMap(target.domain, answers, [flag, *tensor],
                          name=f"what {plan.name} delivers")
     own = list(target.domain.symbols[len(target.domain.symbols) - len(plan.source.shape):])
@@ -273,11 +273,13 @@ def _indicator(condition: sympy.Basic) -> sympy.Expr:
 
 def _real(m: IndexMap, values: list) -> sympy.Basic:
     """The slot ``values`` lies in ``m``'s codomain and ``m`` calls it real."""
-    inside = [sympy.And(sympy.Ge(v, 0), sympy.Lt(v, e))
-              for v, e in zip(values, m.codomain.extents)]
+    inside = [relation for v, e in zip(values, m.codomain.extents)
+              for relation in (sympy.Ge(v, 0), sympy.Lt(v, e))]
     valid = sympy.true if m.valid is None else m.valid.xreplace(
         dict(zip(m.codomain.symbols, values)))
-    return sympy.And(*inside, valid)
+    # each relation evaluated (one SymPy settles is dropped), the conjunction as
+    # written: SymPy's And sorts and compares its arguments, the same function
+    return all_of(*inside, valid)
 
 
 def _apply(layout: DTensorLayout, step: Step, n: int) -> DTensorLayout:
