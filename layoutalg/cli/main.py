@@ -204,5 +204,15 @@ def one_line(text: str) -> str:
 
 
 def entry() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+    """Console-script entry point. Once ``main`` has returned, the process ends
+    without tearing the interpreter down: freeing every SymPy expression and Z3
+    term of a prove one by one took 0.7-1 s (measured over the shipped specs),
+    and nothing is left to do but flush the two streams (reports are closed,
+    worker pools shut down and temporary folders removed inside ``main``)."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):  # a reader gone, or a closed stream
+            pass
+    os._exit(code)

@@ -414,6 +414,28 @@ def test_console_script_proves_the_shipped_cute_specs():
     assert "all as expected" in done.stdout
 
 
+def test_console_script_exit_keeps_the_code_the_output_and_the_reports(tmp_path):
+    """The console script ends the process without tearing the interpreter
+    down (cli.main.entry): the exit code, everything printed and the JSON
+    report must still be all there."""
+    spec = tmp_path / "wrong_expectation.py"
+    spec.write_text(textwrap.dedent("""
+        import layoutalg as la
+
+        @la.spec(claims=["surjective"], expect="PROVED")
+        def holes():
+            return la.IndexMap.from_exprs(la.Space((3,)), lambda i: (2 * i,), (6,))
+    """))
+    report = tmp_path / "report.json"
+    done = subprocess.run([*command(), "prove", str(spec), "--no-cache", "--json", str(report),
+                           "--cache-dir", str(tmp_path / "cache")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "UNEXPECTED wrong_expectation::holes::surjective" in done.stdout
+    assert done.stdout.rstrip().endswith("1 unexpected")
+    assert json.loads(report.read_text())["summary"]["unexpected"] == 1
+
+
 def test_console_script_reports_bad_input_in_one_line(tmp_path):
     done = subprocess.run([*command(), "prove", str(tmp_path / "missing.py")],
                           capture_output=True, text=True, timeout=120)

@@ -194,6 +194,7 @@ def _start(label, built, unknowns, parameters, timeout_ms, start, answers) -> z3
 
 
 _SHARED = threading.local()  # .ctx: the block's context (None: make one); .active
+_FRESH = checker_threads.MadeAhead(z3.Context)  # fresh contexts, made ahead of need
 
 
 @contextlib.contextmanager
@@ -218,9 +219,9 @@ def _context() -> z3.Context:
     A context a check may still use after its query returned (a race's loser,
     a check Ctrl-C left winding down) is dropped: the next query makes one."""
     if not getattr(_SHARED, "active", False):
-        return z3.Context()
+        return _FRESH.take()
     if getattr(_SHARED, "ctx", None) is None:
-        _SHARED.ctx = z3.Context()
+        _SHARED.ctx = _FRESH.take()
     return _SHARED.ctx
 
 
@@ -244,7 +245,7 @@ def _build(unknowns, constraints, parameters, assumptions, forall, *, quotients:
     an unknown Outcome when the query uses an operator outside the
     vocabulary."""
     start = time.perf_counter()
-    ctx = ctx or z3.Context()
+    ctx = ctx or _FRESH.take()
     if width:
         translator = _BitVectorTranslator(ctx, width)
     else:
@@ -291,7 +292,7 @@ def maximize(
 ) -> tuple[int, dict[sympy.Symbol, int]] | None:
     """The largest value of ``objective`` under the constraints (concrete sizes),
     with a point reaching it; None if Z3 cannot say within the timeout."""
-    ctx = z3.Context()
+    ctx = _FRESH.take()
     translator = _Translator(ctx)
     translator.note_ranges(unknowns)
     try:
