@@ -137,10 +137,18 @@ def _pieces(space: Space, uneven: dict[int, list[int]]) -> IndexMap:
 
 def by_pieces(row, lengths: list[int], size: int) -> tuple:
     """Flat rank and local row of ``row`` (``0 ≤ row < size``) among pieces of these
-    lengths, in order: the rank counts the piece ends ``row`` has passed."""
-    ends = list(itertools.accumulate(lengths))
-    rank = sum((_at_least(row, e, size) for e in ends[:-1]), sympy.Integer(0))
-    return rank, row - _running(rank, lengths, len(lengths), skip_first=True)
+    lengths, in order: the rank counts the piece ends ``row`` has passed, and the
+    piece starts at the sum of the lengths of the pieces whose end it passed.
+
+    Both are written over the same ``[row ≥ end]`` terms (piece ``j`` lies
+    before the rank exactly when ``row`` passed its end: the ends ascend), not
+    the start as a function of the rank, which would nest a count of counts
+    in every floor (the size of the delivered maps of pytorch#194457)."""
+    ends = list(itertools.accumulate(lengths))[:-1]
+    passed = [_at_least(row, e, size) for e in ends]
+    rank = sum(passed, sympy.Integer(0))
+    start = sum((n * p for n, p in zip(lengths, passed) if n), sympy.Integer(0))
+    return rank, row - start
 
 
 def _at_least(x, bound: int, extent: int) -> sympy.Expr:
