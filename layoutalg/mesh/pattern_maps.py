@@ -43,7 +43,7 @@ from layoutalg.verify.checks import (
     check_injective,
     check_surjective,
 )
-from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS, all_of
 from layoutalg.verify.result import CheckResult, Status
 
 
@@ -140,8 +140,9 @@ class DimMessages:
     def valid(self):
         """The position lies in both blocks and in the tensor: the overlap is sent."""
         x, t = self.index(), self.target
-        return sympy.And(t.block * self.target_block <= x, x < t.block * (self.target_block + 1),
-                         x < t.extent)
+        return all_of(sympy.Le(t.block * self.target_block, x, evaluate=False),
+                      sympy.Lt(x, t.block * (self.target_block + 1), evaluate=False),
+                      sympy.Lt(x, t.extent, evaluate=False))
 
     def _side(self, side: str):
         """The axis, the block index and the position inside the block, on one side."""
@@ -238,7 +239,7 @@ def pattern_from_axes(src_axes, dst_axes, src_map: IndexMap, dst_map: IndexMap,
         forward[dim.target_block] = block_digits(x, dim.target)[0]
     messages = IndexMap(domain, codomain, [forward[s] for s in sym],
                         inverse=[*copies, dims[0].index(), dims[1].index()],
-                        valid=sympy.And(dims[0].valid(), dims[1].valid()), name=f"messages of {label}")
+                        valid=all_of(dims[0].valid(), dims[1].valid()), name=f"messages of {label}")
     write_slot = _slot(dims, "target", element_size, pe=copies if target_replicated else None)
     read_pe = None
     if source_copies is not None:  # read the nearest copy: the one on the writer's PE if any
