@@ -14,8 +14,9 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
-from layoutalg.core.tiling import digits, face_position, flatten, unflatten
+from layoutalg.core.tiling import flatten
 from layoutalg.errors import TTError
+from layoutalg.tt._lazy import digits, face_position, unflatten
 from layoutalg.tt.placement import Interleaved
 
 

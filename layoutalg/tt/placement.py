@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import sympy
 
-from layoutalg.core.tiling import (ceil_div, deal, digits, flatten, flatten_colex, undeal,
-                                   unflatten, unflatten_colex)
+from layoutalg.core.tiling import ceil_div, deal, flatten, flatten_colex, undeal
+from layoutalg.tt._lazy import digits, unflatten, unflatten_colex
 
 
 def core_of(k, grid, orientation):
