@@ -38,7 +38,7 @@ from layoutalg.dtensor.steps import AllGather, AllToAll, LocalChunk, Step
 from layoutalg.errors import DTensorError, describe
 from layoutalg.validate import instance_of
 from layoutalg.verify.checks import check_bijective, check_equivalent
-from layoutalg.verify.query import DEFAULT_TIMEOUT_MS, all_of
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS, all_of, substitute
 from layoutalg.verify.result import CheckResult, Status
 
 
@@ -221,27 +221,33 @@ def _rank_and_index(layout: DTensorLayout, slot) -> tuple[tuple[int, ...], tuple
 # -- building the maps -----------------------------------------------------------------
 
 
-def _read_back(plan: Redistribution, slot) -> list[tuple[DTensorLayout, list]]:
+def _read_back(plan: Redistribution, slot, *, symbolic: bool = False
+               ) -> list[tuple[DTensorLayout, list]]:
     """Each earlier layout (the last step's input first) with the slot the plan reads
-    there for the target's ``slot`` (SymPy expressions or Integers)."""
+    there for the target's ``slot``: Integers, or (``symbolic``) expressions put in
+    by ``verify.query.substitute`` (structural rules, no SymPy re-evaluation of
+    every rebuilt floor and Mod; the same integer function)."""
     symbols = plan.target.index_map().codomain.symbols
     by_name = {s.name: s for s in symbols}
     path = []
     for step, before in zip(reversed(plan.steps), reversed(plan.layouts[:-1])):
-        env = dict(zip(symbols, slot))
-        slot = [e.xreplace(env) for e in step.reads(before, by_name)]
+        reads = step.reads(before, by_name)
+        if symbolic:
+            slot = list(substitute(reads, symbols, slot))
+        else:
+            env = dict(zip(symbols, slot))
+            slot = [e.xreplace(env) for e in reads]
         path.append((before, slot))
     return path
 
 
 def _delivered(plan: Redistribution) -> tuple[IndexMap, IndexMap]:
     target = plan.target.index_map()
-    path = _read_back(plan, list(target.exprs))
+    path = _read_back(plan, list(target.exprs), symbolic=True)
     received = [_real(before.index_map(), values) for before, values in path]
     source = plan.source.index_map()
-    back = dict(zip(source.codomain.symbols, path[-1][1] if path else target.exprs))
-    tensor = [e.xreplace(back) for e in source.inverse[len(source.inverse) -
-                                                        len(plan.source.shape):]]
+    tensor = substitute(source.inverse[len(source.inverse) - len(plan.source.shape):],
+                        source.codomain.symbols, path[-1][1] if path else target.exprs)
     answers = Space(("received", 2), *((f"element{i}", n) for i, n in
                                         enumerate(plan.source.shape)))
     flag = _indicator(all_of(*received))
@@ -275,8 +281,8 @@ def _real(m: IndexMap, values: list) -> sympy.Basic:
     """The slot ``values`` lies in ``m``'s codomain and ``m`` calls it real."""
     inside = [relation for v, e in zip(values, m.codomain.extents)
               for relation in (sympy.Ge(v, 0), sympy.Lt(v, e))]
-    valid = sympy.true if m.valid is None else m.valid.xreplace(
-        dict(zip(m.codomain.symbols, values)))
+    valid = sympy.true if m.valid is None else substitute([m.valid], m.codomain.symbols,
+                                                           values)[0]
     # each relation evaluated (one SymPy settles is dropped), the conjunction as
     # written: SymPy's And sorts and compares its arguments, the same function
     return all_of(*inside, valid)
