@@ -16,7 +16,6 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import MapError, describe
 from layoutalg.verify import enumerated, one_query
 from layoutalg.verify import query as q
-from layoutalg.verify.one_query import inverse_misses
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS, checked_timeout
 from layoutalg.verify.result import CheckResult, Status, point_text
 
@@ -34,6 +33,7 @@ def other_way_to_bijective(procedure: Callable[[IndexMap, Assume, int], CheckRes
     return procedure
 
 
+@enumerated.falls_back("in_bounds")
 def check_in_bounds(
     m: IndexMap, *, assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS
 ) -> CheckResult:
@@ -46,8 +46,8 @@ def check_in_bounds(
     """
     _check_map(m, "m")
     timeout_ms = checked_timeout(timeout_ms)
-    small = enumerated.decide("in_bounds", [m], assume, proved=f"every image lies in {m.codomain}")
-    if small is not None:
+    proved = f"every image lies in {m.codomain}"
+    if (small := enumerated.decide("in_bounds", [m], assume, proved=proved)) is not None:
         return small
     start = time.perf_counter()
     x, bounds = q.unknowns(m.domain)
@@ -55,7 +55,7 @@ def check_in_bounds(
     escape = q.any_of(*(q.outside(v, e) for v, e in zip(fx, m.codomain.extents)))
     outcome = q.run(bounds, [escape], [m], assume=assume, timeout_ms=timeout_ms)
     return q.verdict(outcome, "in_bounds", m.label, start,
-                     proved=f"every image lies in {m.codomain}",
+                     proved=proved,
                      refuted=lambda: _out_of_bounds(m, outcome, x))
 
 
@@ -76,6 +76,7 @@ def _out_of_bounds(m, outcome, x):
     }
 
 
+@enumerated.falls_back("injective")
 def check_injective(
     m: IndexMap, *, assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS
 ) -> CheckResult:
@@ -86,8 +87,8 @@ def check_injective(
     """
     _check_map(m, "m")
     timeout_ms = checked_timeout(timeout_ms)
-    small = enumerated.decide("injective", [m], assume, proved="no two elements share a slot")
-    if small is not None:
+    proved = "no two elements share a slot"
+    if (small := enumerated.decide("injective", [m], assume, proved=proved)) is not None:
         return small
     start = time.perf_counter()
     if m.inverse is not None and _has_left_inverse(m, assume, timeout_ms):
@@ -101,7 +102,7 @@ def check_injective(
     outcome = q.run(bounds_x + bounds_y, [differ, *collide], [m], assume=assume,
                     timeout_ms=timeout_ms)
     return q.verdict(outcome, "injective", m.label, start,
-                     proved="no two elements share a slot",
+                     proved=proved,
                      refuted=lambda: _shared_slot(m, outcome, x, y))
 
 
@@ -130,6 +131,7 @@ def _has_left_inverse(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
     return outcome.answer == "unsat"
 
 
+@enumerated.falls_back("images_valid")
 def check_images_valid(
     m: IndexMap, *, assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS
 ) -> CheckResult:
@@ -138,9 +140,8 @@ def check_images_valid(
     ``check_in_bounds`` judges those, and ``valid`` is not consulted there."""
     _check_map(m, "m")
     timeout_ms = checked_timeout(timeout_ms)
-    small = enumerated.decide("images_valid", [m], assume,
-                              proved="every element lands on a valid slot")
-    if small is not None:
+    proved = "every element lands on a valid slot"
+    if (small := enumerated.decide("images_valid", [m], assume, proved=proved)) is not None:
         return small
     start = time.perf_counter()
     if m.valid is None and all(d.is_integer and d.is_positive
@@ -157,7 +158,7 @@ def check_images_valid(
     outcome = q.run(bounds, [*lands_inside, sympy.Not(valid)], [m], assume=assume,
                     timeout_ms=timeout_ms)
     return q.verdict(outcome, "images_valid", m.label, start,
-                     proved="every element lands on a valid slot",
+                     proved=proved,
                      refuted=lambda: _on_padding(m, outcome, x))
 
 
@@ -173,6 +174,7 @@ def _on_padding(m, outcome, x):
     }
 
 
+@enumerated.falls_back("surjective")
 @q.asks_once
 def check_surjective(
     m: IndexMap, *, assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS
@@ -187,15 +189,14 @@ def check_surjective(
     """
     _check_map(m, "m")
     timeout_ms = checked_timeout(timeout_ms)
-    small = enumerated.decide("surjective", [m], assume,
-                              proved="every valid slot holds an element")
-    if small is not None:
+    proved = "every valid slot holds an element"
+    if (small := enumerated.decide("surjective", [m], assume, proved=proved)) is not None:
         return small
     start = time.perf_counter()
     p, bounds_p = q.unknowns(m.codomain)
     valid = sympy.true if m.valid is None else m.valid
     if m.inverse is not None:
-        outcome = inverse_misses(m, assume, timeout_ms)
+        outcome = one_query.inverse_misses(m, assume, timeout_ms)
         if outcome.answer == "unsat":
             return q.result(Status.PROVED, "surjective", m.label, start,
                             reason="every valid slot holds an element (by the inverse)")
@@ -213,8 +214,7 @@ def check_surjective(
     outcome = q.run(bounds_p, [valid], [m], assume=assume, timeout_ms=timeout_ms,
                     forall=(bounds_x, sympy.Not(hits)))
     if outcome.answer == "unsat":
-        return q.result(Status.PROVED, "surjective", m.label, start,
-                        reason="every valid slot holds an element")
+        return q.result(Status.PROVED, "surjective", m.label, start, reason=proved)
     if outcome.answer == "unknown":
         note = " (the supplied inverse is wrong somewhere)" if inverse_wrong else ""
         return q.result(Status.UNKNOWN, "surjective", m.label, start,
@@ -259,6 +259,7 @@ def _empty_slot(m, outcome, p):
     }
 
 
+@enumerated.falls_back("bijective")
 @q.asks_once
 def check_bijective(
     m: IndexMap, *, assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS
@@ -273,8 +274,7 @@ def check_bijective(
     timeout_ms = checked_timeout(timeout_ms)
     padding_note = "" if m.valid is None else " (padding excluded)"
     proved = f"a bijection onto the valid slots of {m.codomain}{padding_note}"
-    small = enumerated.decide("bijective", [m], assume, proved=proved)
-    if small is not None:
+    if (small := enumerated.decide("bijective", [m], assume, proved=proved)) is not None:
         return small
     start = time.perf_counter()
     for procedure in _OTHER_WAYS:
@@ -301,6 +301,7 @@ def check_bijective(
     return q.result(Status.PROVED, "bijective", m.label, start, reason=proved)
 
 
+@enumerated.falls_back("equivalent")
 def check_equivalent(
     m1: IndexMap, m2: IndexMap, *, assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS
 ) -> CheckResult:
@@ -319,9 +320,8 @@ def check_equivalent(
         return differing
     _check_same_domain(m1, m2)
     timeout_ms = checked_timeout(timeout_ms)
-    small = enumerated.decide("equivalent", [m1, m2], assume,
-                              proved="both maps send every point to the same values")
-    if small is not None:
+    proved = "both maps send every point to the same values"
+    if (small := enumerated.decide("equivalent", [m1, m2], assume, proved=proved)) is not None:
         return small
     start = time.perf_counter()
     subject = f"{m1.label} ≡ {m2.label}"
@@ -335,7 +335,7 @@ def check_equivalent(
     alike = [q.eq(a, a) for a, b in zip(f1, f2) if a == b]
     outcome = q.run(bounds, [differ, *alike], [m1, m2], assume=assume, timeout_ms=timeout_ms)
     return q.verdict(outcome, "equivalent", subject, start,
-                     proved="both maps send every point to the same values",
+                     proved=proved,
                      refuted=lambda: _difference(m1, m2, outcome, x))
 
 

@@ -34,7 +34,8 @@ from layoutalg.core.exact import Memo, is_exact, key, mark_exact
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.verify import query as q
-from layoutalg.verify.checks import check_in_bounds, inverse_misses
+from layoutalg.verify.checks import check_in_bounds
+from layoutalg.verify.one_query import inverse_misses
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 from layoutalg.verify.result import CheckResult, Status
 

@@ -45,10 +45,10 @@ from layoutalg.verify.checks import (
     check_images_valid,
     check_in_bounds,
     check_injective,
-    inverse_misses,
     other_way_to_bijective,
 )
 from layoutalg.verify.compose import compose
+from layoutalg.verify.one_query import inverse_misses
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS, checked_timeout
 from layoutalg.verify.result import CheckResult, Status
 

@@ -121,13 +121,14 @@ def test_the_queries_of_one_check_share_one_fresh_context(asked, monkeypatch):
     """Two queries of one check, one context; the next check a new one (a
     context's history changes Z3's search, so no check inherits another's)."""
     made = []
-    real = z3.Context
+    take = solver._FRESH.take  # fresh contexts, made ahead of need
 
-    def counting(*args, **kwargs):
-        made.append(real(*args, **kwargs))
+    def counting():
+        made.append(take())
+        assert isinstance(made[-1], z3.Context)
         return made[-1]
 
-    monkeypatch.setattr(z3, "Context", counting)
+    monkeypatch.setattr(solver._FRESH, "take", counting)
     d = la.Space(i=4, j=4)
     i, j = d.symbols
     m = la.IndexMap(d, la.Space(o=16), [4 * i + j], name="no inverse")  # no division: no race

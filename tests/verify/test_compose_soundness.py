@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 import layoutalg as la
 from layoutalg.verify.compose import compose
 from layoutalg.verify import composition as facts
+from layoutalg.verify import enumerated
 from layoutalg.verify.z3_backend import solver
 
 TIMEOUT_MS = 60_000  # small concrete queries answer in milliseconds: a margin, not a budget
@@ -376,6 +377,7 @@ def test_an_undecided_fit_is_refused_naming_the_reason(monkeypatch):
     shifted = la.IndexMap(first.domain, first.codomain, [(x + 1) % 4], name="undecided")
     monkeypatch.setattr(solver, "solve", lambda *a, **k: solver.Outcome("unknown", reason="z3: "
                                                                         "timeout"))
+    monkeypatch.setattr(enumerated, "FALLBACK_UP_TO", 0)  # not decided by enumeration either
     with pytest.raises(la.CompositionError, match=r"Z3 did not decide it \(z3: timeout\), and "
                        r"compose does not assume it"):
         compose(shifted, then)
