@@ -91,15 +91,29 @@ def digits(value, factor, *, lazy: bool = False):
     """``(value // factor, value % factor)``, skipping the no-op factor 1
     (``lazy``: SymPy's ``Mod`` left unevaluated, see :func:`remainder`).
 
+    Lazy keeps one of SymPy's simplifications, which Z3 needs (twice the work
+    on the 16-core height-sharded tensor's inverse without it): a remainder of
+    a remainder by a positive multiple, ``Mod(x, k·m) mod m``, is ``Mod(x, m)``
+    (for every integer x: ``x mod k·m ≡ x`` modulo ``m``).
+
     >>> digits(23, 4), digits(23, 1)
     ((5, 3), (23, 0))
+    >>> x = sympy.Symbol("x", integer=True)
+    >>> digits(remainder(x, 64), 16, lazy=True)
+    (floor((Mod(x, 64))/16), Mod(x, 16))
     """
     if _is_one(factor):
         return value, 0 * value
-    return value // factor, (remainder if lazy else _mod)(value, factor)
+    if not lazy:
+        return value // factor, _mod(value, factor)
+    inner = value
+    if (isinstance(value, sympy.Mod) and value.args[1].is_Integer and _is_int(factor)
+            and 0 < factor and int(value.args[1]) % int(factor) == 0):
+        inner = value.args[0]
+    return value // factor, remainder(inner, factor)
 
 
-def unflatten(index, sizes: Sequence) -> list:
+def unflatten(index, sizes: Sequence, *, lazy: bool = False) -> list:
     """Row-major coordinates of ``index``, peeled digit by digit from the innermost.
 
     ``sizes[0]`` bounds nothing: the first coordinate is the last quotient,
@@ -113,19 +127,19 @@ def unflatten(index, sizes: Sequence) -> list:
         return []
     coords, rest = [], index
     for size in reversed(list(sizes)[1:]):
-        rest, digit = digits(rest, size)
+        rest, digit = digits(rest, size, lazy=lazy)
         coords.append(digit)
     coords.append(rest)
     return coords[::-1]
 
 
-def unflatten_colex(index, sizes: Sequence) -> list:
+def unflatten_colex(index, sizes: Sequence, *, lazy: bool = False) -> list:
     """Colexicographic coordinates of ``index`` (first fastest; the last unreduced).
 
     >>> unflatten_colex(9, (4, 3))
     [1, 2]
     """
-    return unflatten(index, list(sizes)[::-1])[::-1]
+    return unflatten(index, list(sizes)[::-1], lazy=lazy)[::-1]
 
 
 def deal(x, parts, block=1, *, lazy: bool = False):
@@ -185,15 +199,15 @@ def face_offset(row, col, face_shape: Sequence, faces_per_row):
                    (None, fh, fw))
 
 
-def face_position(offset, face_shape: Sequence, faces_per_row):
+def face_position(offset, face_shape: Sequence, faces_per_row, *, lazy: bool = False):
     """``(row, col)`` stored at ``offset`` of a face-by-face tile (inverse of :func:`face_offset`).
 
     >>> face_position(786, (16, 16), 2)
     (17, 18)
     """
     fh, fw = face_shape
-    face, in_row, in_col = unflatten(offset, (None, fh, fw))
-    face_row, face_col = unflatten(face, (None, faces_per_row))
+    face, in_row, in_col = unflatten(offset, (None, fh, fw), lazy=lazy)
+    face_row, face_col = unflatten(face, (None, faces_per_row), lazy=lazy)
     return flatten((face_row, in_row), (None, fh)), flatten((face_col, in_col), (None, fw))
 
 
@@ -231,8 +245,12 @@ def _tidy(value):
     return value
 
 
+def _is_int(value) -> bool:
+    return isinstance(value, (int, sympy.Integer)) and not isinstance(value, bool)
+
+
 def _is_one(value) -> bool:
-    return isinstance(value, (int, sympy.Integer)) and not isinstance(value, bool) and value == 1
+    return _is_int(value) and value == 1
 
 
 __all__ = [
