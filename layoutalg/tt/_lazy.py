@@ -2,11 +2,11 @@
 
 A TensorSpec's element and page maps cut indices and addresses into digits a
 few dozen times (``layoutalg.core.tiling``: ``digits``, ``unflatten``, tile
-faces). SymPy evaluates each ``Mod`` as it is built, asking the assumptions
-of its arguments; that was half the time of building the maps of
-``specs/tt.py`` (0.74 s → 0.35 s CPU left unevaluated). An unevaluated
-``Mod`` (``digits(..., lazy=True)``, ``core.tiling.remainder``) has the same
-value for NumPy and for Z3. One simplification of SymPy's is kept, because
+faces). SymPy evaluates each ``floor`` and ``Mod`` as it is built, asking the
+assumptions of its arguments; that was most of the time of building the maps
+of ``specs/tt.py`` (0.74 s → 0.37 s CPU left unevaluated). An unevaluated
+``floor`` or ``Mod`` (``core.tiling.remainder``) has the same value for NumPy
+and for Z3. One simplification of SymPy's is kept, because
 Z3 needs it: a remainder of a remainder by a multiple, ``Mod(Mod(x, k·m), m)``,
 is written ``Mod(x, m)`` (equal for every integer ``x`` when ``k·m`` and ``m``
 are positive). Without it Z3 worked twice as long on the 16-core
@@ -26,7 +26,7 @@ from layoutalg.core import tiling
 
 
 def digits(value, factor):
-    """``(value // factor, value mod factor)``, the remainder unevaluated.
+    """``(value // factor, value mod factor)``, both unevaluated for SymPy values.
 
     >>> x = sympy.Symbol("x", integer=True)
     >>> digits(sympy.Mod(x, 64, evaluate=False), 16)
@@ -34,10 +34,10 @@ def digits(value, factor):
     >>> digits(23, 4)
     (5, 3)
     """
-    quotient, remainder = tiling.digits(value, factor, lazy=True)
-    if _remainder_of_a_multiple(value, factor):
-        remainder = tiling.remainder(value.args[0], factor)
-    return quotient, remainder
+    if not isinstance(value, sympy.Basic) or value.is_Integer or _is_one(factor):
+        return tiling.digits(value, factor, lazy=True)
+    inner = value.args[0] if _remainder_of_a_multiple(value, factor) else value
+    return sympy.floor(value / factor, evaluate=False), tiling.remainder(inner, factor)
 
 
 def unflatten(index, sizes: Sequence) -> list:
@@ -78,6 +78,10 @@ def face_position(offset, face_shape: Sequence, faces_per_row):
     face_row, face_col = unflatten(face, (None, faces_per_row))
     return (tiling.flatten((face_row, in_row), (None, fh)),
             tiling.flatten((face_col, in_col), (None, fw)))
+
+
+def _is_one(factor) -> bool:
+    return isinstance(factor, (int, sympy.Integer)) and int(factor) == 1
 
 
 def _remainder_of_a_multiple(value, factor) -> bool:

@@ -63,12 +63,12 @@ class Interleaved:
 
     def forward_id(self, page):
         """Bank and slot straight from a page id (no detour through coordinates)."""
-        bank, slot = deal(page, self.banks)
+        bank, slot = deal(page, self.banks, lazy=True)
         return (bank,), slot
 
     def inverse(self, location, slot, pages_2d):
         (bank,) = location
-        page = undeal(bank, slot, self.banks)
+        page = undeal(bank, slot, self.banks, lazy=True)
         return unflatten(page, pages_2d), sympy.Lt(page, self.num_pages)
 
 
@@ -158,14 +158,14 @@ class ShardedNd:
 
     def forward(self, coords, pages_2d):
         outer, inner = zip(*(digits(q, s) for q, s in zip(coords, self.shard_pages)))
-        k, round_ = deal(flatten(outer, self.shard_grid), self.cores)
+        k, round_ = deal(flatten(outer, self.shard_grid), self.cores, lazy=True)
         core = core_of(k, self.grid, self.orientation)
         return core, flatten((round_, flatten(inner, self.shard_pages)), (None, self.shard_volume))
 
     def inverse(self, location, slot, pages_2d):
         k = index_of_core(*location, self.grid, self.orientation)
         round_, within = digits(slot, self.shard_volume)
-        outer = unflatten(undeal(k, round_, self.cores), self.shard_grid)
+        outer = unflatten(undeal(k, round_, self.cores, lazy=True), self.shard_grid)
         inner = unflatten(within, self.shard_pages)
         coords = [flatten((o, i), (None, s)) for o, s, i in zip(outer, self.shard_pages, inner)]
         valid = sympy.And(*(sympy.Lt(q, t) for q, t in zip(coords, self.pages_nd)))
