@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import layoutalg as la
 from layoutalg.spyre import SpyreLayout, default_layout
+from layoutalg.spyre.defaults import parametric_default_map
 
 
 @st.composite
@@ -60,3 +61,18 @@ def test_the_seed_layout_device_bytes_stay_a_bijection_onto_the_even_bytes():
     assert m.codomain.extents[0] == 33_554_432
     assert la.check_bijective(m).proved
     assert m.preimage(1) is None and m.preimage(33_554_430) == (127, 255, 511)
+
+
+def test_symbolic_maps_bound_exactly_the_dims_whose_coverage_is_not_their_size():
+    """parametric_default_map((S0, S1), E): device [⌈S1/E⌉, S0, E] by [1, 0, 1]; torch dim 0
+    is covered exactly (S0 device rows: no bound), torch dim 1 by E·⌈S1/E⌉ ≥ S1 (bound
+    E·dev0 + dev2 < S1). Bound to S0 = 3, S1 = 70, E = 64 it is default_layout([3, 70])
+    slot for slot."""
+    s0, s1, e = la.extents("S0 S1 E")
+    m = parametric_default_map((s0, s1), e)
+    dev0, _, dev2 = m.codomain.symbols
+    assert set(sympy.And.make_args(m.valid)) == {sympy.Lt(e * dev0 + dev2, s1)}
+    bound, concrete = m.bind(S0=3, S1=70, E=64), default_layout([3, 70]).index_map()
+    assert bound.codomain.extents == concrete.codomain.extents == (2, 3, 64)
+    for slot in itertools.product(range(2), range(3), range(64)):
+        assert bound.preimage(*slot) == concrete.preimage(*slot)
