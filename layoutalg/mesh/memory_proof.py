@@ -25,15 +25,22 @@ STEP = sympy.Symbol("step", integer=True, nonnegative=True)
 BYTE = sympy.Symbol("byte", integer=True, nonnegative=True)
 
 
-def _live(region) -> tuple[sympy.Basic, ...]:
-    """``start <= step <= end``, as written (see ``query.all_of``)."""
-    return (sympy.Le(region.start, STEP, evaluate=False), sympy.Le(STEP, region.end, evaluate=False))
+def _box(first_step: int, last_step: int, offset: int, stop: int) -> sympy.Basic:
+    """``first_step <= step <= last_step`` and ``offset <= byte < stop``, as written
+    (see ``query.all_of``)."""
+    return query.all_of(sympy.Le(first_step, STEP, evaluate=False),
+                        sympy.Le(STEP, last_step, evaluate=False),
+                        sympy.Le(offset, BYTE, evaluate=False),
+                        sympy.Lt(BYTE, stop, evaluate=False))
 
 
-def _holds(region) -> tuple[sympy.Basic, ...]:
-    """``offset <= byte < stop``, as written."""
-    return (sympy.Le(region.offset, BYTE, evaluate=False),
-            sympy.Lt(BYTE, region.stop, evaluate=False))
+def _both(a, b) -> sympy.Basic:
+    """``a`` and ``b`` both live at ``step`` and both hold ``byte``: the bounds are
+    numbers, so each pair of bounds on one unknown is the tighter one
+    (``start_a <= step and start_b <= step`` is ``max(start_a, start_b) <= step``),
+    half the terms for Z3 to read (the same condition)."""
+    return _box(max(a.start, b.start), min(a.end, b.end), max(a.offset, b.offset),
+                min(a.stop, b.stop))
 
 
 def prove_plan(plan, *, timeout_ms: int | None = None) -> CheckResult:
@@ -48,15 +55,11 @@ def prove_plan(plan, *, timeout_ms: int | None = None) -> CheckResult:
     for group in plan.groups:
         top = max(group.used, 1)
         bounds = [query.Bounded(STEP, 0, plan.steps), query.Bounded(BYTE, 0, top)]
-        # each region's conditions built once, not once per pair it is in
-        live = [_live(r) for r in group.regions]
-        holds = [_holds(r) for r in group.regions]
         # SymPy's And and Or sort and compare every argument with the others (most
         # of this proof's time); the connectives as written mean the same to Z3
-        clashes = [query.all_of(*live[a], *live[b], *holds[a], *holds[b])
-                   for a, b in itertools.combinations(range(len(group.regions)), 2)]
-        over = [query.all_of(*live[k], *holds[k], sympy.Ge(BYTE, plan.budget, evaluate=False))
-                for k, r in enumerate(group.regions) if r.stop > plan.budget]
+        clashes = [_both(a, b) for a, b in itertools.combinations(group.regions, 2)]
+        over = [_box(r.start, r.end, max(r.offset, plan.budget), r.stop)
+                for r in group.regions if r.stop > plan.budget]
         for kind, cases in (("overlap", clashes), ("budget", over)):
             if not cases:
                 continue
