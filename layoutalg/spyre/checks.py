@@ -47,7 +47,9 @@ def check_padding(subject, expected, *, assume=(), timeout_ms: int = DEFAULT_TIM
                         reason=f"padding is not |device| − |host|: {shape.reason}")
     count = sympy.sympify(m.codomain.size) - sympy.sympify(m.domain.size)
     want = sympy.sympify(expected)
-    if sympy.simplify(count - want) == 0:
+    # expand, not simplify (0.26 s over the shipped specs, the same answers): a
+    # difference it cannot show 0 is decided by Z3 below
+    if sympy.expand(count - want) == 0:
         return q.result(Status.PROVED, "spyre_padding", m.label, start,
                         reason=f"exactly {_text(count)} of {_text(m.codomain.size)} device "
                         f"slots are padding")
