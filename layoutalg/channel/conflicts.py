@@ -78,10 +78,10 @@ def check_conflict_free(
     else:
         # Each access straight to the channel its address decodes to, the
         # decoder applied as built (lazy Mod): the same function as the address
-        # map followed by the decoder's channel map, without SymPy evaluating
-        # the decoder's Mod and floor over the whole address again when the
-        # generic check substitutes one into the other (most of such a check's
-        # time on the symbolic hardware walk, issue 17).
+        # map followed by the decoder's channel map, without the generic check
+        # substituting the address into the decoder, which SymPy re-evaluates
+        # over the whole address, and without the memory's size, whose
+        # positivity SymPy tests slowly (issue 17).
         channels = Space(channel=layout.num_channels)
         accesses = {x: IndexMap(space, channels,
                                 [layout.decoder.channel(byte_address(layout, x, space, grain))],
