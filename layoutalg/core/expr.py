@@ -76,11 +76,13 @@ def integer_form(expr: sympy.Basic) -> sympy.Basic:
     )
 
 
+@lru_cache(maxsize=4096)
 def quotient(arg: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
     """Split the argument of ``floor``/``ceiling`` into integer ``(num, den)``.
 
     The denominator must be a positive constant or a product of positive
-    extent symbols; anything else is :class:`Unsupported`.
+    extent symbols; anything else is :class:`Unsupported`. Remembered by the
+    argument's structure (a pure function; a refusal is not remembered).
     """
     # together() alone leaves a substituted Mul(1/3, Add(...)) as a sum of
     # thirds; as_numer_denom() then brings it over one denominator. It also
