@@ -151,12 +151,12 @@ def device_offset_map(size, device_size, dim_map, element_bytes: int, *, name: s
 
 def _within_stick_dim(within, stick_dim, element_bytes) -> list:
     """``[within < stick_dim]``, the condition that an element's place in its stick lies
-    inside the stick dim; ``[]`` when every byte of a stick meets it (``within`` is at most
-    ``(STICK_BYTES - 1) // element_bytes``, so a stick dim above that holds every place).
-    The same set of valid bytes either way; left out, Z3 no longer re-derives the bound
-    (the seed layout's device bytes: 0.50 s → 0.13 s for the inverse query, CPU)."""
+    inside the stick dim; ``[]`` when every byte of a stick meets it (``within`` is below
+    ``STICK_BYTES / element_bytes``, so a stick dim of at least that many elements holds
+    every place). The same set of valid bytes either way; left out, Z3 no longer re-derives
+    the bound (the seed layout's device bytes: 0.50 s → 0.13 s for the inverse query, CPU)."""
     if not is_symbolic(stick_dim, element_bytes) and (
-            (STICK_BYTES - 1) // int(element_bytes) < int(stick_dim)):
+            STICK_BYTES <= int(stick_dim) * int(element_bytes)):
         return []
     return [sympy.Lt(within, stick_dim)]
 
