@@ -307,7 +307,12 @@ def substitute(e: sympy.Basic, mapping: dict) -> sympy.Basic:
     """``e.xreplace(mapping)``, keeping each divisor not known positive that
     SymPy's evaluation cancels (``Mod(a, d) - Mod(b, d)`` at ``a = b`` is 0, but
     has no value where ``d = 0``): a number gets ``+ Mod(0, d)``, a condition
-    ``& Eq(Mod(0, d), 0)`` (0 or true where ``d != 0``, no value where ``d = 0``)."""
+    ``& Eq(Mod(0, d), 0)`` (0 or true where ``d != 0``, no value where ``d = 0``).
+    A symbol mapped to itself is left out: xreplace would rebuild, and so
+    re-evaluate, every node above it."""
+    mapping = {k: v for k, v in mapping.items() if k != v}
+    if not mapping:
+        return e
     result = e.xreplace(mapping)
     risky = [d.xreplace(mapping) for d in divisors(e) if not (d.is_integer and d.is_positive)]
     lost = [d for d in dict.fromkeys(risky) if d not in divisors(result)]
