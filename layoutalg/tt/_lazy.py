@@ -11,7 +11,7 @@ Z3 needs it: a remainder of a remainder by a multiple, ``Mod(Mod(x, k·m), m)``,
 is written ``Mod(x, m)`` (equal for every integer ``x`` when ``k·m`` and ``m``
 are positive). Without it Z3 worked twice as long on the 16-core
 height-sharded tensor's inverse (rlimit 653k → 1239k); with it Z3 does the
-same work as on SymPy's evaluated forms (``bench`` figures in the commit).
+same work as on SymPy's evaluated forms (rlimit, the slow bijective claims of specs/tt.py).
 
 Ints and NumPy arrays go through unchanged (``core.tiling`` handles them).
 """
