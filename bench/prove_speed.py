@@ -22,6 +22,11 @@ between neighbouring runs). ``--stages`` first splits one serial prove's CPU
 into start-up, finding the specs, building them and the claims. Every ``-j`` run's rows (claim, verdict, in
 report order) are checked against the serial run's: the same whatever ``-j``.
 
+The tree is compiled once first (``compileall``), as an installed package
+is, and the children run without ``PYTHONDONTWRITEBYTECODE``: with it set
+while modules change, their ``.pyc`` go stale and every run compiles them
+again (200 modules, about 0.3-0.5 s).
+
 ``-j`` hands the costly specs out first, by the time each took in the last
 run (``layoutalg.runner.spec_timing``, kept in the cache folder even under
 ``--no-cache``): the serial run here records it for the ``-j`` run. The very
@@ -60,12 +65,22 @@ class Run:
     report: dict
 
 
+def child_env(cwd: Path) -> dict[str, str]:
+    """The children's environment: ``cwd``'s layoutalg first on the path, its
+    bytecode fresh (see the module docstring)."""
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "layoutalg", "specs", "proofs"],
+                   cwd=cwd, env=env, check=True, capture_output=True)
+    return env
+
+
 def prove(label: str, paths: list[str], jobs: int, cwd: Path) -> Run:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "report.json"
         command = [sys.executable, "-m", "layoutalg", "prove", "--no-cache", "-q",
                    "--json", str(out), *(["-j", str(jobs)] if jobs > 1 else []), *paths]
-        env = {**os.environ, "PYTHONPATH": str(cwd)}
+        env = child_env(cwd)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
@@ -106,7 +121,7 @@ def stages(paths: list[str], cwd: Path) -> dict[str, float]:
     layoutalg and the CLI; finding specs: importing the spec modules, with
     the work they do at import; building specs: each spec's function and the
     prover's own cost; claims: the claims' CPU, Z3's threads included)."""
-    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    env = child_env(cwd)
     done = subprocess.run([sys.executable, "-c", STAGES, *paths], cwd=cwd, env=env,
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
