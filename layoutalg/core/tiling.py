@@ -91,10 +91,13 @@ def digits(value, factor, *, lazy: bool = False):
     """``(value // factor, value % factor)``, skipping the no-op factor 1
     (``lazy``: SymPy's ``Mod`` left unevaluated, see :func:`remainder`).
 
-    Lazy keeps one of SymPy's simplifications, which Z3 needs (twice the work
-    on the 16-core height-sharded tensor's inverse without it): a remainder of
-    a remainder by a positive multiple, ``Mod(x, k·m) mod m``, is ``Mod(x, m)``
-    (for every integer x: ``x mod k·m ≡ x`` modulo ``m``).
+    Lazy leaves the quotient's ``floor`` unevaluated too, for a SymPy value
+    (SymPy's evaluation asks the assumptions of every argument: half the
+    time of building the Tenstorrent maps), and keeps one of SymPy's
+    simplifications, which Z3 needs (twice the work on the 16-core
+    height-sharded tensor's inverse without it): a remainder of a remainder
+    by a positive multiple, ``Mod(x, k·m) mod m``, is ``Mod(x, m)`` (for every
+    integer x: ``x mod k·m ≡ x`` modulo ``m``).
 
     >>> digits(23, 4), digits(23, 1)
     ((5, 3), (23, 0))
@@ -104,13 +107,13 @@ def digits(value, factor, *, lazy: bool = False):
     """
     if _is_one(factor):
         return value, 0 * value
-    if not lazy:
-        return value // factor, _mod(value, factor)
+    if not lazy or not isinstance(value, sympy.Basic) or value.is_Integer:
+        return value // factor, (remainder if lazy else _mod)(value, factor)
     inner = value
     if (isinstance(value, sympy.Mod) and value.args[1].is_Integer and _is_int(factor)
             and 0 < factor and int(value.args[1]) % int(factor) == 0):
         inner = value.args[0]
-    return value // factor, remainder(inner, factor)
+    return sympy.floor(value / factor, evaluate=False), remainder(inner, factor)
 
 
 def unflatten(index, sizes: Sequence, *, lazy: bool = False) -> list:

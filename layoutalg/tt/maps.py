@@ -10,16 +10,23 @@ handles exactly.
 
 from __future__ import annotations
 
+from functools import partial
+
 import sympy
 
+from layoutalg.core import tiling
 from layoutalg.core.bounds import interval
 from layoutalg.core.expr import Unsupported
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.core.tiling import flatten
 from layoutalg.errors import TTError
-from layoutalg.tt._lazy import digits, face_position, unflatten
 from layoutalg.tt.placement import Interleaved
+
+# SymPy's floor and Mod left unevaluated (core.tiling's lazy=True): building
+# the maps of specs/tt.py 0.74 s -> 0.37 s CPU, the same values for NumPy and Z3
+digits, unflatten = partial(tiling.digits, lazy=True), partial(tiling.unflatten, lazy=True)
+face_position = partial(tiling.face_position, lazy=True)
 
 
 def label(spec) -> str:

@@ -21,11 +21,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import sympy
 
+from layoutalg.core import tiling
 from layoutalg.core.tiling import ceil_div, deal, flatten, flatten_colex, undeal
-from layoutalg.tt._lazy import digits, unflatten, unflatten_colex
+
+# SymPy's floor and Mod left unevaluated (core.tiling's lazy=True; see tt.maps)
+digits, unflatten = partial(tiling.digits, lazy=True), partial(tiling.unflatten, lazy=True)
+unflatten_colex = partial(tiling.unflatten_colex, lazy=True)
 
 
 def core_of(k, grid, orientation):

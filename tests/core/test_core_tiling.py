@@ -333,33 +333,3 @@ def test_family_index_maps_divide_only_through_the_core(module):
 def test_the_division_scan_sees_divisions():
     assert ("deal_local", "x // parts") in divisions(Path(t.__file__))
 
-
-# -- lazy digits: SymPy's Mod unevaluated, a remainder of a multiple folded ------------------
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.integers(-10_000, 10_000), st.integers(1, 12), st.integers(1, 12),
-       st.booleans())
-def test_lazy_digits_agree_with_python_on_a_remainder(x, k, m, multiple):
-    """digits(x mod n, m, lazy=True) for n = k·m (folded to x mod m) and for an n
-    m need not divide (kept): both digits equal Python's at every integer x."""
-    n = k * m if multiple else k * m + 1
-    X = sympy.Symbol("X", integer=True)
-    quotient, rest = t.digits(t.remainder(X, n), m, lazy=True)
-    assert int(quotient.subs(X, x)) == (x % n) // m
-    assert int(rest.subs(X, x)) == (x % n) % m
-    if multiple and m > 1:
-        assert rest == sympy.Mod(X, m, evaluate=False)  # the fold Z3 needs
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.integers(0, 10**6), st.lists(st.integers(1, 40), min_size=1, max_size=4))
-def test_lazy_unflatten_is_the_python_mixed_radix(index, sizes):
-    I = sympy.Symbol("I", integer=True)
-    coords = t.unflatten(I, (None, *sizes), lazy=True)
-    expected, rest = [], index
-    for size in reversed(sizes):
-        expected.append(rest % size)
-        rest //= size
-    expected = [rest, *reversed(expected)]
-    assert [int(sympy.sympify(c).subs(I, index)) for c in coords] == expected

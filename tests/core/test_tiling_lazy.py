@@ -1,4 +1,5 @@
-"""``layoutalg.tt._lazy``: the digit arithmetic of the TT maps with ``Mod`` left unevaluated.
+"""``core.tiling``'s digit arithmetic with ``lazy=True`` (SymPy's floor and ``Mod`` left
+unevaluated), as the Tenstorrent maps build it.
 
 Every function must give the values of plain Python integer arithmetic (``//`` and ``%``,
 floor semantics) at every integer point, negative ones included, whether given ints or
@@ -12,7 +13,16 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from layoutalg.tt import _lazy as lazy
+from layoutalg.core import tiling
+
+
+class lazy:  # noqa: N801 - the lazy forms, by the names the TT maps use
+    digits = staticmethod(lambda value, factor: tiling.digits(value, factor, lazy=True))
+    unflatten = staticmethod(lambda index, sizes: tiling.unflatten(index, sizes, lazy=True))
+    unflatten_colex = staticmethod(
+        lambda index, sizes: tiling.unflatten_colex(index, sizes, lazy=True))
+    face_position = staticmethod(
+        lambda offset, shape, per_row: tiling.face_position(offset, shape, per_row, lazy=True))
 
 X = sympy.Symbol("x", integer=True)
 
