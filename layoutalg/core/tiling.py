@@ -257,7 +257,7 @@ def _is_one(value) -> bool:
 
 
 __all__ = [
-    "ceil_div", "colex_strides", "deal", "deal_local", "deal_part", "digits", "dot", "face_offset", "face_position",
-    "flatten", "flatten_colex", "remainder", "row_major_strides", "undeal", "unflatten",
-    "unflatten_colex",
+    "ceil_div", "colex_strides", "deal", "deal_local", "deal_part", "digits", "dot",
+    "face_offset", "face_position", "flatten", "flatten_colex", "remainder",
+    "row_major_strides", "undeal", "unflatten", "unflatten_colex",
 ]
