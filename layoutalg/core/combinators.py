@@ -60,7 +60,7 @@ def split(space: Space, dim: str, factor: Extent, *, names: Sequence[str] | None
         new = space.replace(k, [(outer, ceil_div(extent, f)), (inner, f)])
         d = space.symbols[k]
         o, i = new.symbols[k], new.symbols[k + 1]
-        exprs = _replace(space.symbols, k, list(digits(d, f)))
+        exprs = _replace(space.symbols, k, list(digits(d, f, lazy=True)))
         inverse = _replace(new.symbols[:k] + (o,) + new.symbols[k + 2:], k, [dot((o, i), (f, 1))])
         valid = None if _divides(f, extent) else sympy.Lt(o * f + i, extent)
         return IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"split({dim}, {f})")
@@ -81,7 +81,7 @@ def fuse(space: Space, outer: str, inner: str, *, name: str | None = None) -> In
         f = new.symbols[new.index(fused)]
         exprs = [sym[outer] * ei + sym[inner] if n == fused else sym[n] for n in new.names]
         by_name = dict(zip(new.names, new.symbols))
-        high, low = digits(f, ei)
+        high, low = digits(f, ei, lazy=True)
         inverse = [high if n == outer else low if n == inner else by_name[n] for n in space.names]
         return IndexMap(space, new, exprs, inverse=inverse, name=f"fuse({outer}, {inner})")
     return _built(space, build)
@@ -178,8 +178,8 @@ def cyclic(
         new = space.replace(k, [(part, p), (local, local_extent)])
         d = space.symbols[k]
         pp, ll = new.symbols[k], new.symbols[k + 1]
-        exprs = _replace(space.symbols, k, list(deal(d, p, b)))
-        back = undeal(pp, ll, p, b)
+        exprs = _replace(space.symbols, k, list(deal(d, p, b, lazy=True)))
+        back = undeal(pp, ll, p, b, lazy=True)
         inverse = _replace(new.symbols[:k] + (pp,) + new.symbols[k + 2:], k, [back])
         return IndexMap(space, new, exprs, inverse=inverse, valid=sympy.Lt(back, extent),
                         name=f"cyclic({dim}, parts={p}, block={b})")
@@ -205,7 +205,7 @@ def linearize(space: Space, dims: Sequence[str] | None = None, *, name: str = "o
         flat = dot([sym[k] for k in positions], row_major_strides(sizes))
         exprs = [flat if n == name else sym[space.index(n)] for n in new.names]
         by_name = dict(zip(new.names, new.symbols))
-        coords = dict(zip(positions, unflatten(by_name[name], sizes)))
+        coords = dict(zip(positions, unflatten(by_name[name], sizes, lazy=True)))
         inverse = [coords[k] if k in coords else by_name[n] for k, n in enumerate(space.names)]
         return IndexMap(space, new, exprs, inverse=inverse, name="linearize")
     return _built(space, build)
@@ -226,7 +226,7 @@ def delinearize(space: Space, /, dim: str, **extents: Extent) -> IndexMap:
                 f"got {dict(extents)} (product {total})"
             )
         new = space.replace(k, list(zip(extents, sizes)))
-        exprs = _replace(space.symbols, k, unflatten(space.symbols[k], sizes))
+        exprs = _replace(space.symbols, k, unflatten(space.symbols[k], sizes, lazy=True))
         flat = dot(new.symbols[k:k + len(sizes)], row_major_strides(sizes))
         inverse = list(new.symbols[:k]) + [flat] + list(new.symbols[k + len(sizes):])
         valid = None if same_for_every_size(total, extent) else sympy.Lt(flat, extent)
@@ -276,7 +276,7 @@ def scale(space: Space, dim: str, factor: Extent) -> IndexMap:
         new = space.replace(k, [(dim, space.extents[k] * f)])
         d = new.symbols[k]
         exprs = _replace(space.symbols, k, [space.symbols[k] * f])
-        whole, rest = digits(d, f)
+        whole, rest = digits(d, f, lazy=True)
         inverse = _replace(new.symbols, k, [whole])
         valid = None if f == 1 else sympy.Eq(rest, 0)
         return IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"scale({dim}, {f})")
