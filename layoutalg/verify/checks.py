@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 import sympy
 
+from layoutalg.core.bits import BitOp
 from layoutalg.core.expr import divisors
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import MapError, describe
@@ -70,7 +71,7 @@ def _out_of_bounds(m, outcome, x):
         if not 0 <= v < e
     ]
     return {
-        "counterexample": {**q.named(m.domain.names, point), **_param_items(params)},
+        "counterexample": {**q.named(m.domain.names, point), **q.named(params, params.values())},
         "reason": f"out of bounds: {point_text(m.domain.names, point)} maps to "
         f"{point_text(m.codomain.names, image)}: {', '.join(bad)}{q.params_text(params)}",
     }
@@ -114,7 +115,7 @@ def _shared_slot(m, outcome, x, y):
     names = m.domain.names
     return {
         "counterexample": {**q.named(names, first), **q.named(names, second, "'"),
-                           **_param_items(params)},
+                           **q.named(params, params.values())},
         "reason": f"not injective: {point_text(names, first)} and {point_text(names, second)} "
         f"both map to {point_text(m.codomain.names, slot)}{q.params_text(params)}",
     }
@@ -144,8 +145,8 @@ def check_images_valid(
     if (small := enumerated.decide("images_valid", [m], assume, proved=proved)) is not None:
         return small
     start = time.perf_counter()
-    if m.valid is None and all(d.is_integer and d.is_positive
-                               for e in m.exprs for d in divisors(e)):
+    if m.valid is None and not any(e.has(BitOp) for e in m.exprs) and all(
+            d.is_integer and d.is_positive for e in m.exprs for d in divisors(e)):
         # Nothing to refute, but still through the door (the assumptions checked).
         outcome = q.run([], [sympy.false], [m], assume=assume, timeout_ms=timeout_ms)
         return q.verdict(outcome, "images_valid", m.label, start,
@@ -168,7 +169,7 @@ def _on_padding(m, outcome, x):
     point = q.point_of(outcome, x)
     slot = q.concrete(m, params)(*point)
     return {
-        "counterexample": {**q.named(m.domain.names, point), **_param_items(params)},
+        "counterexample": {**q.named(m.domain.names, point), **q.named(params, params.values())},
         "reason": f"element {point_text(m.domain.names, point)} lands on padding slot "
         f"{point_text(m.codomain.names, slot)}{q.params_text(params)}",
     }
@@ -253,7 +254,7 @@ def _empty_slot(m, outcome, p):
     params = q.parameter_values(outcome, [m])
     slot = q.point_of(outcome, p)
     return {
-        "counterexample": {**q.named(m.codomain.names, slot), **_param_items(params)},
+        "counterexample": {**q.named(m.codomain.names, slot), **q.named(params, params.values())},
         "reason": f"not onto: valid slot {point_text(m.codomain.names, slot)} holds no element"
         f"{q.params_text(params)}",
     }
@@ -347,15 +348,11 @@ def _difference(m1, m2, outcome, x):
     b = q.concrete(m2, params).apply(*point)
     b = tuple(int(v) for v in b)
     return {
-        "counterexample": {**q.named(m1.domain.names, point), **_param_items(params)},
+        "counterexample": {**q.named(m1.domain.names, point), **q.named(params, params.values())},
         "reason": f"they differ at {point_text(m1.domain.names, point)}: {m1.label} gives "
         f"{point_text(m1.codomain.names, a)}, {m2.label} gives "
         f"{point_text(m2.codomain.names, b)}{q.params_text(params)}",
     }
-
-
-def _param_items(params: dict) -> dict[str, int]:
-    return {str(k): int(v) for k, v in params.items()}
 
 
 def _check_map(m: object, argument: str) -> None:
