@@ -1,0 +1,52 @@
+"""Audit 4: SymPy-side simplification of bit operations drops an argument that
+may be negative, so a map with no value at a point gets a value there.
+
+``BitOp.simplify_symbolic`` (layoutalg/core/bits.py) folds ``x & 0`` to 0,
+``x ^ x`` to 0, ``x & x`` / ``x ^ 0`` / ``x >> 0`` to ``x`` for any symbolic
+``x``, although bit operations are defined on non-negative integers only (an
+argument below 0 has no value, like ``x mod 0``). ``core.index_map.substitute``
+keeps a zero divisor that SymPy cancels (``+ Mod(0, d)``, audit 2), but not such
+a bit operation: binding ``M = 1`` in ``bit_and(b - a, M - 1)`` (UNKNOWN to every
+check before, since ``b - a`` is -1 at ``a = 1, b = 0``) leaves the map ``0``,
+PROVED in bounds. The same fold at construction turns ``bit_and(b - a, 0)``
+into 0.
+
+Truth in plain Python: at ``a = 1, b = 0`` the argument ``b - a`` is -1.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import layoutalg as la
+from layoutalg.verify.result import Status
+
+
+def _mask_map() -> la.IndexMap:
+    d = la.Space.of(("a", "b"), (3, 2))
+    a, b = d.symbols
+    (m,) = la.extents("M")
+    return la.IndexMap(d, la.Space.of(("p",), (4,)), [la.bit_and(b - a, m - 1)], name="mask")
+
+
+def test_an_argument_is_negative_in_plain_python():
+    assert 0 - 1 < 0  # b - a at a = 1, b = 0
+
+
+def test_before_binding_the_check_says_unknown():
+    assert la.check_in_bounds(_mask_map()).status is Status.UNKNOWN
+
+
+@pytest.mark.xfail(strict=True, reason="bind(M=1) folds bit_and(b - a, 0) to 0 "
+                   "(BitAnd.simplify_symbolic): the map gets a value where it had none; PROVED")
+def test_binding_does_not_give_the_map_a_value():
+    assert la.check_in_bounds(_mask_map().bind(M=1)).status is not Status.PROVED
+
+
+@pytest.mark.xfail(strict=True, reason="bit_and(b - a, 0) is folded to 0 at construction "
+                   "(BitAnd.simplify_symbolic) though b - a may be negative; PROVED")
+def test_a_zero_mask_keeps_the_negative_argument():
+    d = la.Space.of(("a", "b"), (3, 2))
+    a, b = d.symbols
+    m = la.IndexMap(d, la.Space.of(("p",), (4,)), [la.bit_and(b - a, 0)], name="zero")
+    assert la.check_in_bounds(m).status is not Status.PROVED
