@@ -37,6 +37,7 @@ import numpy as np
 
 from layoutalg.core.tiling import dot, row_major_strides
 from layoutalg.errors import SpyreError, TorchSpyreError
+from layoutalg.spyre.dma_sparse import sparse_note
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.mapping import SYNTHETIC
 from layoutalg.validate import instance_of, listed
@@ -238,9 +239,9 @@ def check_dma_reading(layout: SpyreLayout, *, assume=(), timeout_ms: int | None 
 
     Decided by running every iteration of the copy's loop nests (``copy_plan``) against
     the layout's map of every host element (plain ints: the layouts are concrete);
-    REFUTED names the zero divisor, the check the copy stops at, or the host element;
-    UNKNOWN past ``MAX_ITERATIONS``. ``assume``/``timeout_ms`` are accepted for the claim
-    interface and unused.
+    REFUTED names the zero divisor, the check the copy stops at, or the host element
+    (``dma_sparse``: why a sparse layout's copy loses some); UNKNOWN past
+    ``MAX_ITERATIONS``. ``assume``/``timeout_ms`` are accepted (claim interface), unused.
 
     >>> from layoutalg.spyre import default_layout
     >>> check_dma_reading(default_layout([5, 100, 150])).status
@@ -269,7 +270,9 @@ def check_dma_reading(layout: SpyreLayout, *, assume=(), timeout_ms: int | None 
         return verdict(Status.PROVED, None,
                        f"the copy's {len(plan.boxes)} loop nest(s) move all {layout.numel:,} "
                        f"host elements, each once, to the layout's slots")
-    return verdict(Status.REFUTED, *found)
+    counterexample, reason = found  # a sparse layout in the dim_map form: say why
+    return verdict(Status.REFUTED, counterexample, reason + sparse_note(
+        layout.device_size, layout.stride_map, plan.dim_map, layout.dim_map))
 
 
 def _compare(layout: SpyreLayout, plan: CopyPlan):

@@ -1,0 +1,66 @@
+"""The two forms of a sparse Spyre layout, and the one torch-spyre's copy reads right.
+
+layoutalg's sparse layout is the first torch-spyre's ``dim_map`` form: the order
+``[0, 1, -1]`` of a ``[512, 256]`` fp16 tensor gives ``device_size [256, 512, 64]``,
+``dim_map [1, 0, -1]`` (torch-spyre/torch-spyre ``tests/tensor/test_tensor_layout.py``,
+``test_sparse_dim_order``, dim_map-era version; stride_map ``[1, 256, -1]``). The
+``stride_map`` torch-spyre counts the trailing ``-1`` as a dim of the order
+(``torch_spyre/csrc/spyre_tensor_impl.cpp`` ``SpyreTensorLayout::init`` with
+``get_generic_stick_layout``, stored version at commit
+049b02ded77ce12f1c99cc3be52c857f0b9ffed7), so its sparse layout has one more device
+dim, of size 1 and stride_map ``-1`` (the synthetic dim's stick count), at device
+dim ``device_rank - 3``: ``device_size [256, 1, 512, 64]``, ``stride_map
+[1, -1, 256, -1]`` (the same test file, stride_map-era version). Inserting a size-1
+dim moves no slot, so both forms put every element in the same place.
+
+They differ for the copy (``spyre_mem.cpp`` ``get_dim_map`` at commit 0583ae3):
+it re-reads device dim ``device_rank - 3`` as the stick dim's tiles, i.e. as
+``dim_map[-1]``, which is ``-1`` in a sparse layout. In torch-spyre's form that dim
+is the size-1 one and nothing is lost; in the dim_map form it is a host dim's only
+device dim, so the copy never loops over that host dim and moves only the elements
+whose coordinate there is 0.
+"""
+
+from __future__ import annotations
+
+from layoutalg.spyre.mapping import SYNTHETIC
+from layoutalg.validate import listed
+
+
+def torch_spyre_sparse_form(device_size, stride_map):
+    """``(device_size, stride_map)`` of a dim_map-form sparse layout (``stride_map[-1] ==
+    -1``) as torch-spyre's stride_map constructor builds it, else None.
+
+    >>> torch_spyre_sparse_form((256, 512, 64), (1, 256, -1))
+    ((256, 1, 512, 64), (1, -1, 256, -1))
+    >>> torch_spyre_sparse_form((4, 512, 64), (64, 256, 1)) is None
+    True
+    """
+    sizes, strides = tuple(device_size), tuple(stride_map)
+    if len(sizes) < 2 or strides[-1] != SYNTHETIC:
+        return None
+    at = len(sizes) - 2  # becomes device dim device_rank - 3 of the longer form
+    return sizes[:at] + (1,) + sizes[at:], strides[:at] + (SYNTHETIC,) + strides[at:]
+
+
+def sparse_note(device_size, stride_map, read, dim_map) -> str:
+    """Why the copy loses a sparse layout's elements, for a REFUTED reason; ``""`` when
+    the loss does not come from ``get_dim_map`` erasing device dim ``device_rank - 3``.
+
+    ``read`` is the dim_map ``get_dim_map`` reads (``dma_dim_map``), ``dim_map`` the
+    layout's.
+    """
+    form = torch_spyre_sparse_form(device_size, stride_map)
+    rank = len(stride_map)
+    tile = rank - 3 if rank > 2 else 0
+    if form is None or stride_map[tile] == SYNTHETIC or device_size[tile] == 1 \
+            or read[tile] != SYNTHETIC:
+        return ""
+    return (f" (get_dim_map reads device dim {tile}, torch dim {dim_map[tile]}'s, as the "
+            f"stick dim's tiles, here the synthetic dim -1, so the copy never loops over "
+            f"torch dim {dim_map[tile]}: this is the dim_map form "
+            f"of a sparse layout; torch-spyre builds it as device_size={listed(form[0])}, "
+            f"stride_map={listed(form[1])}, the same slots, and copies that form whole)")
+
+
+__all__ = ["sparse_note", "torch_spyre_sparse_form"]
