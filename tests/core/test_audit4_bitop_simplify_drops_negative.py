@@ -17,6 +17,7 @@ Truth in plain Python: at ``a = 1, b = 0`` the argument ``b - a`` is -1.
 from __future__ import annotations
 
 import pytest
+import sympy
 
 import layoutalg as la
 from layoutalg.verify.result import Status
@@ -50,3 +51,26 @@ def test_a_zero_mask_keeps_the_negative_argument():
     a, b = d.symbols
     m = la.IndexMap(d, la.Space.of(("p",), (4,)), [la.bit_and(b - a, 0)], name="zero")
     assert la.check_in_bounds(m).status is not Status.PROVED
+
+
+def _folded(expr_of) -> la.IndexMap:
+    d = la.Space.of(("a", "b"), (3, 2))
+    a, b = d.symbols
+    return la.IndexMap(d, la.Space.of(("p",), (4,)), [expr_of(a, b)], name="folded")
+
+
+# ``BitOp.is_nonnegative = True`` lets SymPy's own evaluation decide a test or a
+# Min on the operation's sign, dropping an argument that may be negative.
+FOLDED_BY_SIGN = {
+    "piecewise_condition": lambda a, b: sympy.Piecewise((a, la.bit_xor(b - a, 1) >= 0),
+                                                        (0, True)),
+    "min_with_zero": lambda a, b: sympy.Min(la.bit_xor(b - a, 1), 0),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FOLDED_BY_SIGN))
+@pytest.mark.xfail(strict=True, reason="BitOp.is_nonnegative = True: SymPy folds "
+                   "bit_xor(b - a, 1) >= 0 to True and Min(bit_xor(b - a, 1), 0) to 0 at "
+                   "construction; the map gets a value at a=1, b=0 and is PROVED")
+def test_sympy_does_not_fold_a_bit_operation_by_its_sign(kind):
+    assert la.check_in_bounds(_folded(FOLDED_BY_SIGN[kind])).status is not Status.PROVED
