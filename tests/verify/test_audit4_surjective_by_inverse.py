@@ -15,6 +15,7 @@ the shortcut is ``one_query.inverse_misses`` as used in
 from __future__ import annotations
 
 import pytest
+import sympy
 
 import layoutalg as la
 from layoutalg.verify.result import Status
@@ -40,3 +41,26 @@ def test_the_other_checks_say_unknown():
                    "at g(p): a map with no value at a = 0 is PROVED onto")
 def test_surjective_is_not_proved_for_a_map_without_a_value_somewhere():
     assert la.check_surjective(_map()).status is not Status.PROVED
+
+
+def _zero_divisor_map() -> la.IndexMap:
+    """``Mod(a - 1, a)``: no value at ``a = 0`` (x mod 0); 0 and 1 at a = 1, 2."""
+    d, c = la.Space.of(("a",), (3,)), la.Space.of(("p",), (2,))
+    (a,), (p,) = d.symbols, c.symbols
+    return la.IndexMap(d, c, [sympy.Mod(a - 1, a, evaluate=False)], inverse=[p + 1], name="m0")
+
+
+def test_the_zero_divisor_map_in_plain_python():
+    assert [(a - 1) % a for a in (1, 2)] == [0, 1]
+    with pytest.raises(ZeroDivisionError):
+        (0 - 1) % 0
+
+
+def test_in_bounds_says_unknown_for_the_zero_divisor():
+    assert la.check_in_bounds(_zero_divisor_map()).status is Status.UNKNOWN
+
+
+@pytest.mark.xfail(strict=True, reason="check_surjective's inverse query translates f only "
+                   "at g(p) = p + 1: x mod 0 at a = 0 never reaches the guard; PROVED")
+def test_surjective_is_not_proved_with_a_zero_divisor_somewhere():
+    assert la.check_surjective(_zero_divisor_map()).status is not Status.PROVED
