@@ -194,7 +194,21 @@ def _start(label, built, unknowns, parameters, timeout_ms, start, answers) -> z3
 
 
 _SHARED = threading.local()  # .ctx: the block's context (None: make one); .active
-_FRESH = checker_threads.MadeAhead(z3.Context)  # fresh contexts, made ahead of need
+
+
+def _new_context() -> z3.Context:
+    """A fresh context whose reference counts may drop on any thread: Python's
+    cyclic GC runs on whichever thread allocates (the watchdog, the thread
+    making contexts ahead), and may free a Z3 object of the context a check
+    is using on another. Without this such a race corrupted the context (a
+    sampling profiler made it happen: ``Z3_del_context`` never returned and
+    the claim hung until its 300 s limit)."""
+    ctx = z3.Context()
+    z3.Z3_enable_concurrent_dec_ref(ctx.ref())
+    return ctx
+
+
+_FRESH = checker_threads.MadeAhead(_new_context)  # fresh contexts, made ahead of need
 
 
 @contextlib.contextmanager
