@@ -154,8 +154,8 @@ def _unless_vacuous(outcome: Outcome, built, query, timeout_ms: int) -> Outcome:
     large sizes, and the claim is then "proved" for small sizes only, with
     no counterexample anywhere to show it. So the side conditions alone are
     checked at sizes that meet the assumptions (:mod:`~layoutalg.verify.
-    z3_backend.vacuity`): each must admit them. Skipped when there is nothing to rule sizes out (no parameters or
-    no side conditions).
+    z3_backend.vacuity`): each must admit them. Skipped when there is nothing
+    to rule sizes out (no parameters or no side conditions).
     """
     unknowns, _, parameters, assumptions, _ = query
     if outcome.answer != "unsat" or not parameters:
