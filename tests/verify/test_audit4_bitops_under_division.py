@@ -48,15 +48,10 @@ UNDER_MOD = {
 
 
 @pytest.mark.parametrize("kind", sorted(UNDER_MOD))
-@pytest.mark.xfail(strict=True, reason="z3_backend: _division -> _structural_split encodes a "
-                   "bit operation under mod 2**k without the non-negative guard: PROVED")
 def test_in_bounds_not_proved_with_a_bit_operation_under_mod(kind):
     assert la.check_in_bounds(_map(UNDER_MOD[kind])).status is Status.UNKNOWN
 
 
-@pytest.mark.xfail(strict=True, raises=la.MapError,
-                   reason="z3_backend: a bit operation under // 2 is split as two's complement; "
-                   "Z3's point has no value and explaining it raises MapError")
 def test_in_bounds_unknown_with_a_bit_operation_under_floor():
     m = _map(lambda a, b: sympy.floor(la.bit_xor(b - a, 1) / 2))
     assert la.check_in_bounds(m).status is Status.UNKNOWN

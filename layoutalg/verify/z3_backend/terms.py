@@ -36,6 +36,15 @@ def _derived_extent(expr: sympy.Basic) -> bool:
     return bool(symbols) and all(s.is_positive for s in symbols)
 
 
+def _defined(op: BitOp) -> None:
+    """Bit operations are defined on non-negative ints only (core.bits): never
+    encode one where an argument might be negative."""
+    unshown = [a for a in op.args if not known_nonnegative(a)]
+    if unshown:
+        raise Unsupported(f"{op}: argument {unshown[0]} is not shown to be "
+                          f"non-negative, where bit operations are defined")
+
+
 def _positive_modulus(expr: sympy.Mod) -> tuple[sympy.Expr, sympy.Expr]:
     left, right = expr.args
     if not (right.is_integer and right.is_positive):
@@ -198,12 +207,7 @@ class Translator(BitSplitting):
         if isinstance(expr, (sympy.floor, sympy.ceiling, sympy.Mod)):
             return self._division(expr)
         if isinstance(expr, BitOp):
-            # bit operations are defined on non-negative ints only (core.bits):
-            # never encode one where an argument might be negative
-            unshown = [a for a in expr.args if not known_nonnegative(a)]
-            if unshown:
-                raise Unsupported(f"{expr}: argument {unshown[0]} is not shown to be "
-                                  f"non-negative, where bit operations are defined")
+            _defined(expr)
             return self._bit_term(expr)
         if isinstance(expr, (sympy.Min, sympy.Max)):
             args = [self.term(a) for a in expr.args]
@@ -236,6 +240,8 @@ class Translator(BitSplitting):
         overrides this, and ``_number``, ``_var`` and ``_bit_term``)."""
         if isinstance(expr, (sympy.floor, sympy.Mod)) and expr.has(BitOp):
             # ``// 2**k`` and ``mod 2**k`` of bit operations read their bits.
+            for op in expr.atoms(BitOp):
+                _defined(op)  # the split reads a negative argument's two's complement
             split = self._structural_split(expr, 0)
             if split is not None:
                 return split[0]
