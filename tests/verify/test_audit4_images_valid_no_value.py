@@ -51,13 +51,9 @@ def test_the_other_checks_say_unknown(make):
     assert la.check_injective(m).status is Status.UNKNOWN
 
 
-@pytest.mark.xfail(strict=True, reason="check_images_valid's valid-is-None shortcut skips the "
-                   "translation: a Piecewise with no branch holding at a = 2 is PROVED")
 def test_images_valid_not_proved_where_no_branch_holds():
     assert la.check_images_valid(_no_branch_map()).status is not Status.PROVED
 
 
-@pytest.mark.xfail(strict=True, reason="check_images_valid's valid-is-None shortcut skips the "
-                   "translation: a/2 (outside the index vocabulary) is PROVED")
 def test_images_valid_not_proved_outside_the_vocabulary():
     assert la.check_images_valid(_half_map()).status is not Status.PROVED
