@@ -75,10 +75,11 @@ def check_bank_conflict_free(
     """
     position = validate(access, resource, lane, "check_bank_conflict_free")
     one_of(SwizzleError, "method", method, METHODS, where="check_bank_conflict_free")
+    q.checked_assumptions(assume, access.parameters)  # MapError naming assume[k], any method
     start = time.perf_counter()
     subject = f"{access.label} on {resource}"
     if method == "enumeration":
-        return _enumerated(access, resource, lane, subject, start, "")
+        return _enumerated(access, resource, lane, subject, start, "", assume, timeout_ms)
     x, bounds = q.unknowns(access.domain)
     other = sympy.Symbol(f"{lane}'", integer=True, nonnegative=True)
     bounds = bounds + [query.Bounded(other, 0, access.domain.extents[position])]
@@ -95,7 +96,8 @@ def check_bank_conflict_free(
                         reason=f"the lanes of every step use distinct banks of {resource}")
     if outcome.answer == "unknown":
         if method == "auto" and access.is_concrete and access.domain.size <= ENUMERATION_LIMIT:
-            return _enumerated(access, resource, lane, subject, start, f"Z3: {outcome.reason}; ")
+            return _enumerated(access, resource, lane, subject, start,
+                               f"Z3: {outcome.reason}; ", assume, timeout_ms)
         return q.unknown("bank_conflict_free", subject, start, outcome)
     point = q.point_of(outcome, x)
     second = int(outcome.model[other])
@@ -112,10 +114,15 @@ def check_bank_conflict_free(
         f"{int(resource_of(resource, first_addr))} of {resource}{q.params_text(params)}")
 
 
-def _enumerated(access, resource, lane, subject, start, note) -> CheckResult:
+def _enumerated(access, resource, lane, subject, start, note, assume, timeout_ms
+                ) -> CheckResult:
     if not access.is_concrete or access.domain.size > ENUMERATION_LIMIT:
         raise SwizzleError(f"check_bank_conflict_free: enumeration needs a concrete access map "
                            f"of at most {ENUMERATION_LIMIT} points; got {access.domain}")
+    if assume:  # a verdict under assumptions no size meets proves nothing: ask the door
+        possible = q.run([], [sympy.false], [access], assume=assume, timeout_ms=timeout_ms)
+        if possible.answer == "unknown":
+            return q.unknown("bank_conflict_free", subject, start, possible)
     exact = bank_brute.check_bank_conflict_free(access, resource, lane=lane)
     return CheckResult(exact.status, "bank_conflict_free", subject, exact.counterexample,
                        f"{note}decided by enumerating all {access.domain.size} points: "

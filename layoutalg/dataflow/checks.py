@@ -210,6 +210,9 @@ def check_energy_below(subject: Schedule, other: Schedule, costs: AccessCosts = 
     (concrete sizes; exact arithmetic)."""
     start = time.perf_counter()
     _same_problem("check_energy_below", subject, other)
+    doubt = _contradicted("energy_below", subject, other, assume, timeout_ms, start)
+    if doubt is not None:
+        return doubt
     mine, theirs = energy(subject, costs).total, energy(other, costs).total
     verdict = Status.PROVED if mine < theirs else Status.REFUTED
     relation = "<" if mine < theirs else "≥"
@@ -228,6 +231,9 @@ def check_reuse_above(subject: Schedule, other: Schedule, operand: str, factor: 
     start = time.perf_counter()
     one_of(DataflowError, "operand", operand, OPERANDS, where="check_reuse_above")
     _same_problem("check_reuse_above", subject, other)
+    doubt = _contradicted("reuse_above", subject, other, assume, timeout_ms, start)
+    if doubt is not None:
+        return doubt
     mine, theirs = (traffic(s).accesses("dram", operand) for s in (subject, other))
     macs = traffic(subject).macs
     # reuse = macs / moved, so reuse_s > f·reuse_o  ⇔  moved_o > f·moved_s
@@ -240,6 +246,22 @@ def check_reuse_above(subject: Schedule, other: Schedule, operand: str, factor: 
                        f"reuse {macs}/{mine} vs {macs}/{theirs} MACs per element (asked for more "
                        f"than {factor}×)", seconds=time.perf_counter() - start,
                        method="evaluation")
+
+
+def _contradicted(check, subject, other, assume, timeout_ms, start) -> CheckResult | None:
+    """UNKNOWN when the door cannot show the assumptions hold (a verdict by
+    evaluation under assumptions no size meets proves nothing), else None.
+    ``assume`` is checked like the Z3 checks' (MapError); none given: no query."""
+    own = [*subject.assumptions, *other.assumptions]
+    parameters = _parameters(*own)
+    assumed = q.checked_assumptions(assume, parameters)
+    if not assumed:
+        return None
+    possible = q.ask([], [sympy.false], parameters=parameters, assumptions=[*assumed, *own],
+                     timeout_ms=timeout_ms)
+    if possible.answer != "unknown":
+        return None
+    return q.unknown(check, f"{subject.label} vs {other.label}", start, possible)
 
 
 def _same_problem(where: str, subject, other) -> None:

@@ -29,6 +29,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import sympy
+
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.errors import TTError, describe
@@ -37,6 +39,7 @@ from layoutalg.tt.devices import get_device
 from layoutalg.tt.sharded import cores_in_order
 from layoutalg.tt.tensor import TensorSpec
 from layoutalg.validate import is_int, nonnegative_int, one_of, positive_int
+from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_in_bounds
 from layoutalg.verify.claims import register_claim
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
@@ -149,7 +152,8 @@ of 1,572,864 B L1 (52,608 B over; free L1 1,258,112 B, max L1 1,452,928 B)
         size = subject.bytes_per_location
         if budget.free < 1:
             return _arith(False, str(subject.shape), budget.breakdown(name, size, where=where),
-                          start, {"bytes": size})
+                          start, {"bytes": size}, assume=assume, timeout_ms=timeout_ms,
+                          maps=[subject.page_map()])
         # the free L1 is a size, not an address: the tensor is judged by its bytes from its
         # own base address (the allocator places it), never by base_address + bytes
         verdict = check_fits_memory(subject, budget.free, size_only=True, assume=assume,
@@ -164,7 +168,7 @@ of 1,572,864 B L1 (52,608 B over; free L1 1,258,112 B, max L1 1,452,928 B)
     size = nonnegative_int(TTError, "subject", subject)
     fits = size <= budget.free
     return _arith(fits, f"{name} of {size:,} B", budget.breakdown(name, size, where=where), start,
-                  None if fits else {"bytes": size})
+                  None if fits else {"bytes": size}, assume=assume, timeout_ms=timeout_ms)
 
 
 def _tightest(subject, budget) -> tuple[tuple[int, int] | None, L1Budget]:
@@ -231,7 +235,7 @@ def check_l1_guard(budget: L1Budget, guard: str = "free", *, assume=(),
                       f"the {guard}-L1 guard admits no circular buffer at all (limit "
                       f"{limit:,} B < 0), so every size it admits fits: "
                       f"{budget.breakdown('nothing', 0)}", start, None,
-                      check="l1_guard_sound")
+                      check="l1_guard_sound", assume=assume, timeout_ms=timeout_ms)
     m = guard_map(budget, guard)
     verdict = check_in_bounds(m, assume=assume, timeout_ms=timeout_ms)
     reason = verdict.reason
@@ -245,7 +249,14 @@ def check_l1_guard(budget: L1Budget, guard: str = "free", *, assume=(),
 
 
 def _arith(fits: bool, label: str, text: str, start: float, counterexample, *,
-           check: str = "fits_free_l1") -> CheckResult:
+           check: str = "fits_free_l1", assume=(), timeout_ms: int, maps=()) -> CheckResult:
+    """The verdict of plain arithmetic, once the door has said the assumptions
+    can hold: under assumptions no size meets it is UNKNOWN (nothing is proved)."""
+    q.checked_assumptions(assume, set().union(*(m.parameters for m in maps)))  # MapError
+    if assume:  # none given: no query, so the shipped budgets cost nothing more
+        possible = q.run([], [sympy.false], maps, assume=assume, timeout_ms=timeout_ms)
+        if possible.answer == "unknown":
+            return q.unknown(check, label, start, possible)
     return CheckResult(Status.PROVED if fits else Status.REFUTED, check, label,
                        counterexample, text, time.perf_counter() - start, method="arithmetic")
 

@@ -42,16 +42,12 @@ def test_z3_refuses_a_malformed_assumption():
 
 
 @pytest.mark.parametrize("method", ["auto", "enumeration"])
-@pytest.mark.xfail(strict=True, reason="banks._enumerated ignores assume: contradictory "
-                   "assumptions (Z3: UNKNOWN) are PROVED by enumeration")
 def test_contradictory_assumptions_are_not_proved(method):
     r = ch.check_bank_conflict_free(_access(), ch.Banks(8, 16), assume=[sympy.false],
                                     method=method)
     assert r.status is Status.UNKNOWN
 
 
-@pytest.mark.xfail(strict=True, reason="method='enumeration' never validates assume: "
-                   "an assumption over a symbol the map lacks gets a verdict, not MapError")
 def test_enumeration_refuses_a_malformed_assumption():
     with pytest.raises(la.MapError, match="assume"):
         ch.check_bank_conflict_free(_access(), ch.Banks(8, 16), assume=[N > 5],

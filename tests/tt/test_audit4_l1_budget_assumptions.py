@@ -45,20 +45,14 @@ def test_the_z3_path_refuses_a_malformed_assumption():
         check_l1_guard(_budget(), assume=["garbage"])
 
 
-@pytest.mark.xfail(strict=True, reason="check_l1_fit's arithmetic path ignores assume: "
-                   "PROVED under assume=[false]")
 def test_bytes_fit_is_not_proved_under_false():
     assert check_l1_fit(1_000, _budget(), assume=[sympy.false]).status is Status.UNKNOWN
 
 
-@pytest.mark.xfail(strict=True, reason="check_l1_guard's no-size path ignores assume: "
-                   "PROVED under assume=[false]")
 def test_guard_admitting_nothing_is_not_proved_under_false():
     assert check_l1_guard(_no_free_l1(), assume=[sympy.false]).status is Status.UNKNOWN
 
 
-@pytest.mark.xfail(strict=True, reason="check_l1_fit's arithmetic path never validates "
-                   "assume: a string gets a verdict, not MapError")
 def test_bytes_fit_refuses_a_malformed_assumption():
     with pytest.raises(la.MapError, match="assume"):
         check_l1_fit(1_000, _budget(), assume=["garbage"])
