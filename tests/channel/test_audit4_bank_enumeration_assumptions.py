@@ -52,3 +52,11 @@ def test_enumeration_refuses_a_malformed_assumption():
     with pytest.raises(la.MapError, match="assume"):
         ch.check_bank_conflict_free(_access(), ch.Banks(8, 16), assume=[N > 5],
                                     method="enumeration")
+
+
+@pytest.mark.parametrize("method", ["auto", "enumeration"])
+def test_assumptions_that_hold_keep_the_enumerated_verdict(method):
+    # by hand: addr // 16 % 8 = thread % 8, distinct for the 8 threads of each col
+    r = ch.check_bank_conflict_free(_access(), ch.Banks(8, 16), assume=[sympy.true],
+                                    method=method)
+    assert r.status is Status.PROVED

@@ -46,3 +46,10 @@ def test_energy_below_refuses_a_malformed_assumption():
     first, other = _pair()
     with pytest.raises(la.MapError, match="assume"):
         df.check_energy_below(first, other, assume=["garbage"])
+
+
+def test_assumptions_that_hold_keep_the_evaluated_verdict():
+    first, other = _pair()
+    for check in (lambda **kw: df.check_energy_below(first, other, **kw),
+                  lambda **kw: df.check_reuse_above(first, other, "A", **kw)):
+        assert check(assume=[sympy.true]).status is check().status is not Status.UNKNOWN

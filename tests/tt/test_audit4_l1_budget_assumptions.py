@@ -56,3 +56,10 @@ def test_guard_admitting_nothing_is_not_proved_under_false():
 def test_bytes_fit_refuses_a_malformed_assumption():
     with pytest.raises(la.MapError, match="assume"):
         check_l1_fit(1_000, _budget(), assume=["garbage"])
+
+
+def test_assumptions_that_hold_keep_the_arithmetic_verdict():
+    # 1,258,112 B free (plain Python above): 1,000 B fit, 2,000,000 B do not
+    assert check_l1_fit(1_000, _budget(), assume=[sympy.true]).status is Status.PROVED
+    assert check_l1_fit(2_000_000, _budget(), assume=[sympy.true]).status is Status.REFUTED
+    assert check_l1_guard(_no_free_l1(), assume=[sympy.true]).status is Status.PROVED
