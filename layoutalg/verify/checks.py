@@ -193,7 +193,7 @@ def check_surjective(
     valid = sympy.true if m.valid is None else m.valid
     if m.inverse is not None:
         outcome = one_query.inverse_misses(m, assume, timeout_ms)
-        if outcome.answer == "unsat":
+        if outcome.answer == "unsat" and _has_values(m, assume, timeout_ms):
             return q.result(Status.PROVED, "surjective", m.label, start,
                             reason="every valid slot holds an element (by the inverse)")
         if outcome.answer == "sat":
@@ -216,6 +216,15 @@ def check_surjective(
         return q.result(Status.UNKNOWN, "surjective", m.label, start,
                         reason=outcome.reason + note)
     return q.result(Status.REFUTED, "surjective", m.label, start, **_empty_slot(m, outcome, p))
+
+
+def _has_values(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
+    """Has ``m`` a value at every point (the inverse query reads it at ``g(p)``
+    only)? Its images go through the translation, which refuses x mod 0 or a
+    negative bit argument; False means "not shown" (the quantified query decides)."""
+    x, bounds = q.unknowns(m.domain)
+    return q.run(bounds, [sympy.false, *(q.eq(v, v) for v in q.images(m, x, bounds))], [m],
+                 assume=assume, timeout_ms=timeout_ms).answer == "unsat"
 
 
 def _onto_by_counting(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:

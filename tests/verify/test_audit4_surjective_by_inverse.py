@@ -37,8 +37,6 @@ def test_the_other_checks_say_unknown():
         assert check(m).status is Status.UNKNOWN
 
 
-@pytest.mark.xfail(strict=True, reason="check_surjective's inverse query translates f only "
-                   "at g(p): a map with no value at a = 0 is PROVED onto")
 def test_surjective_is_not_proved_for_a_map_without_a_value_somewhere():
     assert la.check_surjective(_map()).status is not Status.PROVED
 
@@ -60,7 +58,5 @@ def test_in_bounds_says_unknown_for_the_zero_divisor():
     assert la.check_in_bounds(_zero_divisor_map()).status is Status.UNKNOWN
 
 
-@pytest.mark.xfail(strict=True, reason="check_surjective's inverse query translates f only "
-                   "at g(p) = p + 1: x mod 0 at a = 0 never reaches the guard; PROVED")
 def test_surjective_is_not_proved_with_a_zero_divisor_somewhere():
     assert la.check_surjective(_zero_divisor_map()).status is not Status.PROVED
