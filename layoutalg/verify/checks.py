@@ -289,11 +289,12 @@ def check_bijective(
     tried = one_query.attempt(m, assume, timeout_ms)
     if tried.proved:
         return q.result(Status.PROVED, "bijective", m.label, start, reason=proved)
-    # an unsat point query proved the first three; check_surjective's first
-    # query is the inverse query, answered from this check's memo
-    ordered = (check_in_bounds, check_injective, check_images_valid, check_surjective)
+    # a point query's unsat proved the first three (surjective's inverse query is then
+    # answered from memory); with no valid predicate, in bounds covers images_valid
+    ordered = (check_in_bounds, check_injective) + (
+        (check_images_valid,) if m.valid is not None else ()) + (check_surjective,)
     parts = []
-    for check in ordered[3:] if tried.point_proved else ordered:
+    for check in ordered[-1:] if tried.point_proved else ordered:
         part = check(m, assume=assume, timeout_ms=timeout_ms)
         if part.refuted:
             return q.result(Status.REFUTED, "bijective", m.label, start,
@@ -320,14 +321,13 @@ def check_equivalent(
     """
     _check_map(m1, "m1")
     _check_map(m2, "m2")
+    timeout_ms = checked_timeout(timeout_ms)
     differing = _domains_differ(m1, m2)
     if differing is not None:  # but the assumptions go through the door first
-        gate = q.run([], [sympy.false], [m1, m2], assume=assume,
-                     timeout_ms=checked_timeout(timeout_ms))
+        gate = q.run([], [sympy.false], [m1, m2], assume=assume, timeout_ms=timeout_ms)
         return differing if gate.answer == "unsat" else q.unknown(
             "equivalent", differing.subject, time.perf_counter(), gate)
     _check_same_domain(m1, m2)
-    timeout_ms = checked_timeout(timeout_ms)
     proved = "both maps send every point to the same values"
     if (small := enumerated.decide("equivalent", [m1, m2], assume, proved=proved)) is not None:
         return small
