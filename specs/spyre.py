@@ -162,6 +162,17 @@ def sparse_100_200_device_bytes():
     return default_layout([100, 200], "float16", dim_order=[0, 1, -1]).device_offset_map()
 
 
+
+@la.spec(claims=["bijective", "spyre_dma_reading"], expect=["PROVED", "REFUTED"])
+def sparse_dim_map_form_copy_moves_one_column():
+    """The same sparse form, [5, 30] fp16: a fine bijection (device_size [30, 5, 64],
+    stride_map [1, 30, -1]), but torch-spyre's copy (spyre_mem.cpp get_dim_map at
+    0583ae3) reads device dim 0, torch dim 1's, as the stick dim's tiles and moves
+    column 0 only: REFUTED at (h0=0, h1=1). torch-spyre's own constructor builds the
+    sparse layout with a size-1 device dim ([30, 1, 5, 64] by [1, -1, 30, -1]), which
+    its copy moves whole (docs/spyre.md)."""
+    return default_layout([5, 30], "float16", dim_order=[0, 1, -1])
+
 # -- known-bad layouts: the check names the element lost or doubled -----------------------
 
 
