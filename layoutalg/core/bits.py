@@ -11,8 +11,9 @@ XOR, AND with a mask and shifts are what swizzles (CuTe's ``Swizzle<B,M,S>``,
 
 They evaluate to a number as soon as their arguments are numbers, and refuse
 a negative or non-integer constant with a :class:`~layoutalg.errors.MapError`
-(Python's ``-1 ^ 2`` is two's complement, not a layout index). Symbolic
-arguments are index expressions, non-negative by construction.
+(Python's ``-1 ^ 2`` is two's complement, not a layout index). A symbolic
+argument that may be negative (``i - 1``) gives no value where it is: the
+operation then stays unfolded (``(i - 1) & 0`` is not 0) and its sign unknown.
 
 >>> import sympy
 >>> i = sympy.Symbol("i", integer=True, nonnegative=True)
@@ -62,11 +63,20 @@ def _operand(value: object, function: str, name: str) -> sympy.Expr:
     return expr
 
 
+def _known_nonnegative(args) -> bool:
+    """SymPy shows every argument ``>= 0`` (then a bit operation has a value)."""
+    return all(a.is_nonnegative is True for a in args)
+
+
 class BitOp(sympy.Function):
-    """Common base: integer, non-negative, two arguments, exact on numbers."""
+    """Common base: integer, two arguments, exact on numbers.
+
+    An argument below 0 has no value (like ``x mod 0``), so the sign and every
+    symbolic fold follow the arguments: ``x & 0`` stays unfolded, and SymPy
+    is not told ``x ^ 1 >= 0``, until ``x`` is known non-negative.
+    """
 
     is_integer = True
-    is_nonnegative = True
     nargs = 2
     op_text = "?"        # plain-text operator
     op_latex = "?"       # LaTeX operator
@@ -89,10 +99,19 @@ class BitOp(sympy.Function):
                                f"expression; got {describe(value)}")
         if a.is_Integer and b.is_Integer:
             return sympy.Integer(cls.compute(int(a), int(b)))
-        return cls.simplify_symbolic(a, b)
+        # a fold drops an argument's requirement to be >= 0: only when it is met
+        return cls.simplify_symbolic(a, b) if _known_nonnegative((a, b)) else None
+
+    def _eval_is_nonnegative(self):
+        # a value, where one exists, is >= 0; but True would let SymPy fold a
+        # sign test or a Min away with the argument that may be negative
+        return True if _known_nonnegative(self.args) else None
+
+    _eval_is_extended_nonnegative = _eval_is_nonnegative
 
     @classmethod
-    def simplify_symbolic(cls, a, b):
+    def simplify_symbolic(cls, a, b) -> sympy.Expr | None:
+        """A fold of ``a op b`` (None: none); called only when ``a, b >= 0``."""
         return None
 
     def _sympystr(self, printer) -> str:

@@ -38,14 +38,10 @@ def test_before_binding_the_check_says_unknown():
     assert la.check_in_bounds(_mask_map()).status is Status.UNKNOWN
 
 
-@pytest.mark.xfail(strict=True, reason="bind(M=1) folds bit_and(b - a, 0) to 0 "
-                   "(BitAnd.simplify_symbolic): the map gets a value where it had none; PROVED")
 def test_binding_does_not_give_the_map_a_value():
     assert la.check_in_bounds(_mask_map().bind(M=1)).status is not Status.PROVED
 
 
-@pytest.mark.xfail(strict=True, reason="bit_and(b - a, 0) is folded to 0 at construction "
-                   "(BitAnd.simplify_symbolic) though b - a may be negative; PROVED")
 def test_a_zero_mask_keeps_the_negative_argument():
     d = la.Space.of(("a", "b"), (3, 2))
     a, b = d.symbols
@@ -59,8 +55,8 @@ def _folded(expr_of) -> la.IndexMap:
     return la.IndexMap(d, la.Space.of(("p",), (4,)), [expr_of(a, b)], name="folded")
 
 
-# ``BitOp.is_nonnegative = True`` lets SymPy's own evaluation decide a test or a
-# Min on the operation's sign, dropping an argument that may be negative.
+# ``BitOp.is_nonnegative = True`` (before the fix) let SymPy's own evaluation decide
+# a test or a Min on the operation's sign, dropping an argument that may be negative.
 FOLDED_BY_SIGN = {
     "piecewise_condition": lambda a, b: sympy.Piecewise((a, la.bit_xor(b - a, 1) >= 0),
                                                         (0, True)),
@@ -69,8 +65,35 @@ FOLDED_BY_SIGN = {
 
 
 @pytest.mark.parametrize("kind", sorted(FOLDED_BY_SIGN))
-@pytest.mark.xfail(strict=True, reason="BitOp.is_nonnegative = True: SymPy folds "
-                   "bit_xor(b - a, 1) >= 0 to True and Min(bit_xor(b - a, 1), 0) to 0 at "
-                   "construction; the map gets a value at a=1, b=0 and is PROVED")
 def test_sympy_does_not_fold_a_bit_operation_by_its_sign(kind):
     assert la.check_in_bounds(_folded(FOLDED_BY_SIGN[kind])).status is not Status.PROVED
+
+
+def test_a_possibly_negative_argument_keeps_every_fold_and_sign_open():
+    i = sympy.Symbol("i", integer=True, nonnegative=True)
+    x = i - 1  # -1 at i = 0: no value there
+    for kept in (la.bit_and(x, 0), la.bit_xor(x, x), la.bit_and(x, x), la.bit_xor(x, 0),
+                 la.shift_right(x, 0), la.shift_left(x, 0), la.shift_right(0, x)):
+        assert kept.free_symbols == {i} and kept.is_nonnegative is None
+        assert kept.is_negative is None
+
+
+# Plain Python on non-negative ints: the folds that stay are true there.
+FOLDS_OF_A_NONNEGATIVE_ARGUMENT = [
+    (la.bit_and, lambda x: (x, 0), lambda x: x & 0, lambda x: 0),
+    (la.bit_xor, lambda x: (x, x), lambda x: x ^ x, lambda x: 0),
+    (la.bit_and, lambda x: (x, x), lambda x: x & x, lambda x: x),
+    (la.bit_xor, lambda x: (0, x), lambda x: 0 ^ x, lambda x: x),
+    (la.shift_right, lambda x: (x, 0), lambda x: x >> 0, lambda x: x),
+    (la.shift_left, lambda x: (0, x), lambda x: 0 << x, lambda x: 0),
+]
+
+
+@pytest.mark.parametrize("k", range(len(FOLDS_OF_A_NONNEGATIVE_ARGUMENT)))
+def test_a_nonnegative_argument_is_still_folded(k):
+    build, args, python, folded = FOLDS_OF_A_NONNEGATIVE_ARGUMENT[k]
+    i = sympy.Symbol("i", integer=True, nonnegative=True)
+    x = la.bit_xor(i, 5) + 2 * i  # shown >= 0 through a nested bit operation
+    assert build(*args(x)) == folded(x)
+    assert all(python(v) == folded(v) for v in range(64))
+    assert x.is_nonnegative is True and la.bit_xor(x, 3).is_nonnegative is True
