@@ -35,6 +35,10 @@ def padding(m: IndexMap, *, assume=()) -> Padding:
     if m.is_concrete and max(math.prod(m.domain.extents), math.prod(m.codomain.extents)) <= (
         ENUMERATION_LIMIT
     ):
+        if any(a is not sympy.true for a in assume):  # the count holds only if they can
+            gate = q.run([], [sympy.false], [m], assume=assume, timeout_ms=q.DEFAULT_TIMEOUT_MS)
+            if gate.answer != "unsat":
+                raise VerificationError(f"padding of {m.label}: {gate.reason}")
         return brute.padding(m)
     for check in (check_in_bounds, check_injective):
         verdict = check(m, assume=assume)
