@@ -1,0 +1,68 @@
+"""Audit 5: a bit operation nested inside another escapes ``terms._defined``.
+
+8132285 guards every bit operation under ``mod``/``floor`` (``expr.atoms``), and
+``Translator._term`` guards a bare one, but only its *direct* arguments:
+``core.bit_facts.known_nonnegative`` says True for any ``BitOp`` ("its own
+arguments are checked where it is encoded"), and the Int encoding does not
+encode the inner one through ``term``: ``bits._structural_split`` reads it
+(``BitAnd`` with a constant mask, ``BitXor``) and ``_fresh_split`` takes the
+two's complement of its negative argument. So ``((a - 1) & 3) ^ 1`` over
+``a in [0, 4)`` is PROVED in bounds, injective, on valid slots, onto and a
+bijection, though at ``a = 0`` it has no value (``bit_and(-1, 3)`` is refused
+by the evaluator, like ``x mod 0``). Where Z3 instead finds a point at the
+negative argument (``((a - 1) ^ 1) ^ 0``, -2 at a = 0 in two's complement),
+``check_in_bounds`` crashes reading its counterexample (MapError), a
+counterexample that is not genuine.
+
+Truth in plain Python ints: a - 1 = -1 < 0 at a = 0, outside the domain of
+every bit operation (core.bits); the other three points are fine.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import layoutalg as la
+from layoutalg.core.bits import bit_and, bit_xor
+from layoutalg.errors import MapError
+from layoutalg.verify.result import Status
+
+
+def _map(kind: str) -> la.IndexMap:
+    d = la.Space.of(("a",), (4,))
+    (a,) = d.symbols
+    expr = {"xor_and": bit_xor(bit_and(a - 1, 3), 1),
+            "and_and": bit_and(bit_and(a - 1, 7), 3),
+            "xor_xor": bit_xor(bit_xor(a - 1, 1), 0)}[kind]
+    return la.IndexMap(d, la.Space.of(("p",), (4,)), [expr], name=kind)
+
+
+def test_truth_in_plain_python():
+    assert [a - 1 for a in range(4) if a - 1 < 0] == [-1]  # no value at a = 0
+    assert [((a - 1) & 3) ^ 1 for a in range(1, 4)] == [1, 0, 3]
+    for kind in ("xor_and", "and_and", "xor_xor"):
+        with pytest.raises(MapError):
+            _map(kind)(0)
+
+
+CHECKS = [la.check_in_bounds, la.check_injective, la.check_images_valid,
+          la.check_surjective, la.check_bijective]
+
+
+@pytest.mark.xfail(strict=True, reason="audit 5: terms._defined checks a bit operation's "
+                   "direct arguments only; a nested BitOp is read by bits._structural_split "
+                   "in two's complement (known_nonnegative(BitOp) is True)")
+@pytest.mark.parametrize("kind", ["xor_and", "and_and"])
+@pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
+def test_not_proved_where_a_nested_argument_is_negative(kind, check):
+    assert check(_map(kind)).status is not Status.PROVED
+
+
+@pytest.mark.xfail(strict=True, reason="audit 5: Z3 picks a = 0, where the inner bit_xor's "
+                   "argument is -1; reading the counterexample raises MapError")
+def test_in_bounds_gives_a_verdict_not_a_crash():
+    m = _map("xor_xor")
+    result = la.check_in_bounds(m)
+    assert result.status is not Status.PROVED
+    if result.status is Status.REFUTED:  # a genuine point: the map has a value there
+        m(result.counterexample["a"])
