@@ -23,6 +23,7 @@ whose coordinate there is 0.
 
 from __future__ import annotations
 
+from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.mapping import SYNTHETIC
 from layoutalg.validate import listed
 
@@ -41,6 +42,50 @@ def torch_spyre_sparse_form(device_size, stride_map):
         return None
     at = len(sizes) - 2  # becomes device dim device_rank - 3 of the longer form
     return sizes[:at] + (1,) + sizes[at:], strides[:at] + (SYNTHETIC,) + strides[at:]
+
+
+def family_sparse_form(device_size, stride_map=None, dim_map=None):
+    """``(device_size, stride_map, dim_map)`` of torch-spyre's sparse form read back into
+    this family's (the size-1 device dim at ``device_rank - 3`` dropped, each map that is
+    given losing its ``-1`` there), else None. The fields are that form when the stick
+    dim's entry is ``-1`` in each map given and device dim ``device_rank - 3`` has size 1
+    and ``-1`` in each map given. A size-1 device dim moves no slot, so both forms put
+    every element in the same place.
+
+    >>> family_sparse_form((256, 1, 512, 64), (1, -1, 256, -1))
+    ((256, 512, 64), (1, 256, -1), None)
+    >>> family_sparse_form((256, 512, 64), (1, 256, -1)) is None
+    True
+    """
+    sizes = tuple(device_size)
+    maps = [tuple(m) for m in (stride_map, dim_map) if m is not None]
+    at = len(sizes) - 3
+    if at < 0 or not maps or sizes[at] != 1 or any(
+            len(m) != len(sizes) or m[-1] != SYNTHETIC or m[at] != SYNTHETIC for m in maps):
+        return None
+
+    def drop(entries):
+        return None if entries is None else tuple(entries)[:at] + tuple(entries)[at + 1:]
+    return drop(sizes), drop(stride_map), drop(dim_map)
+
+
+def torch_spyre_form(layout: SpyreLayout) -> SpyreLayout:
+    """The layout as torch-spyre holds and copies it: a sparse layout (``stride_map[-1]
+    == -1``) in torch-spyre's form, with the size-1 device dim at ``device_rank - 3``
+    (``SpyreLayout.unchecked``: its dim_map has ``-1`` twice, which this family's rules
+    refuse); any other layout as it is. Same slots for every element.
+
+    >>> from layoutalg.spyre.defaults import default_layout
+    >>> form = torch_spyre_form(default_layout([512, 256], "float16", [0, 1, -1]))
+    >>> form.device_size, form.stride_map, form.dim_map
+    ((256, 1, 512, 64), (1, -1, 256, -1), (1, -1, 0, -1))
+    """
+    form = torch_spyre_sparse_form(layout.device_size, layout.stride_map)
+    if form is None:
+        return layout
+    at = layout.device_rank - 2
+    dims = layout.dim_map[:at] + (SYNTHETIC,) + layout.dim_map[at:]
+    return SpyreLayout.unchecked(layout.size, layout.dtype, form[0], dims, stride=layout.stride)
 
 
 def sparse_note(device_size, stride_map, read, dim_map) -> str:
@@ -63,4 +108,4 @@ def sparse_note(device_size, stride_map, read, dim_map) -> str:
             f"stride_map={listed(form[1])}, the same slots, and copies that form whole)")
 
 
-__all__ = ["sparse_note", "torch_spyre_sparse_form"]
+__all__ = ["family_sparse_form", "sparse_note", "torch_spyre_form", "torch_spyre_sparse_form"]

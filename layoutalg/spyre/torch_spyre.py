@@ -15,12 +15,24 @@ size (SIGFPE in torch-spyre's copy, torch-spyre#3604), a device dtype with no
 elements per stick (torch-spyre#4487), a stride_map with no dim_map, and a
 layout whose copy divides by zero (a divisor ``stride_map[k] / host stride``
 of 0, SIGFPE, torch-spyre#3401) or stops at the copy's own check
-(``layoutalg.spyre.dma``). torch-spyre is never imported:
-its objects are read by their fields (it installs only on Spyre hosts).
+(``layoutalg.spyre.dma``), or would move fewer elements than the tensor has.
+torch-spyre is never imported: its objects are read by their fields (it
+installs only on Spyre hosts).
+
+A sparse layout travels in torch-spyre's own form, with a size-1 device dim
+(``-1`` in stride_map) at ``device_rank - 3``: torch-spyre/torch-spyre
+``torch_spyre/csrc/spyre_tensor_impl.cpp`` ``SpyreTensorLayout::init`` at commit
+049b02ded77ce12f1c99cc3be52c857f0b9ffed7 counts the trailing ``-1`` of the dim
+order as a dim (``[512, 256]``, ``[0, 1, -1]``: ``device_size [256, 1, 512, 64]``,
+``stride_map [1, -1, 256, -1]``, its test_sparse_dim_order). ``bind`` reads it by
+dropping that dim (``dma_sparse.family_sparse_form``; the same slots) and
+``to_torch_spyre`` adds it back: in this family's shorter form the copy
+(``spyre_mem.cpp`` ``get_dim_map`` at commit 0583ae3) skips a torch dim.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,7 +40,8 @@ from dataclasses import dataclass
 from layoutalg.core.laid_out import bridge as declare_bridge
 from layoutalg.errors import SpyreError, TorchSpyreError, describe
 from layoutalg.spyre import rules
-from layoutalg.spyre.dma import check_dma_rule
+from layoutalg.spyre.dma import check_dma_rule, copy_plan
+from layoutalg.spyre.dma_sparse import family_sparse_form, sparse_note, torch_spyre_form
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.sticks import dtype_name
 from layoutalg.spyre.torch_layout import TorchLayout
@@ -121,7 +134,10 @@ device_dtype=DataFormats.SEN169_FP16)
 
     def bind(self, size, stride=None) -> SpyreLayout:
         """The layout of a host tensor of ``size`` (and ``stride``, row-major by
-        default), every rule checked; torch-spyre's copy runs it without dividing by zero."""
+        default), every rule checked; torch-spyre's copy runs it without dividing by zero
+        and with a move for every element. torch-spyre's sparse form (a size-1 device dim
+        with ``-1`` at ``device_rank - 3``) is read as this family's layout, that dim
+        dropped (``family_sparse_form``: the same slots)."""
         host = TorchLayout(size, stride)
         for k, (extent, step) in enumerate(zip(host.size, host.stride)):
             if step == 0 and extent > 1:
@@ -129,21 +145,25 @@ device_dtype=DataFormats.SEN169_FP16)
                     f"stride[{k}] = 0 on torch dim {k} of size {extent}: an expanded host tensor "
                     f"has no one-slot-per-element Spyre layout (torch-spyre expands it in the "
                     f"copy, not in the layout); got stride={listed(host.stride)}")
-        if self.dim_map is not None:
-            layout = SpyreLayout(host.size, self.dtype, self.device_size, self.dim_map,
-                                 stride=host.stride)
-            if self.stride_map is not None and self.stride_map != layout.stride_map:
-                k = next(k for k, (a, b) in enumerate(zip(self.stride_map, layout.stride_map))
-                         if a != b)
-                raise TorchSpyreError(
-                    f"stride_map[{k}] = {self.stride_map[k]} disagrees with dim_map="
-                    f"{listed(self.dim_map)}, which gives {layout.stride_map[k]} there for "
-                    f"size={listed(host.size)}, stride={listed(host.stride)}; got "
-                    f"stride_map={listed(self.stride_map)}")
+        read = family_sparse_form(self.device_size, self.stride_map, self.dim_map)
+        sizes, strides, dims = read or (self.device_size, self.stride_map, self.dim_map)
+        if dims is not None:
+            layout = SpyreLayout(host.size, self.dtype, sizes, dims, stride=host.stride)
         else:
-            layout = SpyreLayout.from_stride_map(host.size, self.dtype, self.device_size,
-                                                 self.stride_map, stride=host.stride)
-        check_dma_rule(layout)
+            layout = SpyreLayout.from_stride_map(host.size, self.dtype, sizes, strides,
+                                                 stride=host.stride)
+        copied = torch_spyre_form(layout) if read else layout  # the fields as given
+        if dims is not None and self.stride_map is not None \
+                and self.stride_map != copied.stride_map:
+            k = next(k for k, (a, b) in enumerate(zip(self.stride_map, copied.stride_map))
+                     if a != b)
+            raise TorchSpyreError(
+                f"stride_map[{k}] = {self.stride_map[k]} disagrees with dim_map="
+                f"{listed(self.dim_map)}, which gives {copied.stride_map[k]} there for "
+                f"size={listed(host.size)}, stride={listed(host.stride)}; got "
+                f"stride_map={listed(self.stride_map)}")
+        check_dma_rule(copied)
+        _check_every_element_moved(copied)
         return layout
 
     def __str__(self) -> str:
@@ -165,7 +185,7 @@ def parse_repr(text: str) -> dict:
     >>> fields["stride_map"], fields["device_dtype"]
     ([128, 64, -1, 1], 'DataFormats.SEN169_FP16')
     """
-    match = re.fullmatch(r"\s*SpyreTensorLayout\((.*)\)\s*", text, re.S)
+    match = re.fullmatch(r"\s*SpyreTensorLayout\((.*)\)\s*", text, re.DOTALL)
     if not match:
         raise TorchSpyreError(f"text must read 'SpyreTensorLayout(device_size=[...], "
                               f"stride_map =[...], device_dtype=DataFormats....)'; got "
@@ -189,7 +209,9 @@ def parse_repr(text: str) -> dict:
 
 def to_torch_spyre(layout: SpyreLayout, *, form: str = "stride_map") -> TorchSpyreLayout:
     """The torch-spyre form of a layout: ``"stride_map"`` (current), ``"dim_map"``
-    (the first form) or ``"both"``.
+    (the first form) or ``"both"``. A sparse layout (``stride_map[-1] == -1``) goes out
+    in torch-spyre's form, with a size-1 device dim (``-1``) at ``device_rank - 3``
+    (``dma_sparse.torch_spyre_form``): the shorter form loses elements in its copy.
 
     >>> from layoutalg.spyre import default_layout
     >>> print(to_torch_spyre(default_layout([5, 100, 150])))
@@ -202,10 +224,11 @@ device_dtype=DataFormats.SEN169_FP16)
     if layout.dtype not in DEVICE_FORMAT:
         raise TorchSpyreError(f"layout.dtype {layout.dtype!r} has no torch-spyre device format "
                               f"here (known: {sorted(DEVICE_FORMAT)})")
+    held = torch_spyre_form(layout)  # a sparse layout in torch-spyre's form
     return TorchSpyreLayout(
-        layout.device_size, device_dtype=DEVICE_FORMAT[layout.dtype],
-        stride_map=layout.stride_map if form != "dim_map" else None,
-        dim_map=layout.dim_map if form != "stride_map" else None)
+        held.device_size, device_dtype=DEVICE_FORMAT[layout.dtype],
+        stride_map=held.stride_map if form != "dim_map" else None,
+        dim_map=held.dim_map if form != "stride_map" else None)
 
 
 def from_torch_spyre(value: object, size, stride=None) -> SpyreLayout:
@@ -226,6 +249,23 @@ def as_layout(value: object, size=None, stride=None) -> SpyreLayout:
         raise SpyreError(f"as_layout: a SpyreTensorLayout holds no host size; give size= (and "
                          f"stride=) or pass the Spyre tensor; got {describe(value)}")
     return from_torch_spyre(value, size, stride)
+
+
+def _check_every_element_moved(layout: SpyreLayout) -> None:
+    """Each iteration of torch-spyre's copy moves one element (spyre_mem.cpp
+    get_device_stride_infos at 0583ae3, replayed by ``copy_plan``): fewer iterations
+    than elements leave some element unmoved, whatever else the copy does."""
+    plan = copy_plan(layout.size, layout.stride, layout.device_size, layout.stride_map)
+    moves = sum(math.prod(sizes) for sizes, _, _ in plan.boxes)
+    if moves >= layout.numel:
+        return
+    raise TorchSpyreError(
+        f"stride_map={listed(layout.stride_map)}: torch-spyre's copy must move every host "
+        f"element, but its loop nests (spyre_mem.cpp get_device_stride_infos) make {moves:,} "
+        f"moves for the {layout.numel:,} elements of size={listed(layout.size)}, so "
+        f"{layout.numel - moves:,} would be lost"
+        + sparse_note(layout.device_size, layout.stride_map, plan.dim_map, layout.dim_map)
+        + f"; got device_size={listed(layout.device_size)}")
 
 
 def _device_size(value) -> tuple[int, ...]:

@@ -98,13 +98,13 @@ def test_rank_1_sparse_both_forms_by_hand():
         (-1, 0, -1), ((1, 0, 1),), (((1, 5, 1), 0, 0),), None)
 
 
-def test_both_forms_are_torch_spyres_own_and_the_bridge_exports_the_first():
+def test_both_forms_are_torch_spyres_own_and_the_bridge_exports_the_second():
     layout = default_layout([512, 256], "float16", [0, 1, -1])
     assert (layout.device_size, layout.dim_map) == ((256, 512, 64), (1, 0, -1))
     assert torch_spyre_sparse_form(layout.device_size, layout.stride_map) == (
         (256, 1, 512, 64), (1, -1, 256, -1))
-    exported = to_torch_spyre(layout)
-    assert (exported.device_size, exported.stride_map) == ((256, 512, 64), (1, 256, -1))
+    exported = to_torch_spyre(layout)  # the form torch-spyre's copy moves whole
+    assert (exported.device_size, exported.stride_map) == ((256, 1, 512, 64), (1, -1, 256, -1))
     assert torch_spyre_sparse_form((4, 512, 64), (64, 256, 1)) is None  # dense: no form
 
 
