@@ -186,3 +186,22 @@ def test_round_trip_and_whole_copy_of_every_default(layout, form):
         assert sorted(_moves(layout.size, layout.stride, held.device_size,
                              held.stride_map)) == _homes(layout)
         assert check_dma_reading(torch_spyre_form(layout)).proved
+
+
+@settings(max_examples=120, deadline=None)
+@given(defaults())
+def test_bind_refuses_the_fields_as_this_family_writes_them_exactly_when_the_copy_loses(layout):
+    """Given this family's own fields (no size-1 dim added), ``bind`` accepts exactly the
+    layouts whose copy check_dma_reading proves (dense ones), and refuses the sparse ones
+    it refutes, the elements lost counted by the replay here."""
+    fields = TorchSpyreLayout(layout.device_size, stride_map=layout.stride_map,
+                              device_dtype=to_torch_spyre(layout).device_dtype)
+    verdict = check_dma_reading(layout)
+    try:
+        bound = fields.bind(layout.size, layout.stride)
+    except TorchSpyreError as error:
+        assert verdict.refuted
+        moved = len(_moves(layout.size, layout.stride, layout.device_size, layout.stride_map))
+        assert f"so {layout.numel - moved:,} would be lost" in str(error)
+        return
+    assert verdict.proved and bound.device_size == layout.device_size
