@@ -119,7 +119,7 @@ def _enumerated(access, resource, lane, subject, start, note, assume, timeout_ms
     if not access.is_concrete or access.domain.size > ENUMERATION_LIMIT:
         raise SwizzleError(f"check_bank_conflict_free: enumeration needs a concrete access map "
                            f"of at most {ENUMERATION_LIMIT} points; got {access.domain}")
-    if assume:  # a verdict under assumptions no size meets proves nothing: ask the door
+    if assume or access.assumptions:  # under assumptions no size meets: nothing proved
         possible = q.run([], [sympy.false], [access], assume=assume, timeout_ms=timeout_ms)
         if possible.answer == "unknown":
             return q.unknown("bank_conflict_free", subject, start, possible)

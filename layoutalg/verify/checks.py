@@ -127,7 +127,7 @@ def _has_left_inverse(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
     back = q.substitute(m.inverse, m.codomain.symbols, q.images(m, x, bounds), bounds)
     moved = q.any_of(*(q.ne(a, b) for a, b in zip(back, x)))
     outcome = q.run(bounds, [moved], [m], assume=assume, timeout_ms=min(timeout_ms, 5_000))
-    return outcome.answer == "unsat"
+    return outcome.answer == "unsat" and _has_values(m, assume, timeout_ms)  # f everywhere
 
 
 @enumerated.falls_back("images_valid")

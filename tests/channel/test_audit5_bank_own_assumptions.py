@@ -32,8 +32,6 @@ def test_truth_z3_says_nothing_is_proved():
     assert r.status is Status.UNKNOWN
 
 
-@pytest.mark.xfail(strict=True, reason="audit 5: banks._enumerated gates on assume only, "
-                   "not on the access map's own assumptions")
 @pytest.mark.parametrize("method", ["enumeration", "auto"])
 def test_own_contradictory_assumptions_not_proved(method):
     r = ch.check_bank_conflict_free(_access(), ch.Banks(8, 16), method=method)

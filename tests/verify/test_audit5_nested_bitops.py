@@ -54,17 +54,12 @@ CHECKS = [la.check_in_bounds, la.check_injective, la.check_images_valid,
           la.check_surjective, la.check_bijective]
 
 
-@pytest.mark.xfail(strict=True, reason="audit 5: terms._defined checks a bit operation's "
-                   "direct arguments only; a nested BitOp is read by bits._structural_split "
-                   "in two's complement (known_nonnegative(BitOp) is True)")
 @pytest.mark.parametrize("kind", ["xor_and", "and_and"])
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
 def test_not_proved_where_a_nested_argument_is_negative(kind, check):
     assert check(_map(kind)).status is not Status.PROVED
 
 
-@pytest.mark.xfail(strict=True, reason="audit 5: Z3 picks a = 0, where the inner bit_xor's "
-                   "argument is -1; reading the counterexample raises MapError")
 def test_in_bounds_gives_a_verdict_not_a_crash():
     m = _map("xor_xor")
     result = la.check_in_bounds(m)
@@ -73,15 +68,11 @@ def test_in_bounds_gives_a_verdict_not_a_crash():
         m(result.counterexample["a"])
 
 
-@pytest.mark.xfail(strict=True, reason="audit 5: a BitOp under a Mod, a product or a shift "
-                   "inside a bit operation is split structurally without terms._defined")
 @pytest.mark.parametrize("kind", ["xor_mod_and", "and_mul_and", "and_shr"])
 def test_in_bounds_not_proved_through_other_nestings(kind):
     assert la.check_in_bounds(_map(kind)).status is not Status.PROVED
 
 
-@pytest.mark.xfail(strict=True, reason="audit 5: bd806cd's _has_values translates the images, "
-                   "but a nested BitOp passes the translation (see above)")
 def test_surjective_by_the_inverse_not_proved():
     d, c = la.Space.of(("a",), (4,)), la.Space.of(("p",), (4,))
     (a,), (p,) = d.symbols, c.symbols

@@ -27,7 +27,6 @@ def test_truth_the_same_map_under_assume_false_is_refused():
     assert la.check_in_bounds(_map([sympy.false])).status is Status.UNKNOWN
 
 
-@pytest.mark.xfail(strict=True, reason="audit 5: padding's gate reads assume, not m.assumptions")
 def test_own_contradictory_assumptions_get_no_count():
     with pytest.raises(VerificationError):
         la.padding(_map([sympy.false]))

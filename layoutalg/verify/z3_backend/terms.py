@@ -207,7 +207,8 @@ class Translator(BitSplitting):
         if isinstance(expr, (sympy.floor, sympy.ceiling, sympy.Mod)):
             return self._division(expr)
         if isinstance(expr, BitOp):
-            _defined(expr)
+            for op in expr.atoms(BitOp):  # the split reads nested ones from the tree
+                _defined(op)
             return self._bit_term(expr)
         if isinstance(expr, (sympy.Min, sympy.Max)):
             args = [self.term(a) for a in expr.args]
