@@ -19,6 +19,7 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from row_major_steps import row_major_steps
 
 import layoutalg as la
 from layoutalg.spyre import (
@@ -56,20 +57,12 @@ DENSE = [
 ]
 
 
-def _row_major(sizes):
-    steps, running = [], 1
-    for n in reversed(sizes):
-        steps.append(running)
-        running *= n
-    return steps[::-1]
-
-
 def _moves(size, stride, device_size, stride_map):
     """Every (host offset, device slot) torch-spyre's copy moves, nest by nest."""
     plan = copy_plan(size, stride, device_size, stride_map)
     assert plan.failure is None
     host = [1 if s == -1 else s for s in stride_map]
-    dev = _row_major(device_size)
+    dev = row_major_steps(device_size)
     return [(h + sum(i * s for i, s in zip(idx, host)), d + sum(i * s for i, s in zip(idx, dev)))
             for sizes, h, d in plan.boxes for idx in itertools.product(*map(range, sizes))]
 
@@ -83,7 +76,7 @@ def _prod(sizes):
 
 def _homes(layout):
     """(host offset, device slot) of every element, through ``host_to_device``."""
-    steps = _row_major(layout.device_size)
+    steps = row_major_steps(layout.device_size)
     return sorted((sum(a * s for a, s in zip(h, layout.stride)),
                    sum(c * s for c, s in zip(layout.host_to_device(h), steps)))
                   for h in itertools.product(*map(range, layout.size)))

@@ -16,6 +16,7 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from row_major_steps import row_major_steps
 
 from layoutalg.spyre import default_layout, dma
 from layoutalg.spyre.dma import CopyPlan, _compare, copy_plan
@@ -32,7 +33,7 @@ def _finding_by_replay(layout, plan):
     for sizes, host_off, dev_off in plan.boxes:
         for idx in itertools.product(*(range(n) for n in sizes)):
             slot = dev_off + sum(i * s for i, s in
-                                 zip(idx, _row_major_steps(layout.device_size)))
+                                 zip(idx, row_major_steps(layout.device_size)))
             moves.append((host_off + sum(i * s for i, s in zip(idx, steps)), slot))
     for src, slot in moves:
         if not 0 <= src < extent:
@@ -46,7 +47,7 @@ def _finding_by_replay(layout, plan):
     home = {}
     for host in itertools.product(*(range(n) for n in layout.size)):
         coords = layout.host_to_device(host)
-        home[host] = sum(c * s for c, s in zip(coords, _row_major_steps(layout.device_size)))
+        home[host] = sum(c * s for c, s in zip(coords, row_major_steps(layout.device_size)))
     stray = sorted(set(writers) - set(home.values()))
     if stray:
         return "stray", {"host_offset": writers[stray[0]][0], "device_offset": stray[0]}
@@ -55,14 +56,6 @@ def _finding_by_replay(layout, plan):
         if writers.get(slot, [None])[0] != want:
             return "wrong", {f"h{k}": v for k, v in enumerate(host)}
     return None
-
-
-def _row_major_steps(sizes):
-    steps, running = [], 1
-    for n in reversed(sizes):
-        steps.append(running)
-        running *= n
-    return steps[::-1]
 
 
 def _both_ways(layout, plan, monkeypatch):

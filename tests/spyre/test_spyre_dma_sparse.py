@@ -20,24 +20,17 @@ import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from row_major_steps import row_major_steps
 
 from layoutalg.spyre import check_dma_reading, default_layout, to_torch_spyre
 from layoutalg.spyre.dma import CopyPlan, copy_plan
 from layoutalg.spyre.dma_sparse import sparse_note, torch_spyre_sparse_form
 
 
-def _row_major(sizes):
-    steps, running = [], 1
-    for n in reversed(sizes):
-        steps.append(running)
-        running *= n
-    return steps[::-1]
-
-
 def _replay(plan, device_size, stride_map):
     """The copy's moves as a list of (host offset, device slot), nest by nest."""
     host = [1 if s == -1 else s for s in stride_map]
-    dev = _row_major(device_size)
+    dev = row_major_steps(device_size)
     return [(h_off + sum(i * s for i, s in zip(idx, host)),
              d_off + sum(i * s for i, s in zip(idx, dev)))
             for sizes, h_off, d_off in plan.boxes
@@ -46,7 +39,7 @@ def _replay(plan, device_size, stride_map):
 
 def _homes(layout):
     """{host element: (host offset, device slot)} walked through ``host_to_device``."""
-    steps = _row_major(layout.device_size)
+    steps = row_major_steps(layout.device_size)
     return {h: (sum(a * s for a, s in zip(h, layout.stride)),
                 sum(c * s for c, s in zip(layout.host_to_device(h), steps)))
             for h in itertools.product(*(range(n) for n in layout.size))}
