@@ -122,12 +122,14 @@ def _shared_slot(m, outcome, x, y):
 def _has_left_inverse(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
     """Is ``inverse(f(x)) == x`` for every x? Then f is injective (one point per
     query instead of a pair, often far easier). False means "not shown": the
-    inverse may be wrong or Z3 may not know, and the pairwise query decides."""
+    inverse may be wrong, Z3 may not know, or an image may have no value (each
+    is in the query as ``f(x) = f(x)``), and the pairwise query decides."""
     x, bounds = q.unknowns(m.domain)
-    back = q.substitute(m.inverse, m.codomain.symbols, q.images(m, x, bounds), bounds)
+    back = q.substitute(m.inverse, m.codomain.symbols, fx := q.images(m, x, bounds), bounds)
     moved = q.any_of(*(q.ne(a, b) for a, b in zip(back, x)))
-    outcome = q.run(bounds, [moved], [m], assume=assume, timeout_ms=min(timeout_ms, 5_000))
-    return outcome.answer == "unsat" and _has_values(m, assume, timeout_ms)  # f everywhere
+    outcome = q.run(bounds, [moved, *(q.eq(v, v) for v in fx)], [m], assume=assume,
+                    timeout_ms=min(timeout_ms, 5_000))
+    return outcome.answer == "unsat"
 
 
 @enumerated.falls_back("images_valid")
@@ -146,9 +148,8 @@ def check_images_valid(
     x, bounds = q.unknowns(m.domain)
     fx = q.images(m, x, bounds)
     lands_inside = [sympy.Not(q.outside(v, e)) for v, e in zip(fx, m.codomain.extents)]
-    # With no valid predicate there is nothing to refute, but the images still
-    # go through the translation: a map with no value at some point (x mod 0, a
-    # bit operation of a negative number, a Piecewise gap) is UNKNOWN there.
+    # With no valid predicate nothing is to refute, but the images still go through
+    # the translation: no value somewhere (x mod 0, a Piecewise gap) is UNKNOWN there
     valid = sympy.true if m.valid is None else q.substitute(
         [m.valid], m.codomain.symbols, fx, bounds)[0]
     outcome = q.run(bounds, [*lands_inside, sympy.Not(valid)], [m], assume=assume,
@@ -219,9 +220,8 @@ def check_surjective(
 
 
 def _has_values(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
-    """Has ``m`` a value at every point (the inverse query reads it at ``g(p)``
-    only)? Its images go through the translation, which refuses x mod 0 or a
-    negative bit argument; False means "not shown" (the quantified query decides)."""
+    """Has ``m`` a value at every point (the inverse query reads it at ``g(p)`` only)?
+    Its images go to the translation, which refuses one that may have none."""
     x, bounds = q.unknowns(m.domain)
     return q.run(bounds, [sympy.false, *(q.eq(v, v) for v in q.images(m, x, bounds))], [m],
                  assume=assume, timeout_ms=timeout_ms).answer == "unsat"
