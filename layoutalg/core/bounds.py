@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import sympy
 
-from layoutalg.core.expr import Unsupported, integer_terms, quotient
+from layoutalg.core.expr import Unsupported, divisors, integer_terms, quotient
 
 Interval = tuple[int, int]
 Ranges = Mapping[sympy.Symbol, Interval]
@@ -41,6 +41,37 @@ BoundsKernel = Callable[[Ranges, "int | None"], Interval]
 def interval(expr: sympy.Basic, ranges: Ranges) -> Interval:
     """Lowest and highest value of ``expr`` (a superset: corners of each operator)."""
     return compile_bounds(expr)(ranges, None)
+
+
+# relation type -> does it hold for every value in [low, high] of ``lhs - rhs``?
+_ALWAYS = {sympy.StrictLessThan: lambda low, high: high < 0,
+           sympy.LessThan: lambda low, high: high <= 0,
+           sympy.StrictGreaterThan: lambda low, high: low > 0,
+           sympy.GreaterThan: lambda low, high: low >= 0}
+
+
+def holds_throughout(condition: sympy.Basic, ranges: Ranges) -> bool:
+    """Do interval bounds show the relation ``condition`` true at every point of
+    the box ``ranges``? False means "not shown": another kind of condition, a
+    symbol without a range, or a divisor not known positive (at 0 there is no
+    value, where the bounds read ``x // 0`` as 0).
+
+    >>> from layoutalg.core.space import coordinate
+    >>> i = coordinate("i")
+    >>> holds_throughout(sympy.Lt(sympy.Mod(i, 64), 64), {i: (0, 10**6)})
+    True
+    >>> holds_throughout(sympy.Lt(i, 64), {i: (0, 64)})
+    False
+    """
+    test = _ALWAYS.get(type(condition))
+    if test is None:
+        return condition is sympy.true
+    if not all(d.is_integer and d.is_positive for d in divisors(condition)):
+        return False
+    try:
+        return test(*interval(condition.lhs - condition.rhs, ranges))
+    except Unsupported:
+        return False
 
 
 @lru_cache(maxsize=4096)

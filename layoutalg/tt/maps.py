@@ -15,8 +15,7 @@ from functools import partial
 import sympy
 
 from layoutalg.core import tiling
-from layoutalg.core.bounds import interval
-from layoutalg.core.expr import Unsupported
+from layoutalg.core.bounds import holds_throughout
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
 from layoutalg.core.tiling import flatten
@@ -223,12 +222,6 @@ def element_map(spec) -> IndexMap:
     )
 
 
-_RELATIONS = {sympy.StrictLessThan: lambda low, high: high < 0,
-              sympy.LessThan: lambda low, high: high <= 0,
-              sympy.StrictGreaterThan: lambda low, high: low > 0,
-              sympy.GreaterThan: lambda low, high: low >= 0}
-
-
 def _unless_always(conditions, codomain: Space) -> list:
     """The ``conditions`` some slot of ``codomain`` may fail: a relation that
     interval bounds (``layoutalg.core.bounds``, every coordinate in
@@ -242,17 +235,7 @@ def _unless_always(conditions, codomain: Space) -> list:
     if not all(isinstance(e, int) for e in codomain.extents):
         return list(conditions)
     ranges = {s: (0, e - 1) for s, e in zip(codomain.symbols, codomain.extents)}
-    return [c for c in conditions if not _always(c, ranges)]
-
-
-def _always(condition, ranges) -> bool:
-    holds = _RELATIONS.get(type(condition))
-    if holds is None:
-        return condition is sympy.true
-    try:
-        return holds(*interval(condition.lhs - condition.rhs, ranges))
-    except Unsupported:
-        return False
+    return [c for c in conditions if not holds_throughout(c, ranges)]
 
 
 def element_page_map(spec, *, pages: int | None = None) -> IndexMap:
