@@ -9,29 +9,20 @@ from __future__ import annotations
 
 
 class LayoutError(ValueError):
-    """Bad input to a layoutalg function.
-
-    Cause: an argument breaks a stated rule (a negative extent, a rank
-    mismatch, an unknown claim name). Fix: change the argument the message
-    names; nothing is ever silently corrected.
-    """
+    """Bad input: an argument breaks a stated rule (a negative extent, a rank
+    mismatch, an unknown claim). Fix the argument the message names; nothing
+    is ever silently corrected."""
 
 
 class SpaceError(LayoutError):
-    """A ``Space`` was given a bad dimension name or extent.
-
-    Fix: use identifier names and extents that are positive ints or
-    positive integer SymPy symbols.
-    """
+    """A ``Space`` was given a bad dimension name or extent (names are
+    identifiers, extents positive ints or positive integer symbols)."""
 
 
 class MapError(LayoutError):
-    """An ``IndexMap`` or combinator was given inconsistent parts.
-
-    Cause: an expression count that differs from the codomain rank, a
-    symbol that belongs to neither the domain nor the extents, or a
-    dimension name that does not exist. Fix: as the message says.
-    """
+    """An ``IndexMap`` or combinator was given inconsistent parts: an
+    expression count that differs from the codomain rank, a symbol of neither
+    the domain nor the extents, or a dimension name that does not exist."""
 
 
 class UndefinedValueError(MapError):
@@ -59,28 +50,20 @@ class CompositionError(MapError):
 
 
 class SpecError(LayoutError):
-    """A spec is malformed: an unknown claim, a bad expectation, or a spec
-    function that does not return a layout.
-
-    Fix: claims are "injective", "in_bounds", "bijective", ("fits", bytes)
-    or ("equivalent", other_map); expect is "PROVED" or "REFUTED".
-    """
+    """A spec is malformed: an unknown claim (``layoutalg.runner.dsl.known_claims()``
+    lists them), a bad expectation (``"PROVED"`` or ``"REFUTED"``), or a spec
+    function that does not return a layout."""
 
 
 class OutputError(LayoutError):
-    """A report, page or site cannot be written where it was asked for: the
-    folder is not writable, is a file, or holds files layoutalg did not make.
-
-    Fix: choose another path, or empty the folder yourself.
-    """
+    """A report, page or site cannot be written where asked: the folder is not
+    writable, is a file, or holds files layoutalg did not make (choose another
+    path, or empty the folder yourself)."""
 
 
 class VerificationError(LayoutError):
-    """A check cannot be asked of this layout (e.g. enumeration of a
-    symbolic or too large layout by the brute-force twins).
-
-    Fix: bind symbolic extents to numbers, or use the Z3 check.
-    """
+    """A check cannot be asked of this layout, e.g. enumeration of a symbolic
+    or too large layout (bind the sizes, or use the Z3 check)."""
 
 
 def describe(value: object) -> str:
@@ -95,49 +78,36 @@ def describe(value: object) -> str:
 
 
 class MachineError(LayoutError):
-    """A machine was described with bad sizes, or data did not fit it.
-
-    Cause: zero or negative memories or capacities, a layout whose memory
-    dims do not match the machine, or a placement past a memory's capacity
-    (the message names the memory and the bytes). Fix: as the message says.
-    """
+    """A machine was described with bad sizes (zero or negative memories or
+    capacities, memory dims that do not match the layout), or data did not
+    fit it."""
 
 
 class CapacityError(MachineError):
-    """Placing a layout would write past a memory's capacity.
-
-    The message names the memory and the bytes, e.g.
-    ``PE (0, 0) exceeds memory: 4194304 > 49152 bytes``.
-    """
+    """Placing a layout would write past a memory's capacity, e.g.
+    ``PE (0, 0) exceeds memory: 4194304 > 49152 bytes``."""
 
 
 class PlacementError(MachineError):
-    """A layout sends an element outside its own codomain (an in_bounds failure).
-
-    The message names the element, the coordinate and its range. Fix the
-    layout (``la.check_in_bounds`` shows the same element).
-    """
+    """A layout sends an element outside its own codomain (an in_bounds
+    failure; ``la.check_in_bounds`` shows the same element)."""
 
 
 # -- Cerebras PE mesh (mesh) --------------------------------------------------
 
 
 class MeshError(LayoutError):
-    """A mesh layout, shape, index or PE was given a bad value.
-
-    Cause: a PE count that is not a positive int or exceeds the WSE-2 program
-    rectangle (750 PEs wide × 994 tall), a shape of rank 0, an index of the
-    wrong rank or out of range. Fix: change the argument the message names.
-    """
+    """A mesh layout, shape, index, PE or wafer was given a bad value: a PE
+    count that is not a positive int, a shape of rank 0, an index of the wrong
+    rank or out of range. (A grid larger than a wafer is a layout; the
+    ``on_wafer`` claim judges whether it fits one.)"""
 
 
 class PlanError(MeshError):
-    """No layout within the constraints holds the tensor.
-
-    Cause: the tensor needs more PEs than the rectangle allows at the data
-    budget per PE. Fix: raise ``LayoutConstraints.data_bytes`` (up to SRAM
-    minus code and stack), allow more PEs, or use a smaller dtype.
-    """
+    """No layout within the constraints holds the tensor: it needs more PEs
+    than the wafer allows at the data budget per PE. Fix: raise
+    ``LayoutConstraints.data_bytes`` (up to SRAM minus code and stack), allow
+    more PEs, or use a smaller dtype."""
 
 
 class PEMemoryError(MeshError, CapacityError):
@@ -152,65 +122,49 @@ class PEMemoryError(MeshError, CapacityError):
 
 
 class TransformError(MeshError):
-    """A layout transform cannot be built for these layouts and shape.
-
-    Cause: layouts of different PE-count limits for one tensor, or a custom
-    layout too large to enumerate. Fix: as the message says.
-    """
+    """A layout transform cannot be built for these layouts and shape
+    (different PE-count limits for one tensor, or a custom layout too large
+    to enumerate)."""
 
 
 # -- memory channels and swizzles (channel) -----------------------------------
 
 
 class ChannelError(LayoutError):
-    """Bad input to a channel layout, decoder or channel check.
-
-    Cause: an unknown option, matrix or dataflow name, a size that is not a
-    positive integer, an odd channel count where the option pairs channels,
-    a tile that is not a whole number of interleave beats, or a tile
-    coordinate outside the tile grid. Fix: change the argument the message
-    names.
-    """
+    """Bad input to a channel layout, decoder or channel check: an unknown
+    option, matrix or dataflow name, a size that is not a positive integer,
+    an odd channel count where the option pairs channels, a tile that is not a
+    whole number of interleave beats, or a tile coordinate off the grid."""
 
 
 class SwizzleError(ChannelError):
-    """A CuTe ``Swizzle<B, M, S>`` or bank map with impossible parameters.
-
-    Cause: a negative bit count or base, ``|S| < B`` (the XOR would read
-    bits it also writes, which CuTe rejects with a static_assert), or a
-    bank count or bank width that is not a positive int. Fix: as the
-    message says.
-    """
+    """A CuTe ``Swizzle<B, M, S>`` or bank map with impossible parameters: a
+    negative bit count or base, ``|S| < B`` (the XOR would read bits it also
+    writes, which CuTe rejects with a static_assert), or a bank count or
+    width that is not a positive int."""
 
 
 # -- PyTorch DTensor (dtensor) ------------------------------------------------
 
 
 class DTensorError(LayoutError):
-    """A DTensor layout or redistribution plan was given a bad value.
-
-    Cause: a mesh extent or tensor extent that is not a positive int (or a
-    positive integer symbol), a placement layoutalg does not read (strided
-    sharding, an unknown string), a placement count that differs from the
-    mesh's rank, a Shard dim outside the tensor, a plan step that does not
-    match the placement it transforms, or a question that needs concrete
-    sizes (nested sharding of one tensor dim, an index to look up).
-    Fix: change the argument the message names.
-    """
+    """A DTensor layout or redistribution plan was given a bad value: an
+    extent that is not a positive int (or positive integer symbol), a
+    placement layoutalg does not read (strided sharding, an unknown string),
+    a placement count other than the mesh's rank, a Shard dim outside the
+    tensor, a plan step that does not match its placement, or a question that
+    needs concrete sizes (nested sharding of one dim, an index to look up)."""
 
 
 # -- Triton linear layouts (linear) -------------------------------------------
 
 
 class LinearLayoutError(LayoutError):
-    """Bad input to a Triton linear layout or one of its checks.
-
-    Cause: a dimension name that is not an identifier, a basis with the
-    wrong number of values, a negative value or one past its out dim's size,
-    an out dim size that is not a power of two, layouts whose dimension
-    names do not match, or an input point outside the layout. Fix: change
-    the argument the message names.
-    """
+    """Bad input to a Triton linear layout or one of its checks: a dimension
+    name that is not an identifier, a basis with the wrong number of values,
+    a value negative or past its out dim's size, an out dim size that is not
+    a power of two, dimension names that do not match, or an input point
+    outside the layout."""
 
 
 class ConversionError(LinearLayoutError):
@@ -228,13 +182,10 @@ class ConversionError(LinearLayoutError):
 
 
 class DataflowError(LayoutError):
-    """A dataflow model was given a bad argument.
-
-    Cause: an unknown dataflow name, a non-positive size or tile, a tile
-    larger than its dimension, a negative access cost, a capacity that is
-    not a number of bytes, or a symbolic schedule where a concrete one is
-    needed (enumeration, energy comparison). Fix: as the message says.
-    """
+    """A dataflow model was given a bad argument: an unknown dataflow name, a
+    non-positive size or tile, a tile larger than its dimension, a negative
+    access cost, a capacity that is not a number of bytes, or a symbolic
+    schedule where a concrete one is needed (enumeration, energy)."""
 
 
 # -- Tenstorrent (tt) ---------------------------------------------------------
@@ -242,10 +193,7 @@ class DataflowError(LayoutError):
 
 class TTError(LayoutError):
     """Bad input to a Tenstorrent layout: a tile shape the hardware has no
-    faces for, an unknown dtype or device, a page that does not exist.
-
-    Fix: change the argument the message names.
-    """
+    faces for, an unknown dtype or device, a page that does not exist."""
 
 
 class ShardSpecError(TTError):
@@ -263,12 +211,9 @@ class ShardSpecError(TTError):
 
 
 class SpyreError(LayoutError):
-    """Bad input to a Spyre function: a size, stride, dtype or coordinate.
-
-    Cause: an argument of the wrong type, length or range (a size of 0, a
-    coordinate past the tensor, an unknown dtype). Fix: change the argument
-    the message names.
-    """
+    """Bad input to a Spyre function: a size, stride, dtype or coordinate of
+    the wrong type, length or range (a size of 0, a coordinate past the
+    tensor, an unknown dtype)."""
 
 
 class StickSizeError(SpyreError):
