@@ -5,17 +5,11 @@
     ...                             lane=[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]])
     >>> la.linear.check_invertible(mma).status
     <Status.PROVED: 'PROVED'>
-    >>> broadcast = la.linear.distributed(lane=[[0], [1]])
-    >>> pair = la.linear.check_injective(broadcast).counterexample
-    >>> pair["lane"], pair["lane'"]
-    (0, 1)
 
-Checks decide by GF(2) rank (Gaussian elimination: a complete proof for the
-layout's fixed power-of-two sizes); their enumeration twins are in
-``tests/oracles/linear.py``; :meth:`LinearLayout.index_map` writes the map
-with XOR so the generic Z3 checks apply too. Importing this package
-registers its spec claims (:mod:`layoutalg.linear.claims`);
-``docs/linear.md`` explains the model.
+Checks decide by GF(2) rank (a complete proof for fixed power-of-two sizes);
+enumeration twins are in ``tests/oracles/linear.py``. Importing this package
+registers its spec claims (:mod:`layoutalg.linear.claims`); docs/linear.md
+explains the model.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Composition and conversion of linear layouts, exactly over GF(2).
 
-- :func:`compose` is Triton's ``inner.compose(outer)``: ``outer ∘ inner``.
-- :func:`convert` is the conversion ``a⁻¹ ∘ b`` (Triton's
-  ``b.invertAndCompose(a)``): where in ``a`` each element of ``b`` lives.
-  Triton picks the smallest preimage when ``a`` holds an element twice
-  and asserts when ``a`` misses one (``include/triton/Tools/LinearLayout.h``,
-  triton-lang/triton); here both cases are refused with the inputs that
-  show why (:class:`~layoutalg.errors.ConversionError`).
+:func:`convert` is ``a⁻¹ ∘ b`` (Triton's ``b.invertAndCompose(a)``). Triton picks
+the smallest preimage when ``a`` holds an element twice and asserts when ``a``
+misses one (``include/triton/Tools/LinearLayout.h``, triton-lang/triton); here
+both are refused with the inputs that show why (``ConversionError``).
 """
 
 from __future__ import annotations
@@ -39,10 +36,8 @@ def reorder_outs(layout: LinearLayout, names: tuple[str, ...], who: str) -> Line
 
 
 def compose(inner: LinearLayout, outer: LinearLayout) -> LinearLayout:
-    """``outer ∘ inner`` (Triton: ``inner.compose(outer)``).
-
-    Requires inner's out dims to be outer's in dims (any order) with
-    ``inner``'s out size ≤ ``outer``'s in size for each.
+    """``outer ∘ inner`` (Triton: ``inner.compose(outer)``); inner's out dims must be
+    outer's in dims (any order), each no larger.
 
     >>> swap = LinearLayout({"i": [[0, 1], [1, 0]]}, {"a": 2, "b": 2})
     >>> back = LinearLayout({"a": [[0, 1]], "b": [[1, 0]]}, {"x": 2, "y": 2})
@@ -113,10 +108,9 @@ def columns_in(b: LinearLayout, a: LinearLayout) -> list[int]:
 
 
 def convert(a: LinearLayout, b: LinearLayout) -> LinearLayout:
-    """The conversion ``a⁻¹ ∘ b``: for each input of ``b``, the input of ``a``
-    holding the same element, so that ``a(convert(a, b)(x)) == b(x)``.
-
-    Raises ConversionError when ``a`` is not injective or misses an element of ``b``.
+    """``a⁻¹ ∘ b``: for each input of ``b``, the input of ``a`` holding the same element
+    (``a(convert(a, b)(x)) == b(x)``); ConversionError when ``a`` is not injective or
+    misses an element of ``b``.
 
     >>> regs = LinearLayout({"lane": [[1], [2]]})
     >>> smem = LinearLayout({"offset": [[2], [1]]})
@@ -136,23 +130,18 @@ def convert(a: LinearLayout, b: LinearLayout) -> LinearLayout:
 
 
 def free_variable_masks(layout: LinearLayout) -> dict[str, int]:
-    """Per in dim, the bits that duplicate others (Triton's ``getFreeVariableMasks``).
-
-    Input bit ``b`` is free when its basis lies in the span of the bases before it
-    (in dim order, bits low to high): those are the broadcast bits. The inputs with
-    every free bit 0 — one *representative* per element — hold each element of the
-    image exactly once, so a lowering that stores or reduces only from representatives
-    does not repeat work (what triton PR #5840's ``isRepresentative`` does for lanes).
+    """Per in dim, the bits that duplicate others (Triton's ``getFreeVariableMasks``): bit
+    ``b`` is free when its basis lies in the span of the bases before it. The inputs
+    with every free bit 0 hold each element of the image exactly once (triton PR
+    #5840's ``isRepresentative`` for lanes).
 
     >>> tma = LinearLayout({"register": [[1], [2], [16], [0]], "lane": [[0], [0], [0]]})
     >>> free_variable_masks(tma)                  # register 8 repeats register 0; all lanes
     {'register': 8, 'lane': 7}
     """
     check_layout(layout, "free_variable_masks: layout")
-    state = gf2.eliminate(layout.columns)
-    free = 0
-    for combo in state.kernel:  # each kernel vector ends at the column that was dependent
-        free |= 1 << (combo.bit_length() - 1)
+    # each kernel vector ends at the column that was dependent
+    free = sum(1 << (combo.bit_length() - 1) for combo in gf2.eliminate(layout.columns).kernel)
     return layout.unflat_in(free)
 
 

@@ -1,35 +1,22 @@
 """Shared-memory bank conflicts of a layout conversion, decided over GF(2).
 
-A conversion through shared memory stores each register (layout ``src``)
-at the offset ``shared⁻¹(src(x))`` and loads it back at
-``shared⁻¹(dst(x))``. Each store or load instruction is one
-``(register, warp, block)``: the lanes of a warp issue it together.
+A conversion through shared memory stores each register (layout ``src``) at
+offset ``shared⁻¹(src(x))`` and loads it back at ``shared⁻¹(dst(x))``; the lanes
+of a warp issue each ``(register, warp, block)`` together.
 
 The bank model is NVIDIA's (CUDA C++ Programming Guide, "Shared Memory",
 compute capability 5.x and later,
 https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#shared-memory-5-x):
-32 banks, successive 32-bit words in successive banks, so a byte address
-``a`` is in bank ``(a // 4) mod 32``; lanes reading the same 32-bit word do
-not conflict (broadcast; a write by several lanes is done by one). An
-element at offset ``o`` of ``element_bytes`` bytes starts at byte
-``o · element_bytes``. Accesses wider than 4 bytes are served in phases
-(8-byte: two half-warps of 16 lanes; 16-byte: four quarter-warps of 8),
-each lane's access covering ``element_bytes / 4`` consecutive banks — the
-same model as :mod:`layoutalg.channel.banks` — i.e. banks of
-``element_bytes`` bytes, ``128 / element_bytes`` of them, per phase.
+32 banks of 32-bit words, byte ``a`` in bank ``(a // 4) mod 32``; lanes on one
+word do not conflict. Wider accesses are served in phases (8-byte: half-warps;
+16-byte: quarter-warps), as :mod:`layoutalg.channel.banks` models them.
 
-The conflict degree of one phase is the most distinct words any one bank
-must serve. With ``C`` the lane columns of the conversion (offsets, a
-linear map of the lane bits), ``P`` the bank bits and ``W`` the word bits
-of an offset, two lanes ``l, l ⊕ d`` of one instruction hit one bank iff
-``P·C·d = 0`` (the register, warp and block parts XOR out), and different
-words iff ``W·C·d ≠ 0``, so every bank of every instruction serves exactly
-
-    degree = 2 ** (rank(W·C) − rank(P·C))
-
-words: exact for all instructions at once, by two GF(2) ranks. The
-enumeration twin (``bank_conflict_degree`` in ``tests/oracles/linear.py``)
-counts words per bank in every phase of every instruction.
+With ``C`` the lane columns of the conversion, ``P`` the bank bits and ``W``
+the word bits of an offset, lanes ``l, l ⊕ d`` of one instruction hit one bank
+iff ``P·C·d = 0`` (the register, warp and block parts XOR out) at different
+words iff ``W·C·d ≠ 0``: every bank serves exactly ``2 ** (rank(W·C) −
+rank(P·C))`` words, for all instructions at once. Enumeration twin:
+``bank_conflict_degree`` in ``tests/oracles/linear.py``.
 """
 
 from __future__ import annotations

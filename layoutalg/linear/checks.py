@@ -1,8 +1,5 @@
-"""Injective, surjective, invertible, conversion: decided by GF(2) rank.
-
-A linear layout of fixed sizes is an ``out_bits × in_bits`` matrix over
-GF(2). Gaussian elimination gives its rank ``r`` exactly, which settles
-each question for *every* input at once, with no enumeration:
+"""Injective, surjective, invertible, conversion: decided by the exact GF(2) rank ``r``
+of the layout's ``out_bits × in_bits`` matrix, for every input at once:
 
 - injective  ⟺ r = in_bits (else a kernel vector ``k``: inputs 0 and ``k`` collide);
 - surjective ⟺ r = out_bits (else a unit output outside the span is held by no input);
@@ -10,8 +7,7 @@ each question for *every* input at once, with no enumeration:
 - ``a⁻¹∘b`` exists ⟺ ``a`` injective and ``b``'s bases in ``a``'s span; then
   ``a(c(x)) = b(x)`` holds on every basis input, hence (both sides linear) on all.
 
-Each result's ``method`` is ``"gf2-rank"``; its reason names the rank.
-Enumeration twins are in ``tests/oracles/linear.py``.
+Each result's ``method`` is ``"gf2-rank"``. Enumeration twins: ``tests/oracles/linear.py``.
 """
 
 from __future__ import annotations
@@ -103,11 +99,9 @@ def check_invertible(layout: LinearLayout) -> CheckResult:
 
 
 def check_conversion(a: LinearLayout, b: LinearLayout) -> CheckResult:
-    """The conversion ``c = a⁻¹∘b`` exists and ``a(c(x)) = b(x)`` for every input ``x`` of b.
-
-    REFUTED when ``a`` is not injective (two inputs of ``a``, the second
-    primed) or misses an element of ``b`` (the input of ``b``).
-    """
+    """The conversion ``c = a⁻¹∘b`` exists and ``a(c(x)) = b(x)`` for every input ``x`` of b;
+    REFUTED names two inputs of a non-injective ``a`` (the second primed) or the input
+    of ``b`` whose element ``a`` misses."""
     check_layout(a, "check_conversion: a")
     check_layout(b, "check_conversion: b")
     start = time.perf_counter()

@@ -1,11 +1,5 @@
 """Spec claims of the linear-layout family, registered when ``layoutalg.linear`` is imported.
 
-    import layoutalg.linear  # registers the claims below
-
-    @la.spec(claims=["linear_invertible", ("linear_conversion", shared_layout)])
-    def mma_accumulator():
-        return la.linear.distributed(reg=[[0, 1], [8, 0]], lane=[...])
-
 | claim | arguments | check |
 |---|---|---|
 | ``linear_injective`` | — | :func:`~layoutalg.linear.check_injective` |
@@ -15,9 +9,8 @@
 | ``linear_equivalent`` | other (LinearLayout, CuteLayout, IndexMap) | :func:`~layoutalg.linear.check_equivalent` |
 | ``linear_bank_conflict_free`` | shared, element_bytes = 4 | :func:`~layoutalg.linear.check_bank_conflict_free` |
 
-The spec's layout is the subject (a :class:`~layoutalg.linear.LinearLayout`);
-the generic claims (``"bijective"`` …) apply to it too, through its
-``index_map()`` and Z3.
+The subject is a :class:`~layoutalg.linear.LinearLayout`; the generic claims
+(``"bijective"`` …) apply to it too, through its ``index_map()`` and Z3.
 """
 
 from __future__ import annotations

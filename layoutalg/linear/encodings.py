@@ -2,29 +2,9 @@
 
 The rules are Triton's ``toLinearLayout`` (triton-lang/triton
 ``lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp``) for one CTA
-(``CTAsPerCGA`` all 1):
-
-- **blocked** ``(sizePerThread, threadsPerWarp, warpsPerCTA, order)``: the
-  registers, then the lanes, then the warps each cover their sizes dim by
-  dim in ``order`` (minor dim first). A tensor dim larger than what one
-  CTA covers repeats in more registers (again in ``order``); a lane or warp
-  basis that lands past a smaller tensor dim becomes 0 (the element is held
-  twice: broadcast), and such a register is dropped.
-- **swizzled shared** ``(vec, perPhase, maxPhase, order)``: offsets run
-  along ``order[0]`` (the columns) first, then ``order[1]`` (the rows); the
-  offset bit of row ``2**j`` has basis ``(2**j, vec·((2**j / perPhase) mod
-  maxPhase) mod numCols)`` (Triton's rule, ``/`` integer division) and any
-  row ``r`` XORs the bases of its set bits; further dims follow in ``order``.
-  When ``vec``, ``perPhase`` and ``maxPhase`` are powers of two, that is
-  exactly: row ``r`` XORs its columns with ``(vec·((r / perPhase) mod
-  maxPhase)) mod numCols`` (the ``mod numCols`` matters once ``vec·maxPhase
-  > numCols``). With other parameters the XOR of the bases is not that
-  formula (``vec = perPhase = 1, maxPhase = 3``: row 3 XORs with ``1 ⊕ 2 =
-  3``, the formula says ``3 mod 3 = 0``); the layout is its bases, as
-  Triton's is.
-
-Pinned against ``unittest/Dialect/TritonGPU/LinearLayoutConversionsTest.cpp``
-and compared with Triton's own conversion when the wheel is installed.
+(``CTAsPerCGA`` all 1); docs/linear.md states them. Pinned against
+``unittest/Dialect/TritonGPU/LinearLayoutConversionsTest.cpp`` and compared
+with Triton's own conversion when the wheel is installed.
 """
 
 from __future__ import annotations
@@ -70,7 +50,10 @@ def _identity(sizes: Sequence[int], order: Sequence[int],
 def blocked(size_per_thread: Sequence[int], threads_per_warp: Sequence[int],
             warps_per_cta: Sequence[int], order: Sequence[int],
             shape: Sequence[int]) -> LinearLayout:
-    """``#ttg.blocked<{sizePerThread, threadsPerWarp, warpsPerCTA, order}>`` on ``shape``.
+    """``#ttg.blocked<{sizePerThread, threadsPerWarp, warpsPerCTA, order}>`` on ``shape``:
+    registers, then lanes, then warps cover their sizes dim by dim in ``order`` (minor
+    first); a larger tensor repeats in more registers, a smaller one turns lane and
+    warp bases past it into 0 (broadcast) and drops such registers.
 
     >>> blocked([1], [4], [4], [0], [16])        # LinearLayoutConversionsTest SimpleBlocked
     LinearLayout({'register': [], 'lane': [[1], [2]], 'warp': [[4], [8]], 'block': []}, out_dims={'dim0': 16})
@@ -104,7 +87,9 @@ def blocked(size_per_thread: Sequence[int], threads_per_warp: Sequence[int],
 def swizzled_shared(vec: int, per_phase: int, max_phase: int, order: Sequence[int],
                     shape: Sequence[int]) -> LinearLayout:
     """``#ttg.swizzled_shared<{vec, perPhase, maxPhase, order}>`` on ``shape``: ``(offset,
-    block) → (dim0, …)``.
+    block) → (dim0, …)``. Offsets run along ``order[0]``, then ``order[1]``; the offset
+    bit of row ``2**j`` has basis ``(2**j, vec·((2**j / perPhase) mod maxPhase) mod
+    numCols)`` (Triton's rule; a row XORs the bases of its set bits).
 
     >>> swizzled_shared(1, 1, 4, [0, 1], [4, 8]).bases[0]   # ...Test SharedSwizzled2D_Order01
     ('offset', ((1, 0), (2, 0), (1, 1), (2, 2), (0, 4)))

@@ -1,27 +1,16 @@
 """Is a linear layout the same function as a CuTe layout, an IndexMap or another linear layout?
 
-- Another :class:`LinearLayout`: the same in dim and out dim names (else an
-  error); equivalent iff the in dim sizes and the out dim sizes are equal (as
-  Triton's ``operator==`` asks, ``include/triton/Tools/LinearLayout.h``;
-  REFUTED names the sizes) and the bases are equal on every basis input
-  (both linear). REFUTED names the first basis input where they differ. Exact.
-- A CuTe layout (``la.CuteLayout``, layoutalg/core/cute_layout.py): both are
-  flattened as Triton and CuTe flatten (first dim fastest): the linear
-  layout's inputs into one index ``i`` (register bits lowest), its outputs
-  into ``dim0 + size(dim0)·(dim1 + …)``; CuTe's ``L(i) = Σ_k c_k·d_k``. With
-  power-of-two modes, ``c_k`` are bit fields of ``i``, so CuTe's map is the
-  *sum* of its values ``v_b = L(2**b)`` over the set bits of ``i``, and the
-  linear layout's is their XOR. A sum equals the XOR for every ``i`` iff no
-  two ``v_a, v_b`` share a bit (``a + b = (a ^ b) + 2(a & b)``), so the two
-  layouts agree everywhere iff they agree on every ``2**b`` and the ``v_b``
-  are pairwise disjoint. REFUTED gives the flat index ``2**b`` or
-  ``2**a + 2**b`` where they differ (in its reason) and the linear layout's
-  input there (its counterexample: in dim coordinates only, so no key can
-  overwrite an in dim). Exact, no enumeration.
-- An ``IndexMap`` (any layoutalg map, same domain extents by position): Z3
-  on :meth:`LinearLayout.index_map` through ``la.check_equivalent`` (the one
-  query path); an UNKNOWN is settled by enumeration when the layout has at
-  most ``2**20`` inputs, and stays UNKNOWN otherwise.
+- Another :class:`LinearLayout` (same in and out dim names, else an error):
+  equivalent iff the in and out dim sizes are equal (Triton's ``operator==``,
+  ``include/triton/Tools/LinearLayout.h``) and the bases are (both linear).
+- A CuTe layout, both flattened first dim fastest: with power-of-two modes
+  CuTe's map is the *sum* of its values ``v_b = L(2**b)`` over the set bits of
+  the index, the linear layout's their XOR; since ``a + b = (a ^ b) + 2(a & b)``
+  they agree everywhere iff they agree on every ``2**b`` and no two ``v_b``
+  share a bit. Exact, no enumeration; the counterexample holds in dims only.
+- An ``IndexMap`` (same domain extents by position): Z3 on
+  :meth:`LinearLayout.index_map` through ``la.check_equivalent``; an UNKNOWN is
+  settled by enumeration up to ``2**20`` inputs, and stays UNKNOWN otherwise.
 """
 
 from __future__ import annotations

@@ -1,18 +1,18 @@
-"""Exact linear algebra over GF(2) on bit vectors held as Python ints.
+"""Exact linear algebra over GF(2): a matrix is a list of columns, each an int whose bit
+``j`` is row ``j``.
 
-A matrix is a list of columns, each column an int whose bit ``j`` is row
-``j``. Gaussian elimination gives the rank, a basis of the kernel and the
-solution of ``M x = t``; every answer is exact (Python ints never wrap),
-so for a linear layout of fixed power-of-two sizes the rank *is* a proof:
-injective iff rank = number of input bits, surjective iff rank = number of
-output bits (Triton's ``isInjective`` / ``isSurjective`` in
-``include/triton/Tools/LinearLayout.h``, triton-lang/triton).
+Gaussian elimination is exact (Python ints never wrap), so for a linear layout
+of fixed power-of-two sizes the rank *is* a proof: injective iff rank = input
+bits, surjective iff rank = output bits (Triton's ``isInjective`` /
+``isSurjective``, ``include/triton/Tools/LinearLayout.h``, triton-lang/triton).
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import reduce
 
 
 @dataclass
@@ -73,20 +73,13 @@ def apply(columns: Sequence[int], x: int) -> int:
     >>> apply([1, 2, 12], 0b101)
     13
     """
-    value = 0
-    for i, column in enumerate(columns):
-        if x >> i & 1:
-            value ^= column
-    return value
+    return reduce(operator.xor, (c for i, c in enumerate(columns) if x >> i & 1), 0)
 
 
 def missing_unit(columns: Sequence[int], bits: int) -> int | None:
     """The lowest ``j < bits`` with ``1 << j`` outside the span of ``columns``, or None."""
     state = eliminate(columns)
-    for j in range(bits):
-        if state.reduce(1 << j)[0]:
-            return j
-    return None
+    return next((j for j in range(bits) if state.reduce(1 << j)[0]), None)
 
 
 __all__ = ["Elimination", "apply", "eliminate", "kernel", "missing_unit", "rank"]

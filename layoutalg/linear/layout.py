@@ -1,21 +1,14 @@
 """A Triton linear layout as a value: bases per input dimension, over GF(2).
 
-Triton (``include/triton/Tools/LinearLayout.h``, triton-lang/triton) defines
-a linear layout by its *bases*: ``bases[in_dim][i]`` is the output (one value
-per out dim) at the input where ``in_dim = 2**i`` and every other input is 0.
-Every other output is the XOR of the bases of the input's set bits:
+Triton (``include/triton/Tools/LinearLayout.h``, triton-lang/triton) defines a
+linear layout by its *bases*: ``bases[in_dim][i]`` is the output (one value per
+out dim) at ``in_dim = 2**i``, every other input 0; any other output is the XOR
+of the bases of the input's set bits (``L(x ⊕ y) = L(x) ⊕ L(y)``). An in dim
+with ``k`` bases has ``2**k`` values; out dims have power-of-two sizes.
 
-    L(x ⊕ y) = L(x) ⊕ L(y)
-
-so an input dim with ``k`` bases has ``2**k`` values, and out dims have
-power-of-two sizes. Register layouts map ``(register, lane, warp, block)``
-to tensor indices ``(dim0, dim1, …)``; shared-memory layouts map
-``(offset, block)`` to them.
-
-Bits are numbered as Triton flattens dims (minor to major): input bit ``b``
-runs over the in dims in order, the bases of each in turn; an output flattens
-to ``dim0 + size(dim0) * (dim1 + …)``. :attr:`LinearLayout.columns` is the
-GF(2) matrix in that numbering, one int per input bit.
+Bits are numbered as Triton flattens dims (minor to major): input bits run over
+the in dims in order, an output flattens to ``dim0 + size(dim0) * (dim1 + …)``;
+:attr:`LinearLayout.columns` is the GF(2) matrix in that numbering.
 """
 
 from __future__ import annotations
@@ -25,6 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from layoutalg.core.index_map import IndexMap
+from layoutalg.core.tiling import flatten_colex, unflatten_colex
 from layoutalg.errors import LinearLayoutError, describe
 from layoutalg.linear import gf2
 from layoutalg.linear.maps import xor_index_map
@@ -45,17 +39,11 @@ WHERE, NAMES = "LinearLayout", "'lane' or 'dim0'"
 
 @dataclass(frozen=True)
 class LinearLayout:
-    """Triton's ``LinearLayout``: bases per in dim, out dims with sizes.
-
-    Args:
-        bases: ``{in_dim: [basis, …]}`` (or a list of pairs, in order), each
-            basis one nonnegative int per out dim, as Triton prints them.
-        out_dims: out dim names (sizes inferred as Triton does: the largest
-            value rounded up to a power of two), or ``{name: size}`` with
-            power-of-two sizes. Default ``dim0, dim1, …``.
-
-    The constructor never requires surjectivity (Triton's inferring one
-    asserts it); :func:`~layoutalg.linear.check_surjective` says.
+    """Triton's ``LinearLayout``: ``bases`` ``{in_dim: [basis, …]}`` (or pairs, in order),
+    each basis one nonnegative int per out dim; ``out_dims`` names (default ``dim0,
+    dim1, …``; sizes inferred as Triton does: the largest value rounded up to a power
+    of two) or ``{name: power-of-two size}``. Surjectivity is not required (Triton's
+    inferring constructor asserts it).
 
     >>> mma = LinearLayout({"register": [[0, 1], [8, 0]],
     ...                     "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]})
@@ -82,8 +70,6 @@ class LinearLayout:
                             f"past out dim {out!r} of size {size}")
         object.__setattr__(self, "bases", bases)
         object.__setattr__(self, "out_dims", out_dims)
-
-    # -- shape ---------------------------------------------------------------------
 
     @property
     def in_dims(self) -> tuple[tuple[str, int], ...]:
@@ -133,8 +119,6 @@ class LinearLayout:
                                     f"(in dim {in_dim!r} has {count} bases); got {describe(i)}")
         return bases[in_dim][i]
 
-    # -- the GF(2) matrix ----------------------------------------------------------
-
     def flat_out(self, values: Sequence[int]) -> int:
         """An output tuple as one int, ``dim0`` in the lowest bits."""
         if not isinstance(values, (list, tuple)) or len(values) != len(self.out_dims) or any(
@@ -164,10 +148,7 @@ class LinearLayout:
 
     @property
     def rank(self) -> int:
-        """The rank over GF(2), by Gaussian elimination."""
         return gf2.rank(self.columns)
-
-    # -- the function --------------------------------------------------------------
 
     def __call__(self, /, **point: int) -> tuple[int, ...]:
         """``L(point)``: the XOR of the bases of the set bits (missing in dims are 0)."""
@@ -223,8 +204,6 @@ class LinearLayout:
         return xor_index_map(self.in_dims, self.out_dims, [vs for _, vs in self.bases], back,
                              name=name or "linear_layout")
 
-    # -- text ----------------------------------------------------------------------
-
     def __str__(self) -> str:
         """Triton's ``LinearLayout::toString`` text, line for line (triton-lang/triton
         ``lib/Tools/LinearLayout.cpp``: no in dims prints ``(empty layout)``, or
@@ -245,8 +224,6 @@ class LinearLayout:
     def __repr__(self) -> str:
         bases = ", ".join(f"{n!r}: {[list(v) for v in vs]}" for n, vs in self.bases)
         return f"LinearLayout({{{bases}}}, out_dims={dict(self.out_dims)!r})"
-
-    # -- bridges -------------------------------------------------------------------
 
     @classmethod
     def from_triton(cls, layout: object) -> LinearLayout:
@@ -318,21 +295,13 @@ def _out_dims(value: object, bases: Bases) -> OutDims:
 
 
 def pack(values: Sequence[int], dims) -> int:
-    """One value per ``(name, size)`` of ``dims`` as one int, the first lowest."""
-    flat, shift = 0, 0
-    for v, (_, size) in zip(values, dims):
-        flat |= int(v) << shift
-        shift += size.bit_length() - 1
-    return flat
+    """One value per ``(name, size)`` of ``dims`` as one int, the first lowest (colexicographic)."""
+    return flatten_colex([int(v) for v in values], [size for _, size in dims])
 
 
 def _unpack(flat: int, dims) -> dict[str, int]:
-    """The inverse of :func:`pack`: ``{name: value}``."""
-    values = {}
-    for name, size in dims:
-        values[name] = flat & (size - 1)
-        flat >>= size.bit_length() - 1
-    return values
+    """The inverse of :func:`pack` on ``[0, product of sizes)``: ``{name: value}``."""
+    return dict(zip((name for name, _ in dims), unflatten_colex(flat, [s for _, s in dims])))
 
 
 def _check_flat(flat: object, size: int, who: str) -> None:

@@ -1,26 +1,17 @@
 """Reading linear layouts in the forms Triton prints them.
 
-Two forms are read (``str(layout)`` writes the first):
-
-- ``LinearLayout::toString`` (triton-lang/triton ``lib/Tools/LinearLayout.cpp``)::
+- ``LinearLayout::toString`` (triton-lang/triton ``lib/Tools/LinearLayout.cpp``;
+  ``str(layout)`` writes it), ``(empty layout …)`` included::
 
        - register=1 -> (0, 1)
-         register=2 -> (8, 0)
-       - lane=1 -> (0, 2)
        - warp is a size 1 dimension
       where out dims are: [dim0 (size 16), dim1 (size 8)]
 
-- the TTGIR attribute of a ``LinearEncodingAttr``, as in Triton's lit tests::
+- the TTGIR attribute of a ``LinearEncodingAttr``, as in Triton's lit tests:
+  ``#ttg.linear<{register = [[0, 1]], lane = [[0, 2]], warp = [], block = []}>``;
+  it carries no out dim sizes: pass ``shape``, or they are inferred as Triton does.
 
-      #ttg.linear<{register = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4]], warp = [], block = []}>
-
-  which carries no out dim sizes: pass ``shape`` (the tensor's), or they are
-  inferred as Triton's inferring constructor does.
-
-A layout without in dims prints as ``(empty layout)`` or ``(empty layout with
-out-dims [dim0 (size 4)])`` (``toString`` again); both are read back. Text that
-states its out dim sizes (``toString``) keeps them: a ``shape`` that says
-otherwise is refused, not applied.
+A ``shape`` contradicting the sizes ``toString`` text states is refused, not applied.
 """
 
 from __future__ import annotations

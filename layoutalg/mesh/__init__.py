@@ -1,16 +1,12 @@
-"""Mesh layouts of PyFlame on the Cerebras WSE (seed 000), every one proved.
+"""Mesh layouts of PyFlame on the Cerebras WSE (seed 000), every one proved (docs/mesh.md).
 
-``MeshLayout`` spreads a tensor over a block of PEs (48 KB SRAM each);
-``plan_layout`` picks a grid and proves it fits; ``plan_memory`` plans each
-PE's data memory with reuse and proves no live regions overlap;
-``create_transform`` computes the exact communication between two layouts
-and proves every element is delivered exactly once; ``insert_transforms``
-adds the transforms an op graph needs. The seed's own algorithms, kept to be
-refuted, are in ``specs/_seed_algorithms.py`` (the seed's MLP workload is
-``layoutalg.mesh.seed``).
-
-Importing this package registers the spec claims ``fits_pe``, ``on_wafer``,
-``compatible_with``, ``exactly_once`` and ``memory_safe``.
+``MeshLayout`` spreads a tensor over PEs; ``plan_layout`` picks a grid,
+``plan_memory`` plans each PE's memory, ``create_transform`` the exact
+communication between two layouts, ``insert_transforms`` those an op graph
+needs; each with a Z3 proof. The seed's own algorithms, kept to be refuted,
+are in ``specs/_seed_algorithms.py``. Importing this package registers the
+claims ``fits_pe``, ``on_wafer``, ``compatible_with``, ``exactly_once`` and
+``memory_safe``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """How one dimension of a tensor's 2-D view is dealt over one PE axis.
 
-Every built-in layout but ``custom`` is *separable*: the PE row depends on
-one view dimension and the PE column on the other. Each dimension is dealt
-in blocks of ``block`` indices round-robin over ``parts`` PEs, which covers
-both families of the seed: a ceil-division tile is the block-cyclic deal
-whose block is ``ceil(extent / parts)`` (one round), a block-cyclic layout
-deals many rounds. Index ``x`` goes to part ``(x // block) % parts`` at local
-index ``(x // (block·parts))·block + x % block`` (the core's round-robin deal,
-``core.tiling.deal``).
+Every built-in layout but ``custom`` is *separable*: the PE row depends on one
+view dimension, the PE column on the other. Each dimension is dealt in blocks
+of ``block`` indices round-robin over ``parts`` PEs (``core.tiling.deal``): a
+ceil-division tile is the deal in one round (block ``ceil(extent / parts)``),
+a block-cyclic layout deals many rounds.
 """
 
 from __future__ import annotations
@@ -21,15 +18,9 @@ from layoutalg.core.tiling import ceil_div, deal_local, deal_part
 
 @dataclass(frozen=True)
 class Axis:
-    """One view dimension's deal.
-
-    Attributes:
-        extent: indices in the dimension.
-        block: indices per block.
-        parts: PEs along the PE axis that receives the blocks.
-        pe_axis: 0 when the blocks go down PE rows, 1 across PE columns.
-        cyclic: built with the ``cyclic`` combinator (block-cyclic layouts)
-            rather than ``split`` (ceil-division tiles); same arithmetic.
+    """One view dimension's deal: ``extent`` indices in blocks of ``block`` over ``parts``
+    PEs down PE rows (``pe_axis`` 0) or across columns (1); ``cyclic``: built with the
+    ``cyclic`` combinator (block-cyclic layouts) rather than ``split`` (same arithmetic).
 
     >>> a = Axis(extent=10, block=4, parts=3, pe_axis=0)
     >>> a.counts().tolist(), a.local_extent
@@ -44,7 +35,6 @@ class Axis:
 
     @property
     def blocks(self) -> int:
-        """Number of (possibly partial) blocks."""
         return ceil_div(self.extent, self.block)
 
     @property
@@ -60,8 +50,7 @@ class Axis:
 
     def counts(self) -> np.ndarray:
         """Indices held by each part (trailing parts may hold fewer, or none)."""
-        rounds = self.block * self.parts
-        full, rest = divmod(self.extent, rounds)
+        full, rest = divmod(self.extent, self.block * self.parts)
         parts = np.arange(self.parts, dtype=np.int64)
         return full * self.block + np.clip(rest - parts * self.block, 0, self.block)
 

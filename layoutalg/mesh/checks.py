@@ -47,8 +47,7 @@ def check_fits_pe(subject: PlacedTensor, budget: int = DEFAULT_DATA_BYTES, *, as
 def check_on_wafer(subject: PlacedTensor, rows: int | Wafer = WSE2, cols: int | None = None, *,
                    assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """Every element lands on a PE inside a wafer's usable rectangle: a ``Wafer``
-    preset (``WSE2``, the default, or ``WSE3``), or ``rows`` tall and ``cols``
-    wide (``cols`` defaults to WSE-2's 750).
+    preset (``WSE2``, the default), or ``rows`` tall and ``cols`` wide (default 750).
 
     >>> from layoutalg.mesh.kinds import WSE3
     >>> tall = MeshLayout.row_partition(1000).on((1000, 8))

@@ -1,11 +1,9 @@
 """``compatible_with``: two layouts put every element on the same PEs (a Z3 proof).
 
-The seed compares layouts field by field, so ``RowPartition(4)`` and
-``Grid(4, 1)`` look different although they place every element alike. Here
-the question is semantic: for every element, the set of PEs holding it is
-the same. For partitioned layouts that is the equivalence of the PE maps;
-a replicated layout holds an element on every PE of its grid, so each side's
-PEs are checked to be among the other's.
+The seed compares fields, so ``RowPartition(4)`` and ``Grid(4, 1)`` differ
+although they place every element alike. For partitioned layouts the question
+is the equivalence of the PE maps; a replicated layout holds an element on
+every PE of its grid, so each side's PEs are checked to be among the other's.
 """
 
 from __future__ import annotations
@@ -56,12 +54,8 @@ def _explain(a, b, shape, verdict: CheckResult) -> str:
 
 def compare(a, b, shape: tuple[int, ...], *, assume=(),
             timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
-    """PROVED when every element lives on the same PEs under ``a`` and ``b``.
-
-    ``a`` and ``b`` are MeshLayouts, checked by the callers
-    (``MeshLayout.compatible_with``, ``checks.check_compatible``): ``layout``
-    imports this module, which cannot import it back.
-    """
+    """PROVED when every element lives on the same PEs under MeshLayouts ``a`` and ``b``
+    (checked by the callers: ``layout`` imports this module, which cannot import it)."""
     start = time.perf_counter()
     subject = f"{a} ~ {b} on {list(shape)}"
     directions = [(a, b)] + ([(b, a)] if a.is_replicated or b.is_replicated else [])

@@ -1,8 +1,8 @@
 """A small op graph: inputs, constants, intermediates, ops in topological order.
 
 Enough of the seed's ``ir::Graph`` to plan PE memory and insert layout
-transforms. Graphs are frozen values; each builder call returns a new graph,
-so ops can only read tensors that already exist (topological by construction).
+transforms. Each builder call returns a new graph, so ops read only tensors
+that already exist (topological by construction).
 
 Liveness (op steps 0 … T−1, both ends inclusive):
 
@@ -105,14 +105,10 @@ class OpGraph:
                         f"{[t.name for t in self.tensors]}")
 
     def liveness(self, policy: str = "resident") -> dict[str, Interval]:
-        """Each tensor's live interval.
-
-        ``policy="resident"`` follows the rules of the module docstring.
-        ``policy="seed"`` is the seed's ``analyze_liveness``: every tensor lives
-        from its first use (its producing op, or the first op reading it) to
-        the last op reading it; outputs to the end. Weights then come and go
-        (streamed in, as with the seed's double buffering).
-        """
+        """Each tensor's live interval: ``"resident"`` by the module docstring's rules;
+        ``"seed"`` is the seed's ``analyze_liveness``: from its first use (producing
+        op, or first reader) to its last reader, outputs to the end (weights come
+        and go, streamed in as with the seed's double buffering)."""
         one_of(MeshError, "policy", policy, LIVENESS, where="liveness")
         last = max(len(self.ops) - 1, 0)
         start: dict[str, int] = {}

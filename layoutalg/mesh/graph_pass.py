@@ -1,9 +1,8 @@
 """Insert the layout transforms an op graph needs (the seed's §5.4 pass).
 
-For each op in topological order and each input, the layout the op wants
-(``required_input_layout``, the seed's rules) is compared with the input's
-layout by proof (same element → same PEs), not by field equality; only a
-refuted comparison inserts a ``layout_transform`` op with its exact pattern.
+Each input's layout is compared with the one its op wants by proof (same
+element → same PEs), not by field equality; only a refuted comparison inserts
+a ``layout_transform`` op with its exact pattern.
 """
 
 from __future__ import annotations
@@ -19,12 +18,10 @@ from layoutalg.mesh.transforms import LayoutTransform, create_transform
 
 def required_input_layout(kind: str, input_index: int, output: MeshLayout, *,
                           broadcast: bool = False) -> MeshLayout:
-    """The seed's ``get_required_input_layout``.
-
-    Matmul wants A by rows and B by columns: ``Grid(R, 1)`` / ``Grid(1, C)``
-    for a ``Grid(R, C)`` output, else ``RowPartition(R)`` / ``ColPartition(C)``.
-    Elementwise ops and relu want the output's layout; an operand that is
-    broadcast (a bias) must be on every PE of the output's grid.
+    """The seed's ``get_required_input_layout``: matmul wants A by rows, B by columns
+    (``Grid(R, 1)`` / ``Grid(1, C)`` for a ``Grid(R, C)`` output, else
+    ``RowPartition(R)`` / ``ColPartition(C)``); others the output's layout, and a
+    broadcast operand (a bias) on every PE of the output's grid.
 
     >>> str(required_input_layout("matmul", 0, MeshLayout.grid(4, 4)))
     'Grid(4, 1)'

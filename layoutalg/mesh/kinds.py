@@ -19,9 +19,8 @@ MEMCPY_COLUMNS, MEMCPY_ROWS = 1 + 3 + 2 + 1, 1 + 1
 
 @dataclass(frozen=True)
 class Wafer:
-    """A wafer preset: its usable PE rectangle (``cols`` wide, ``rows`` tall)
-    and each PE's SRAM. A layout may describe any grid; the ``on_wafer`` claim
-    and the planner ask whether it fits one of these."""
+    """A wafer preset: its usable PE rectangle (``cols`` wide, ``rows`` tall) and each
+    PE's SRAM; the ``on_wafer`` claim and the planner ask whether a grid fits it."""
 
     name: str
     rows: int
@@ -78,9 +77,8 @@ class LayoutKind(enum.Enum):
 
 
 def pe_count(value: object, factory: str, argument: str) -> int:
-    """A positive PE count. Any grid can be described: a layout is not a
-    machine (a WSE-3 user, a simulated fabric); whether it fits a wafer is
-    the ``on_wafer`` claim's question (WSE-2 by default)."""
+    """A positive PE count: any grid can be described (a layout is not a machine);
+    whether it fits a wafer is the ``on_wafer`` claim's question."""
     return positive_int(MeshError, argument, value, where=factory)
 
 

@@ -1,15 +1,15 @@
 """``MeshLayout``: how a tensor is spread over the PEs of a Cerebras wafer.
 
 The seed's ``MeshLayout`` (PyFlame §3.1) with its factories. Tiles are
-ceil-division tiles: the first PEs get ``ceil(extent / parts)`` indices and
-trailing PEs smaller or empty tiles. Tensors of rank ≠ 2 are placed through
-their view ``[shape[0], prod(shape[1:])]`` (see ``shapes.view``). A layout
-holding one tensor, ``layout.on(shape, dtype)``, is a ``PlacedTensor`` (the
-subject of mesh specs); ``memory_usage`` reports its bytes per PE.
+ceil-division tiles: the first PEs get ``ceil(extent / parts)`` indices, trailing
+PEs smaller or empty tiles. Tensors of rank ≠ 2 are placed through their view
+``[shape[0], prod(shape[1:])]`` (``shapes.view``). ``layout.on(shape, dtype)`` is
+a ``PlacedTensor``, the subject of mesh specs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -18,6 +18,7 @@ import numpy as np
 
 from layoutalg.core.home import Home
 from layoutalg.core.index_map import IndexMap
+from layoutalg.core.integers import shrink
 from layoutalg.errors import MeshError, describe
 from layoutalg.mesh import maps
 from layoutalg.mesh.axes import Axis, tile_axis, whole_axis
@@ -32,10 +33,8 @@ from layoutalg.verify.combinators import linearize, scale
 class MeshLayout:
     """A tensor's distribution over a ``pe_rows × pe_cols`` block of PEs.
 
-    Build with the factories (``single_pe``, ``row_partition``,
-    ``col_partition``, ``grid``, ``block_cyclic``, ``replicated``,
-    ``custom``). ``dim_to_pe[d]`` names the PE axis (0 rows, 1 columns) that
-    deals view dimension ``d``; ``(1, 0)`` is the transposed mapping.
+    Build with the factories. ``dim_to_pe[d]`` names the PE axis (0 rows, 1
+    columns) that deals view dimension ``d``; ``(1, 0)`` is the transposed mapping.
 
     >>> layout = MeshLayout.grid(3, 3)
     >>> layout.tile_shape((2, 2), (10, 10)), layout.pe_for_element((9, 3), (10, 10))
@@ -62,8 +61,6 @@ class MeshLayout:
         if (self.kind is LayoutKind.CUSTOM) != (self.mapping is not None):
             raise MeshError("MeshLayout: mapping must be given exactly for CUSTOM layouts; "
                             f"got kind {self.kind.name} with mapping {describe(self.mapping)}")
-
-    # -- factories -----------------------------------------------------------
 
     @classmethod
     def single_pe(cls) -> MeshLayout:
@@ -118,8 +115,6 @@ class MeshLayout:
         return cls(LayoutKind.CUSTOM, pe_count(rows, "custom", "pe_row extent"),
                    pe_count(cols, "custom", "pe_col extent"), mapping=index_map)
 
-    # -- structure -----------------------------------------------------------
-
     @property
     def total_pes(self) -> int:
         return self.pe_rows * self.pe_cols
@@ -158,37 +153,35 @@ class MeshLayout:
 
     def pe_for_element(self, index, shape) -> tuple[int, int]:
         """The ``(row, col)`` of the PE holding element ``index``."""
-        shape = check_shape(shape)
-        index = check_index(index, shape)
         if self.is_replicated:
+            check_index(index, check_shape(shape))
             raise MeshError(f"pe_for_element: {self} keeps every element on all "
                             f"{self.pe_rows}×{self.pe_cols} PEs; use pes_for_element")
         return self._placement(index, shape)[0]
 
     def pes_for_element(self, index, shape) -> tuple[tuple[int, int], ...]:
         """Every PE holding element ``index`` (one, or all of a replicated layout)."""
-        shape = check_shape(shape)
-        index = check_index(index, shape)
         if self.is_replicated:
-            return tuple((r, c) for r in range(self.pe_rows) for c in range(self.pe_cols))
+            check_index(index, check_shape(shape))
+            return tuple(np.ndindex(self.pe_rows, self.pe_cols))
         return (self._placement(index, shape)[0],)
 
     def local_indices(self, index, shape) -> tuple[int, ...]:
         """Where element ``index`` sits in its PE's tile: view rank (rank 1 → one index);
         a custom layout gives its element offset."""
-        shape = check_shape(shape)
-        return self._placement(check_index(index, shape), shape)[1]
+        return self._placement(index, shape)[1]
 
     def _placement(self, index, shape):
+        shape = check_shape(shape)
+        index = check_index(index, shape)
         if self.mapping is not None:
             row, col, offset = self._mapping_for(shape)(*index)
             return (row, col), (offset,)
-        i, j = view_index(index, shape)
-        axes = self.axes(shape)
+        axes, view_at = self.axes(shape), view_index(index, shape)
         pe = [0, 0]
-        for axis, x in zip(axes, (i, j)):
+        for axis, x in zip(axes, view_at):
             pe[axis.pe_axis] = int(axis.part(x))
-        local = (int(axes[0].local(i)), int(axes[1].local(j)))
+        local = tuple(int(axis.local(x)) for axis, x in zip(axes, view_at))
         return (pe[0], pe[1]), local[:1] if len(shape) == 1 else local
 
     def tile_elements(self, shape) -> np.ndarray:
@@ -196,15 +189,14 @@ class MeshLayout:
         Python ints (dtype object) when a count does not fit in int64."""
         shape = check_shape(shape)
         if self.is_replicated:
-            return maps.exact_counts(np.full((self.pe_rows, self.pe_cols), math.prod(shape),
-                                             dtype=object))
+            return shrink(np.full((self.pe_rows, self.pe_cols), math.prod(shape), dtype=object))
         if self.mapping is not None:
             rows, cols, _ = maps.enumerate_images(self._mapping_for(shape))
             flat = np.bincount(rows * self.pe_cols + cols, minlength=self.total_pes)
             return flat.reshape(self.pe_rows, self.pe_cols).astype(np.int64)
         first, second = self.axes(shape)
         # Python ints: an int64 product of two counts past 2**31 each wraps silently.
-        table = maps.exact_counts(np.multiply.outer(first.counts().astype(object),
+        table = shrink(np.multiply.outer(first.counts().astype(object),
                                          second.counts().astype(object)))
         return table if first.pe_axis == 0 else table.T
 
@@ -230,8 +222,7 @@ class MeshLayout:
         return int(self.tile_elements(shape).max()) * size
 
     def memory_usage(self, shape, dtype: str = "float32"):
-        """Min/max/average/total tile bytes over every PE of the grid (empty PEs count 0),
-        as the seed's ``memory_usage_per_pe``.
+        """Tile bytes over every PE of the grid (``MemoryUsage``).
 
         >>> MeshLayout.row_partition(4).memory_usage((10, 4)).min
         16
@@ -258,20 +249,16 @@ class MeshLayout:
         return _index_map(self, check_shape(shape), check_element_size(element_size))
 
     def layout_steps(self, shape, *, element_size: int = 4) -> tuple[IndexMap, ...]:
-        """``index_map(shape)`` as its steps through named coordinates: the
-        tensor's view ``(i, j)`` (rank ≠ 2 only), the tile coordinates
-        ``(pe_row, pe_col, row, col)`` (which PE, where in its tile), then
-        ``(pe_row, pe_col, offset)`` in bytes. Composed in order they give
-        ``index_map(shape)``; the docs show each step on its own line (the
-        ``Stepped`` protocol of ``layoutalg.docgen.pages``). Empty for a
-        replicated or custom layout: one step says it.
+        """``index_map(shape)`` as steps that compose to it (the docs' ``Stepped``
+        protocol): the view ``(i, j)`` (rank ≠ 2 only), the tile coordinates
+        ``(pe_row, pe_col, row, col)``, then ``(pe_row, pe_col, offset)`` in bytes.
+        Empty for a replicated or custom layout: one step says it.
 
         >>> tiles, offset = MeshLayout.grid(2, 2).layout_steps((10, 10))
         >>> tiles.codomain.names, tiles(9, 3), offset(1, 0, 4, 3)
         (('pe_row', 'pe_col', 'row', 'col'), (1, 0, 4, 3), (1, 0, 92))
         """
-        shape = check_shape(shape)
-        size = check_element_size(element_size)
+        shape, size = check_shape(shape), check_element_size(element_size)
         if self.mapping is not None or self.is_replicated:
             return ()
         rows, cols = view(shape)
@@ -299,8 +286,6 @@ class MeshLayout:
         (``CheckResult``), REFUTED with an element on different PEs."""
         require_layout(other, "compatible_with", "other")
         return compare(self, other, check_shape(shape))
-
-    # -- text ----------------------------------------------------------------
 
     def __str__(self) -> str:
         k = self.kind
@@ -331,9 +316,7 @@ class MemoryUsage:
     total: int
 
     def __getitem__(self, key: str):
-        if key not in ("min", "max", "average", "total"):
-            raise KeyError(key)
-        return getattr(self, key)
+        return dataclasses.asdict(self)[key]
 
 
 @dataclass(frozen=True)

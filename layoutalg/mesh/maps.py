@@ -1,11 +1,9 @@
 """Index maps of mesh layouts, built from the core combinators.
 
-A separable layout is ``split`` (ceil-division tiles) or ``cyclic``
-(block-cyclic deal) per view dimension, ``permute`` to ``(pe_row, pe_col,
-row, col)``, ``linearize`` of the tile coordinates into the PE-local offset
-and ``scale`` to bytes. Every PE reserves the same slot block (the local
-extents), as a CSL array of fixed size does; slots past a trailing PE's
-smaller tile are padding.
+A separable layout is ``split`` (ceil-division tiles) or ``cyclic`` per view
+dimension, ``permute`` to ``(pe_row, pe_col, row, col)``, ``linearize`` into
+the PE-local offset and ``scale`` to bytes. Every PE reserves the same slot
+block, as a fixed-size CSL array does; a smaller tile's extra slots are padding.
 """
 
 from __future__ import annotations
@@ -34,11 +32,8 @@ ENUMERATION_LIMIT = 1 << 22
 
 def separable_map(view: tuple[int, int], axes: Sequence[Axis], element_size: int,
                   name: str, *, tile_coordinates: bool = False) -> IndexMap:
-    """Element ``(i, j)`` of the view → ``(pe_row, pe_col, byte offset)``.
-
-    Extents may be SymPy symbols (``proofs/mesh.py`` builds parametric
-    layouts through this same function); ``tile_coordinates`` stops before
-    linearizing, giving ``(pe_row, pe_col, row, col)``."""
+    """Element ``(i, j)`` of the view → ``(pe_row, pe_col, byte offset)``; extents may be
+    symbols (``proofs/mesh.py``); ``tile_coordinates`` stops at ``(pe_row, pe_col, row, col)``."""
     placed: Space | IndexMap = Space(i=view[0], j=view[1])
     for dim, local, axis in zip(VIEW_NAMES, ("row", "col"), axes):
         pe = PE_NAMES[axis.pe_axis]
@@ -49,7 +44,7 @@ def separable_map(view: tuple[int, int], axes: Sequence[Axis], element_size: int
             if not same_for_every_size(axis.parts, axis.blocks):  # trailing PEs get empty tiles
                 placed = pad(placed, pe, to=axis.parts)
     placed = permute(placed, [*PE_NAMES, "row", "col"])
-    if tile_coordinates:  # stop before the offset: (pe_row, pe_col, row, col)
+    if tile_coordinates:
         return placed.renamed(name)
     placed = linearize(placed, ["row", "col"], name="offset")
     return scale(placed, "offset", element_size).renamed(name)
@@ -65,8 +60,7 @@ def replicated_map(view: tuple[int, int], copies: tuple[int, int], element_size:
 
 
 def custom_map(mapping: IndexMap, element_size: int, name: str) -> IndexMap:
-    """A user map ``element → (pe_row, pe_col, element offset)`` with standard
-    codomain names, its offsets scaled to bytes."""
+    """A user map ``element → (pe_row, pe_col, element offset)``, codomain renamed, in bytes."""
     rows, cols, slots = mapping.codomain.extents
     codomain = Space(pe_row=rows, pe_col=cols, offset=slots)
     rename = dict(zip(mapping.codomain.symbols, codomain.symbols))
@@ -78,10 +72,8 @@ def custom_map(mapping: IndexMap, element_size: int, name: str) -> IndexMap:
 
 
 def on_tensor(view_map: IndexMap, shape: tuple[int, ...], leading: int = 0) -> IndexMap:
-    """The view map seen from the tensor's own coordinates (rank 1 and rank > 2).
-
-    ``leading`` dims of the view map's domain (replica coordinates) pass through.
-    """
+    """The view map from the tensor's own coordinates (rank ≠ 2); ``leading`` dims of
+    its domain (replica coordinates) pass through."""
     if len(shape) == 2:
         return view_map
     lead = list(view_map.domain.dims[:leading])
@@ -106,10 +98,3 @@ def enumerate_images(mapping: IndexMap) -> tuple[np.ndarray, ...]:
     points = np.indices(mapping.domain.extents, dtype=np.int64).reshape(mapping.domain.rank, -1)
     return tuple(as_int64(np.broadcast_to(v, points.shape[1:]), f"images of {mapping.label}")
                  for v in mapping.apply(*points))
-
-
-def exact_counts(counts: np.ndarray) -> np.ndarray:
-    """``counts`` (Python ints) as int64 when every one fits, else left as Python ints."""
-    if counts.size and max(counts.flat) > np.iinfo(np.int64).max:
-        return counts
-    return counts.astype(np.int64)

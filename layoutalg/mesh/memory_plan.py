@@ -1,19 +1,17 @@
 """PE memory planning: liveness, linear-scan reuse, double buffering, and a proof.
 
 Each tensor reserves, on every PE holding part of it, the slot block of its
-layout (``MeshLayout.reservations``), rounded up to 4 bytes. PEs whose
-reservations are identical share one plan (a *group*). Within a group the
-seed's bump allocator stacks every tensor; ``linear_scan`` (the seed's §7.2
-proposal) reuses the region of a tensor whose last use is over. A
-double-buffered tensor gets two regions (ping and pong) for its lifetime.
-
-``MemoryPlan.prove()`` asks Z3 that no two regions live at one step share a
-byte, that every PE stays within its data budget, and that every tensor's
-slots (its index map) lie inside its region.
+layout (``MeshLayout.reservations``), rounded up to 4 bytes. PEs with identical
+reservations share one plan (a *group*). Within a group the seed's bump
+allocator stacks every tensor; ``linear_scan`` (the seed's §7.2 proposal)
+reuses the region of a tensor whose last use is over. A double-buffered tensor
+gets two regions (ping and pong) for its lifetime. ``MemoryPlan.prove()`` is
+the Z3 proof (``memory_proof``).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -22,6 +20,7 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
+from layoutalg.core.tiling import ceil_div
 from layoutalg.errors import MeshError, PEMemoryError, describe
 from layoutalg.mesh.checks import DEFAULT_DATA_BYTES
 from layoutalg.mesh.dtypes import element_size
@@ -35,7 +34,7 @@ ALIGNMENT = 4
 
 
 def align(size: int) -> int:
-    return -(-size // ALIGNMENT) * ALIGNMENT
+    return ceil_div(size, ALIGNMENT) * ALIGNMENT
 
 
 @dataclass(frozen=True)
@@ -109,6 +108,10 @@ class MemoryPlan:
                 return group
         raise MeshError(f"pe: holds no tensor of this plan; got {describe(pe)}")
 
+    def _peak(self, group: PEGroup) -> int:
+        """The first step at which ``group`` holds the most live bytes."""
+        return max(range(self.steps), key=lambda s: sum(r.size for r in group.live_at(s)))
+
     @property
     def error(self) -> str | None:
         """The seed's message for the first PE (row-major) over budget, else None."""
@@ -123,7 +126,7 @@ class MemoryPlan:
             more = ", …" if len(largest) > 4 else ""
             return (f"{head} (strategy bump stacks all {len(largest)} regions; largest: "
                     f"{shown}{more} bytes)")
-        peak = max(range(self.steps), key=lambda s: sum(r.size for r in group.live_at(s)))
+        peak = self._peak(group)
         live = ", ".join(f"{r.label} {r.size}" for r in group.live_at(peak))
         return f"{head} (strategy {self.strategy}; live at step {peak}: {live} bytes)"
 
@@ -133,35 +136,31 @@ class MemoryPlan:
         return prove_plan(self, timeout_ms=timeout_ms)
 
     def index_map(self) -> IndexMap:
-        """The busiest moment as a map: the bytes the fullest PE holds at its busiest
-        step (a bump allocator holds every region throughout), region after
-        region, → their addresses in a ``budget``-byte memory. Injective iff
-        those regions do not overlap; in bounds iff they fit."""
+        """The bytes the fullest PE holds at its busiest step (a bump allocator holds
+        every region throughout), region after region, → their addresses in a
+        ``budget``-byte memory. Injective iff those regions do not overlap; in
+        bounds iff they fit."""
         if not self.groups:
             raise MeshError("a MemoryPlan without tensors has no index map")
         group = max(self.groups, key=lambda g: g.used)
-        step = max(range(self.steps), key=lambda s: sum(r.size for r in group.live_at(s)))
+        step = self._peak(group)
         live = list(group.regions) if self.strategy == "bump" else group.live_at(step)
         domain = Space(byte=sum(r.size for r in live))
         (b,) = domain.symbols
-        starts = np.cumsum([0] + [r.size for r in live])
-        pieces = [(r.offset + b - int(first), b < int(first + r.size))
-                  for r, first in zip(live, starts)]
+        starts = itertools.accumulate((r.size for r in live), initial=0)
+        pieces = [(r.offset + b - first, b < first + r.size) for r, first in zip(live, starts)]
         address = sympy.Piecewise(*pieces[:-1], (pieces[-1][0], True))
-        pe = group.pes[0]
         return IndexMap(domain, Space(address=self.budget), [address],
-                        name=f"bytes held by PE {pe} at step {step} ({self.strategy})")
+                        name=f"bytes held by PE {group.pes[0]} at step {step} ({self.strategy})")
 
 
 def _allocate(strategy: str, wants: list[tuple[str, int, int, int, int]]) -> list[Region]:
     """``wants`` = (tensor, buffer, size, start, end) in graph order."""
     if strategy == "bump":  # the seed's plan_pe: every tensor stacked, 4-byte aligned
-        regions, top = [], 0
-        for tensor, buffer, size, start, end in wants:
-            top = align(top)
-            regions.append(Region(tensor, buffer, top, size, start, end))
-            top += size
-        return regions
+        tops = itertools.accumulate((w[2] for w in wants), lambda top, size: align(top) + size,
+                                    initial=0)
+        return [Region(tensor, buffer, align(top), size, start, end)
+                for (tensor, buffer, size, start, end), top in zip(wants, tops)]
     regions, active, free, top = [], [], [], 0
     for tensor, buffer, size, start, end in sorted(wants, key=lambda w: (w[3], -w[2], w[0], w[1])):
         free += [(r.offset, r.size) for r in active if r.end < start]
@@ -246,15 +245,14 @@ def _check(graph, layouts, budget, strategy, double_buffer) -> None:
     require_layouts(graph, layouts, "plan_memory")
     positive_int(MeshError, "budget", budget, where="plan_memory", unit="bytes")
     one_of(MeshError, "strategy", strategy, STRATEGIES, where="plan_memory")
-    unknown = [n for n in double_buffer if n not in {t.name for t in graph.tensors}]
-    if isinstance(double_buffer, str) or unknown:
+    if isinstance(double_buffer, str) or not set(double_buffer) <= {t.name for t in graph.tensors}:
         raise MeshError(f"plan_memory: double_buffer must list tensor names of the graph; "
                         f"got {describe(double_buffer)}")
 
 
 @dataclass(frozen=True)
 class AllocatorSaving:
-    """High-water marks of the fullest PE and over all PEs, bump vs linear scan."""
+    """High-water marks of the fullest PE and summed over all PEs, bump vs linear scan."""
 
     bump_max: int
     linear_scan_max: int
@@ -264,7 +262,6 @@ class AllocatorSaving:
     @property
     def max_saving(self) -> float:
         return 1 - self.linear_scan_max / self.bump_max if self.bump_max else 0.0
-
 
 
 def compare_allocators(graph: OpGraph, layouts: Mapping[str, MeshLayout], *,

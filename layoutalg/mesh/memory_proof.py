@@ -1,13 +1,10 @@
 """The proof of a memory plan (enumeration twin: ``tests/oracles/mesh.py``, ``check_memory_safe``).
 
-Per PE group, Z3 looks for a step ``t`` and a byte ``b`` inside two regions
-live at ``t`` (unsat: no overlap), and for a byte past the budget inside a
-region live at some step (unsat: the PE fits). Per tensor, ``check_fits_pe`` proves
-its index map's slots end within its reservation, so region safety carries over to
-every element.
-
-``prove_plan`` takes a ``memory_plan.MemoryPlan`` (not imported:
-``memory_plan`` imports this module for ``MemoryPlan.prove``).
+Per PE group, Z3 looks for a step and a byte inside two regions live then
+(unsat: no overlap), and for a byte past the budget in a live region (unsat:
+the PE fits). Per tensor, ``check_fits_pe`` proves its slots end within its
+reservation, so region safety carries over to every element. ``prove_plan``
+takes a ``MemoryPlan`` (not imported: ``memory_plan`` imports this module).
 """
 
 from __future__ import annotations
@@ -35,10 +32,9 @@ def _box(first_step: int, last_step: int, offset: int, stop: int) -> sympy.Basic
 
 
 def _both(a, b) -> sympy.Basic:
-    """``a`` and ``b`` both live at ``step`` and both hold ``byte``: the bounds are
-    numbers, so each pair of bounds on one unknown is the tighter one
-    (``start_a <= step and start_b <= step`` is ``max(start_a, start_b) <= step``),
-    half the terms for Z3 to read (the same condition)."""
+    """``a`` and ``b`` both live at ``step`` and both hold ``byte``: each pair of numeric
+    bounds on one unknown is the tighter one (``start_a <= step and start_b <= step``
+    is ``max(start_a, start_b) <= step``), half the terms for Z3 (the same condition)."""
     return _box(max(a.start, b.start), min(a.end, b.end), max(a.offset, b.offset),
                 min(a.stop, b.stop))
 

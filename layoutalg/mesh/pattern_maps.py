@@ -1,25 +1,19 @@
 """A communication pattern as index maps, and the proof that it delivers exactly once.
 
 A pattern is three maps over the elements (with their replica coordinate
-when the destination is replicated):
-
-- ``messages`` μ: element → (message, position in it). A message is a
-  strided block between one source PE and one destination PE.
-- ``reads`` ρ: element → the source slot (PE, byte offset) its message reads.
-- ``writes`` δ: element → the destination slot its message writes.
+when the destination is replicated): ``messages`` μ: element → (message,
+position in it), a message being a strided block between one source PE and
+one destination PE; ``reads`` ρ: element → the source slot (PE, byte offset)
+its message reads; ``writes`` δ: element → the destination slot it writes.
 
 ``prove_exactly_once`` asks Z3 for four facts: μ is a bijection onto the
-message positions the pattern sends (every element travels in exactly one
-message position, and no position carries anything else); ρ is the source
-layout (each position reads the slot holding its element); δ is the
-destination layout; and the destination layout is a bijection onto its
-valid slots. Together: every destination slot receives exactly one element,
-its own.
+message positions sent; ρ is the source layout; δ is the destination layout;
+the destination layout is a bijection onto its valid slots. Together: every
+destination slot receives exactly one element, its own.
 
-For separable layouts the message of an element along one view dimension is
-the pair (source block, destination block) of the blocks it lies in: the
-overlap of a source tile and a destination tile. Closed forms of both keep
-every query small (no table of messages reaches Z3).
+For separable layouts an element's message along one view dimension is the
+pair (source block, destination block) it lies in: closed forms keep every
+query small (no table of messages reaches Z3).
 """
 
 from __future__ import annotations
@@ -49,12 +43,9 @@ from layoutalg.verify.result import CheckResult, Status
 
 @dataclass(frozen=True)
 class PatternModel:
-    """The maps of a pattern and the layouts' maps they must agree with.
-
-    ``source`` is the source layout's placement over μ's domain (for a
-    replicated source: of the copy that ρ reads); ``destination`` the
-    destination layout's map, whose domain is μ's.
-    """
+    """The maps of a pattern and the layouts' maps they must agree with: ``source``
+    places μ's domain as the source layout does (a replicated source: the copy ρ
+    reads); ``destination`` is the destination layout's map, over μ's domain."""
 
     label: str
     messages: IndexMap
@@ -98,15 +89,11 @@ def obligations(model: PatternModel) -> list[tuple[str, str, tuple[IndexMap, ...
 
 def prove_exactly_once(model: PatternModel, *, assume=(),
                        timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
-    """Z3: every element reaches its destination slot exactly once.
-
-    REFUTED says which obligation fails (see ``obligations``) with its
-    counterexample.
-    """
+    """Z3: every element reaches its destination slot exactly once; REFUTED says
+    which obligation fails (``obligations``), with its counterexample."""
     start = time.perf_counter()
-    options = {"assume": assume, "timeout_ms": timeout_ms}
     for part, check, maps in obligations(model):
-        verdict = OBLIGATION_CHECKS[check](*maps, **options)
+        verdict = OBLIGATION_CHECKS[check](*maps, assume=assume, timeout_ms=timeout_ms)
         if not verdict.proved:
             return CheckResult(verdict.status, "exactly_once", model.label,
                                verdict.counterexample, f"{part}: {verdict.reason}",
@@ -119,13 +106,10 @@ def prove_exactly_once(model: PatternModel, *, assume=(),
         time.perf_counter() - start)
 
 
-# -- separable layouts ----------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class DimMessages:
-    """Message coordinates of one view dimension: source block, destination
-    block, position (offset inside the source block)."""
+    """Message coordinates of one view dimension: source block, destination block,
+    position (offset inside the source block)."""
 
     source_block: sympy.Symbol
     target_block: sympy.Symbol
@@ -138,14 +122,14 @@ class DimMessages:
         return self.source.block * self.source_block + self.position
 
     def valid(self):
-        """The position lies in both blocks and in the tensor: the overlap is sent."""
+        """The overlap is sent: the position lies in both blocks and in the tensor."""
         x, t = self.index(), self.target
         return all_of(sympy.Le(t.block * self.target_block, x, evaluate=False),
                       sympy.Lt(x, t.block * (self.target_block + 1), evaluate=False),
                       sympy.Lt(x, t.extent, evaluate=False))
 
     def _side(self, side: str):
-        """The axis, the block index and the position inside the block, on one side."""
+        """(axis, block index, position inside the block) on one side."""
         if side == "source":
             return self.source, self.source_block, self.position
         t = self.target
@@ -156,8 +140,8 @@ class DimMessages:
         return block if one_round(axis) else deal_part(block, axis.parts)
 
     def local(self, side: str):
-        """The local index: blocks dealt over the parts (``core.tiling.deal``), then
-        the position inside the block; in one round, the position alone."""
+        """Blocks dealt over the parts (``core.tiling.deal``), then the position inside
+        the block; in one round, the position alone."""
         axis, block, position = self._side(side)
         if one_round(axis):
             return position
@@ -165,13 +149,12 @@ class DimMessages:
 
 
 def one_round(axis: Axis) -> bool:
-    """A ``split`` axis (ceil-division tiles, not ``cyclic``): ``separable_map``
-    puts block ``b`` on part ``b`` itself, so the deal's part ``b % parts`` is
-    ``b``, its round ``b // parts`` is 0 and a part reserves one block. Written
-    so, a symbolic pattern has no ``Mod`` by the PE count and no nested ceiling
-    for Z3 to see through (``proofs/mesh.py``: the reshard claim in half the
-    time). Nothing is assumed: the obligations still prove the reads and writes
-    are the layouts' slots, and a block past the parts would fail them."""
+    """A ``split`` axis (not ``cyclic``): ``separable_map`` puts block ``b`` on part
+    ``b``, so the deal's part is ``b``, its round 0, and a part reserves one block.
+    Written so, a symbolic pattern has no ``Mod`` by the PE count nor nested ceiling
+    for Z3 (``proofs/mesh.py``: the reshard claim in half the time). Nothing is
+    assumed: the obligations still prove the reads and writes are the layouts'
+    slots, and a block past the parts would fail them."""
     return not axis.cyclic
 
 
@@ -216,10 +199,9 @@ def pattern_from_axes(src_axes, dst_axes, src_map: IndexMap, dst_map: IndexMap,
                       target_replicated: bool = False) -> SeparablePattern:
     """Messages = overlaps of source and destination blocks, per view dimension.
 
-    ``src_map``/``dst_map`` are the layouts' maps of the 2-D view; extents may be
-    symbols (the theorems of ``proofs/mesh.py``). ``source_copies`` is the
-    ``(rows, cols)`` grid of a replicated source; a replicated target's copies
-    are the leading dims of ``dst_map``'s domain.
+    ``src_map``/``dst_map`` map the 2-D view; extents may be symbols
+    (``proofs/mesh.py``). ``source_copies`` is a replicated source's ``(rows,
+    cols)``; a replicated target's copies lead ``dst_map``'s domain.
     """
     domain = dst_map.domain
     lead = domain.rank - 2
@@ -277,15 +259,10 @@ def expected_source(src_map: IndexMap, reads: IndexMap, replicated: bool, domain
                     name=f"{src_map.label} holds")
 
 
-# -- any layouts (custom ones): messages are index lists ------------------------------
-
-
 def generic_pattern(source: MeshLayout, target: MeshLayout, shape, element_size: int,
                     label: str) -> PatternModel:
-    """One message per (source PE, destination PE); its positions are source offsets.
-
-    Needs the source map's inverse (custom maps must carry one).
-    """
+    """Any layouts (custom ones): one message per (source PE, destination PE), its
+    positions the source offsets. Needs the source map's inverse."""
     src_map = source.index_map(shape, element_size=element_size)
     dst_map = target.index_map(shape, element_size=element_size)
     domain = dst_map.domain
@@ -299,8 +276,7 @@ def generic_pattern(source: MeshLayout, target: MeshLayout, shape, element_size:
         from_pe = [e.xreplace(tensor_subs) for e in src_map.exprs[:2]]
     from_offset = src_map.exprs[2].xreplace(tensor_subs)
     codomain = Space(src_row=source.pe_rows, src_col=source.pe_cols, dst_row=target.pe_rows,
-                        dst_col=target.pe_cols,
-                        position=digits(src_map.codomain.extents[2], element_size)[0])
+                     dst_col=target.pe_cols, position=src_map.codomain.extents[2] // element_size)
     sr, sc, dr, dc, pos = codomain.symbols
     slot = dict(zip(src_map.codomain.symbols, (sr, sc, pos * element_size)))
     element = [e.xreplace(slot) for e in src_map.inverse][-rank:]

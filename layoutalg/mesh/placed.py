@@ -1,6 +1,5 @@
-"""A layout holding one tensor (``PlacedTensor``, the subject of mesh specs) and
-its memory report; both are defined beside ``MeshLayout``, whose ``on`` and
-``memory_usage`` make them."""
+"""``PlacedTensor`` (the subject of mesh specs) and its memory report, defined beside
+``MeshLayout``."""
 
 from __future__ import annotations
 

@@ -1,13 +1,9 @@
 """Layout planning: pick a PE grid for a tensor and prove the choice fits.
 
-The seed (§3.3–3.4) tries only divisors of a minimum PE count, so it can
-return a grid whose ceil-division tiles overflow the budget, and it folds
-rank > 2 into ``Grid(min(shape[0], 750), min_pes / that)`` (0 columns when
-the tensor has more rows than PEs needed). Here every grid within the
-rectangle is scored — each distinct tile height ``ceil(M / r)`` against
-each distinct tile width ``ceil(N / c)`` — with the seed's score (|log
-aspect| + under-use of the budget), and the winner comes with Z3's proof
-that every PE fits and that it lies on the wafer.
+Unlike the seed (§3.3–3.4: divisors of a minimum PE count only), every grid in
+the rectangle is scored — each distinct tile height ``ceil(M / r)`` against
+each distinct width ``ceil(N / c)`` — with the seed's score; the winner comes
+with Z3's proof that every PE fits and that it lies on the wafer.
 """
 
 from __future__ import annotations
@@ -30,14 +26,11 @@ from layoutalg.verify.result import CheckResult
 
 @dataclass(frozen=True)
 class LayoutConstraints:
-    """What the planner may use per PE and how many PEs.
-
-    ``data_bytes`` defaults to SRAM − code − stack = 36864, the seed's
-    ``AVAILABLE_FOR_DATA``; the seed's planner silently used 32768
-    (``LayoutConstraints.seed()``). The PE rectangle and the SRAM come from
-    ``wafer`` (WSE-2 by default: 994 PE rows tall and 750 PE columns wide; the
-    seed's ``max_pe_rows=750, max_pe_cols=994`` swaps them); ``max_pe_rows``
-    and ``max_pe_cols`` may narrow it.
+    """What the planner may use per PE and how many PEs: ``data_bytes`` defaults to
+    SRAM − code − stack = 36864, the seed's ``AVAILABLE_FOR_DATA`` (its planner
+    silently used 32768: ``LayoutConstraints.seed()``); the PE rectangle and SRAM
+    come from ``wafer`` (WSE-2: 994 PE rows tall, 750 wide; the seed's limits swap
+    them), and ``max_pe_rows``/``max_pe_cols`` may narrow it.
 
     >>> LayoutConstraints().data_bytes, LayoutConstraints.seed().data_bytes
     (36864, 32768)
@@ -60,10 +53,9 @@ class LayoutConstraints:
         if not isinstance(self.wafer, Wafer):
             raise MeshError(f"LayoutConstraints: wafer must be a Wafer (layoutalg.mesh.WSE2, WSE3 "
                             f"or your own); got {describe(self.wafer)}")
-        # None means the wafer's own figure
         for name, default in (("sram_bytes", self.wafer.pe_sram_bytes),
                               ("max_pe_rows", self.wafer.rows), ("max_pe_cols", self.wafer.cols)):
-            if getattr(self, name) is None:
+            if getattr(self, name) is None:  # the wafer's own figure
                 object.__setattr__(self, name, default)
         for name in ("sram_bytes", "code_bytes", "stack_bytes", "min_tile_elements"):
             nonnegative_int(MeshError, name, getattr(self, name), where="LayoutConstraints")
@@ -109,8 +101,8 @@ class LayoutPlan:
 
 
 def seed_score(tile_rows, tile_cols, tile_bytes, budget: int, prefer_square: bool = True):
-    """The seed's ``score_layout`` (lower is better): |log aspect| + (1 − utilization).
-    Works on NumPy arrays; the seed multiplies by ``sizeof(float)``, here by the dtype."""
+    """The seed's ``score_layout`` (lower is better): |log aspect| + (1 − utilization),
+    on NumPy arrays; the seed multiplies by ``sizeof(float)``, here by the dtype."""
     aspect = np.abs(np.log(np.asarray(tile_rows, dtype=float) / tile_cols))
     return (aspect if prefer_square else 0.0) + 1.0 - np.asarray(tile_bytes) / budget
 
@@ -128,8 +120,7 @@ def plan_layout(shape, dtype: str = "float32", constraints: LayoutConstraints | 
     >>> str(plan.layout), plan.fits.status.value
     ('Grid(11, 11)', 'PROVED')
     """
-    shape = check_shape(shape)
-    size = element_size(dtype)
+    shape, size = check_shape(shape), element_size(dtype)
     limits = constraints or LayoutConstraints()
     if not isinstance(limits, LayoutConstraints):
         raise MeshError(f"plan_layout: constraints must be LayoutConstraints; got {describe(limits)}")
@@ -190,10 +181,9 @@ def validate_layout(layout: MeshLayout, shape, dtype: str = "float32",
         "bijective": check_bijective(placed.index_map()),
         "fits": check_fits_pe(placed, limits.data_bytes),
     }
-    failed = [(name, v) for name, v in verdicts.items() if not v.proved]
-    if failed:
-        name, verdict = failed[0]
-        return LayoutValidation(False, verdicts, f"{name}: {verdict.reason}")
+    for name, verdict in verdicts.items():
+        if not verdict.proved:
+            return LayoutValidation(False, verdicts, f"{name}: {verdict.reason}")
     return LayoutValidation(True, verdicts, f"{placed} is on the wafer, a bijection onto its "
                             f"slots, and fits {limits.data_bytes} bytes per PE")
 

@@ -1,13 +1,9 @@
 """The seed's MLP workload (§9), as PyFlame's memory design (seeds/000) builds it.
 
-``seed_mlp`` is §9's MLP with its weights laid out by ``create_linear_layer``
-(``seed_linear_layer_layout``) and its activations by the planner, with the
-seed's constants (32 KB planner budget, ``sizeof(float)``): a realistic
-graph for the memory planner, whose layouts the specs prove. The seed's
-flawed algorithms (its layout planner, cost model, GATHER and SCATTER) are
-not in the library: they live in ``specs/_seed_algorithms.py``, as the
-things the specs refute. Its bump allocator is
-``plan_memory(strategy="bump")``.
+``seed_mlp`` lays out its weights by ``create_linear_layer`` and its activations
+by the planner, with the seed's constants (32 KB planner budget,
+``sizeof(float)``): a realistic graph for the memory planner. The seed's flawed
+algorithms live in ``specs/_seed_algorithms.py``, refuted by the specs.
 """
 
 from __future__ import annotations
@@ -37,10 +33,8 @@ def seed_linear_layer_layout(in_features: int, out_features: int) -> MeshLayout:
 
 def seed_mlp(batch: int = 32, sizes=(1024, 512, 256, 10), dtype: str = "float32", *,
              activation_bytes: int = SEED_PLANNER_BYTES) -> tuple[OpGraph, dict[str, MeshLayout]]:
-    """§9's MLP: ``h = relu(x @ w + b)`` per layer. Weights as ``create_linear_layer``
-    lays them out, biases on one PE, activations by ``plan_layout`` with
-    ``activation_bytes`` per PE (default the seed's 32 KB; the seed leaves
-    activation layouts unspecified).
+    """§9's MLP, ``h = relu(x @ w + b)`` per layer: biases on one PE, activations by
+    ``plan_layout`` within ``activation_bytes`` (the seed leaves them unspecified).
 
     >>> graph, layouts = seed_mlp()
     >>> str(layouts["w1"]), str(layouts["w2"]), str(layouts["w3"])
@@ -59,8 +53,8 @@ def seed_mlp(batch: int = 32, sizes=(1024, 512, 256, 10), dtype: str = "float32"
         layouts[f"b{k}"] = MeshLayout.single_pe()
         previous = f"h{k}"
     graph = graph.output(previous)
-    seed_limits = LayoutConstraints(data_bytes=activation_bytes)
+    limits = LayoutConstraints(data_bytes=activation_bytes)
     for tensor in graph.tensors:
         if layouts.get(tensor.name) is None:
-            layouts[tensor.name] = plan_layout(tensor.shape, dtype, seed_limits).layout
+            layouts[tensor.name] = plan_layout(tensor.shape, dtype, limits).layout
     return graph, layouts

@@ -1,8 +1,5 @@
-"""Tensor shapes, indices and PE coordinates, and the 2-D view of a tensor.
-
-A PE mesh is two-dimensional, so every tensor is placed through its view
-``[shape[0], prod(shape[1:])]``: rank 1 is a column ``[n, 1]``, rank 3 and
-up fold their trailing dimensions row-major into one.
+"""Tensor shapes, indices and PE coordinates, and the 2-D view ``[shape[0],
+prod(shape[1:])]`` a PE mesh places a tensor through (rank 1 is a column ``[n, 1]``).
 """
 
 from __future__ import annotations

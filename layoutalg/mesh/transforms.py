@@ -1,12 +1,11 @@
 """Layout transforms: the exact communication pattern between two mesh layouts.
 
 ``create_transform(source, target, shape, dtype)`` computes every transfer
-(source PE, destination PE, the view rows and columns it carries, source and
-destination byte offsets and row strides) from the overlaps of source and
-destination tiles, classifies it (IDENTITY … RESHARD), prices it (bytes ×
-Manhattan hops, 32-bit wavelets) and proves it delivers every element
-exactly once (``transform.prove()``). Everything is NumPy over blocks; no
-Python loop runs per element.
+(PEs, view rows and columns, byte offsets and row strides on both sides) from
+the overlaps of source and destination tiles, classifies it (IDENTITY …
+RESHARD), prices it (bytes × Manhattan hops, 32-bit wavelets) and proves it
+delivers every element exactly once (``transform.prove()``). NumPy over
+blocks; no Python loop runs per element.
 """
 
 from __future__ import annotations
@@ -55,12 +54,9 @@ class TransformKind(enum.Enum):
 class BlockTable:
     """One row per block: ``rows × cols`` view elements from the source PE's slots
     ``src_offset + r·src_stride + c·element_size`` to the destination PE's slots
-    ``dst_offset + r·dst_stride + c·element_size`` (offsets and strides in bytes).
-
-    A custom layout's blocks are runs (``rows`` = 1) contiguous in both PE
-    memories; ``row_start``/``col_start`` give the view coordinates of their
-    first element only.
-    """
+    ``dst_offset + r·dst_stride + c·element_size`` (bytes). A custom layout's blocks
+    are runs (``rows`` = 1) contiguous in both memories; ``row_start``/``col_start``
+    are the view coordinates of their first element."""
 
     element_size: int
     src_row: np.ndarray
@@ -133,26 +129,23 @@ def _segments(dim) -> tuple[np.ndarray, ...]:
 
 def separable_blocks(pattern: SeparablePattern, copies: tuple[int, int], size: int) -> BlockTable:
     """Evaluate the pattern's slot expressions at the first element of every block."""
-    (r0, rn, rqs, rqt, ru), (c0, cn, cqs, cqt, cu) = (_segments(d) for d in pattern.dims)
+    segments = [_segments(d) for d in pattern.dims]
     n_copies = copies[0] * copies[1]
-    shape = (n_copies, len(r0), len(c0))
-    row, col = (slice(None), None), (None, slice(None))
-    env = {
-        pattern.dims[0].source_block: rqs[row], pattern.dims[0].target_block: rqt[row],
-        pattern.dims[0].position: ru[row], pattern.dims[1].source_block: cqs[col],
-        pattern.dims[1].target_block: cqt[col], pattern.dims[1].position: cu[col],
-    }
+    shape = (n_copies, len(segments[0][0]), len(segments[1][0]))
+    # row segments vary along axis 1, column segments along axis 2 (axis 0: the copies)
+    along = [(None, slice(None), None), (None, None, slice(None))]
+    env = {symbol: v[at] for dim, (_, _, *blocks), at in zip(pattern.dims, segments, along)
+           for symbol, v in zip((dim.source_block, dim.target_block, dim.position), blocks)}
     env.update(zip(pattern.copies, divmod(np.arange(n_copies).reshape(-1, 1, 1), copies[1])))
-    env = {k: (v[None] if np.ndim(v) == 2 else v) for k, v in env.items()}
     slots = evaluate_all(list(pattern.read_slot) + list(pattern.write_slot), env)
     what = f"block slots of {pattern.model.label}"
     flat = [as_int64(np.broadcast_to(v, shape).reshape(-1), what) for v in slots]
-    grid = [np.broadcast_to(v, shape).reshape(-1) for v in
-            (r0[row][None], rn[row][None], c0[col][None], cn[col][None])]
-    src_stride = reserved(pattern.dims[1].source) * size
-    dst_stride = reserved(pattern.dims[1].target) * size
-    return BlockTable(size, flat[0], flat[1], flat[3], flat[4], *grid, flat[2],
-                      np.full(flat[0].shape, src_stride), flat[5], np.full(flat[0].shape, dst_stride))
+    (r0, rn), (c0, cn) = [[np.broadcast_to(v[at], shape).reshape(-1) for v in segment[:2]]
+                          for segment, at in zip(segments, along)]
+    src_stride, dst_stride = (np.full(flat[0].shape, reserved(axis) * size)
+                              for axis in (pattern.dims[1].source, pattern.dims[1].target))
+    return BlockTable(size, flat[0], flat[1], flat[3], flat[4], r0, rn, c0, cn, flat[2],
+                      src_stride, flat[5], dst_stride)
 
 
 def generic_blocks(model: PatternModel, shape, size: int) -> BlockTable:
@@ -170,11 +163,9 @@ def generic_blocks(model: PatternModel, shape, size: int) -> BlockTable:
             else np.zeros(n, dtype=np.int64))
     order = np.lexsort((read[2], write[1], write[0], read[1], read[0]))
     keys = [a[order] for a in (*read[:2], *write[:2], read[2], write[2], tensor[0], vcol)]
-    new = np.ones(n, dtype=bool)
     same_pair = np.all([k[1:] == k[:-1] for k in keys[:4]], axis=0)
     contiguous = (np.diff(keys[4]) == size) & (np.diff(keys[5]) == size)
-    new[1:] = ~(same_pair & contiguous)
-    first = np.flatnonzero(new)
+    first = np.flatnonzero(np.append(True, ~(same_pair & contiguous)))
     lengths = np.diff(np.append(first, n))
     pick = [k[first] for k in keys]
     ones, zeros = np.ones_like(lengths), np.zeros_like(lengths)
@@ -213,12 +204,10 @@ def classify(source: MeshLayout, target: MeshLayout, shape, blocks: BlockTable) 
 
 @dataclass(frozen=True, eq=False)
 class LayoutTransform:
-    """A transform from ``source`` to ``target`` layout of one tensor.
-
-    ``blocks`` is the exact pattern (NumPy columns), ``transfers()`` the same as
-    objects, ``cost`` the bytes × hops model, ``prove()`` the exactly-once proof,
-    ``index_map()`` the writes map (element → destination slot as delivered).
-    """
+    """A transform of one tensor from ``source`` to ``target`` layout: ``blocks`` is
+    the exact pattern (NumPy columns), ``transfers()`` the same as objects, ``cost``
+    the bytes × hops model, ``index_map()`` the writes map (element → destination
+    slot as delivered)."""
 
     kind: TransformKind
     source: MeshLayout
@@ -238,7 +227,7 @@ class LayoutTransform:
     def transfers(self, *, include_local: bool = False) -> list[Transfer]:
         """The blocks as ``Transfer`` objects (remote ones unless ``include_local``)."""
         b = self.blocks
-        keep = np.flatnonzero(np.ones(len(b), bool) if include_local else b.hops > 0)
+        keep = range(len(b)) if include_local else np.flatnonzero(b.hops > 0)
         sizes = b.bytes
         return [Transfer((int(b.src_row[k]), int(b.src_col[k])), (int(b.dst_row[k]), int(b.dst_col[k])),
                          (int(b.row_start[k]), int(b.row_start[k] + b.rows[k])),
