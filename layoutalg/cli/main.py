@@ -10,6 +10,7 @@ could not be written (one line on stderr, no traceback); 130 interrupted
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import traceback
@@ -27,9 +28,6 @@ from layoutalg.validate import positive_int, positive_number
 EXIT_OK, EXIT_UNEXPECTED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 DEFAULT_CLAIM_SECONDS = 300.0
-NO_CACHE_HELP = "redo every proof (default: reuse the outcomes of unchanged specs from the cache)"
-CACHE_DIR_HELP = ("keep the proof cache in DIR (default $XDG_CACHE_HOME/layoutalg, else "
-                  "~/.cache/layoutalg)")
 
 EXAMPLES = """examples:
   layoutalg prove                      prove specs/ and proofs/ of this folder
@@ -115,15 +113,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _cache_options(command: argparse.ArgumentParser) -> None:
     """``--no-cache`` and ``--cache-dir``, alike for ``prove`` and ``docs``."""
-    command.add_argument("--no-cache", action="store_true", help=NO_CACHE_HELP)
-    command.add_argument("--cache-dir", type=_folder, metavar="DIR", help=CACHE_DIR_HELP)
+    command.add_argument("--no-cache", action="store_true", help="redo every proof (default: "
+                         "reuse the outcomes of unchanged specs from the cache)")
+    command.add_argument("--cache-dir", type=_folder, metavar="DIR", help="keep the proof cache "
+                         "in DIR (default $XDG_CACHE_HOME/layoutalg, else ~/.cache/layoutalg)")
 
 
 def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
          errors: TextIO | None = None) -> int:
     """Run the CLI; returns the exit code instead of exiting."""
-    stream = stream or sys.stdout
-    errors = errors or sys.stderr
+    stream, errors = stream or sys.stdout, errors or sys.stderr
+
+    def refuse(text: str) -> int:
+        print(f"layoutalg: error: {text}", file=errors)
+        return EXIT_BAD_INPUT
+
     parser = build_parser()
     _Parser.stream = stream
     try:
@@ -131,8 +135,7 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
     except SystemExit as exc:  # --help and --version end here
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     except BadInput as exc:
-        print(f"layoutalg: error: {one_line(str(exc))}", file=errors)
-        return EXIT_BAD_INPUT
+        return refuse(one_line(str(exc)))
     try:
         if args.command is None:
             parser.print_help(stream)
@@ -140,25 +143,21 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
         return COMMANDS[args.command](args, stream)
     except SystemExit as exc:  # e.g. rich on a closed pipe; never a green exit
         if exc.code in (0, None):
-            print("layoutalg: error: the run was ended by sys.exit(0) before it finished",
-                  file=errors)
-            return EXIT_BAD_INPUT
+            return refuse("the run was ended by sys.exit(0) before it finished")
         return exc.code if isinstance(exc.code, int) else EXIT_UNEXPECTED
     except (BadInput, LayoutError) as exc:
-        print(f"layoutalg: error: {one_line(str(exc))}", file=errors)
-        return EXIT_BAD_INPUT
+        return refuse(one_line(str(exc)))
     except OSError as exc:
-        print(f"layoutalg: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
-              file=errors)
+        text = f"layoutalg: error: {exc.strerror or exc}: {exc.filename or ''}"
+        print(text.rstrip(": "), file=errors)
         return EXIT_BAD_INPUT
     except MemoryError as exc:
-        print(f"layoutalg: error: out of memory ({one_line(str(exc)) or 'no detail'}); the layout "
-              "is too large to run or draw here: bind smaller sizes", file=errors)
-        return EXIT_BAD_INPUT
+        return refuse(f"out of memory ({one_line(str(exc)) or 'no detail'}); the layout is too "
+                      "large to run or draw here: bind smaller sizes")
     except KeyboardInterrupt as exc:
         note = getattr(exc, "note", None)  # e.g. a partial report that could not be written
         if note:
-            print(f"layoutalg: error: {one_line(note)}", file=errors)
+            refuse(one_line(note))
         print("layoutalg: interrupted", file=errors)
         return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - a bug of layoutalg's: one line, traceback on request
@@ -211,8 +210,6 @@ def entry() -> None:
     worker pools shut down and temporary folders removed inside ``main``)."""
     code = main()
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(BrokenPipeError, ValueError):  # a reader gone, or stream closed
             stream.flush()
-        except (BrokenPipeError, ValueError):  # a reader gone, or a closed stream
-            pass
     os._exit(code)

@@ -34,12 +34,10 @@ class InterruptedRun(KeyboardInterrupt):
 
 def run_prove(args, stream: TextIO) -> int:
     cache = open_cache(args)
-    # -j workers start now, before the spec modules are imported here: forked
-    # from this process (still one thread), they start with all it imported.
-    # With --no-cache every spec will need them, so each imports the spec
-    # modules meanwhile; with a cache maybe none will, so they wait.
-    # Each imports its share of the modules (about equal in the last run's
-    # time) and proves their specs first, then helps with the rest.
+    # -j workers are forked now, before the spec modules are imported here.
+    # With --no-cache each imports its share of the modules meanwhile (about
+    # equal in the last run's time) and proves their specs first, then helps
+    # with the rest; with a cache maybe none will be needed, so they wait.
     parallel = args.jobs > 1 and not args.dask
     times = SpecTimes(args.cache_dir if args.cache_dir is not None else default_directory())
     homes = worker_homes(args, times) if parallel and cache is None else ()
@@ -121,13 +119,9 @@ def prove_all(args, found, on_done, cache, pool: WorkerPool | None = None,
     if args.dask:
         with dask_client(args.dask) as client:
             prover.prove(found, executor=client.get_executor(), **options)
-    elif pool is not None:
-        prover.prove(found, executor=pool, **options)
-    elif args.jobs > 1:
-        with worker_pool(args.jobs) as pool:
-            prover.prove(found, executor=pool, **options)
-    else:
-        prover.prove(found, **options)
+        return
+    with worker_pool(args.jobs) if pool is None and args.jobs > 1 else nullcontext(pool) as workers:
+        prover.prove(found, executor=workers, **options)
 
 
 @contextmanager
@@ -234,7 +228,7 @@ def result_table(outcomes: Sequence[prover.Outcome]) -> Table:
                      width=max(map(len, times), default=0) or None)
     for o, seconds in zip(outcomes, times):
         table.add_row(
-            Text(f"{_stem(o.path)}::{o.spec}"), Text(o.claim), Text(o.expected),
+            Text(f"{Path(o.path).stem}::{o.spec}"), Text(o.claim), Text(o.expected),
             Text(o.status, style=STYLE.get(o.status, "white")),
             _PASSED if o.ok else _FAILED, Text(seconds),
         )
@@ -251,11 +245,7 @@ def print_details(console: Console, outcomes: Sequence[prover.Outcome], *, quiet
     console.print()
     for o in shown:
         head = "[red]UNEXPECTED[/]" if not o.ok else "[yellow]refuted as expected[/]"
-        console.print(f"{head} {_stem(o.path)}::{o.spec}::{o.claim} "
+        console.print(f"{head} {Path(o.path).stem}::{o.spec}::{o.claim} "
                       f"(expected {o.expected}, got {o.status})")
         console.print(f"    {o.reason}", markup=False)
     console.print()
-
-
-def _stem(path: str) -> str:
-    return Path(path).stem

@@ -10,15 +10,14 @@ import numpy as np
 from rich.console import Console
 from rich.text import Text
 
-from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import OutputError, SpecError
-from layoutalg.runner.prover import DEFAULT_FOLDERS, Found, discover_some
 from layoutalg.cli.prove import open_cache
+from layoutalg.core.index_map import IndexMap
+from layoutalg.docgen import picture
 from layoutalg.docgen.pages import build_pages, write_pages
-from layoutalg.docgen.picture import block_words, cell_numbers, colour, memory_numbers
-from layoutalg.docgen.picture import drawn_instance, folding, layout_svg
 from layoutalg.docgen.sampling import aligned_grid, evaluate_at
 from layoutalg.docgen.site import build_site
+from layoutalg.errors import OutputError, SpecError
+from layoutalg.runner.prover import DEFAULT_FOLDERS, Found, discover_some
 
 TERMINAL_SIDE = 32
 
@@ -50,20 +49,19 @@ def run_show(args, stream: TextIO) -> int:
     console = Console(file=stream, highlight=False, width=None if stream.isatty() else 132,
                       color_system=None if _monochrome_term() else "auto")
     console.print(str(m), markup=False)
-    instance = drawn_instance(m, found.spec.assume)
+    instance = picture.drawn_instance(m, found.spec.assume)
     if instance is None:
         console.print("(no picture: Z3 found no sizes meeting the assumptions in time)")
         return 0
     drawn, note = instance
     if note:
         console.print(f"(the claims hold for every size; the picture is {note})")
-    if folding(drawn):
-        console.print(f"({folding(drawn)})")
+    if picture.folding(drawn):
+        console.print(f"({picture.folding(drawn)})")
     if args.svg:
         title = f"{m.label} ({note})" if note else m.label
-        picture = layout_svg(drawn, title=title, subject=subject)
         try:
-            args.svg.write_text(picture)
+            args.svg.write_text(picture.layout_svg(drawn, title=title, subject=subject))
         except OSError as exc:
             raise OutputError(f"--svg: cannot write the picture {str(args.svg)!r}: "
                               f"{exc.strerror or exc}") from None
@@ -88,8 +86,8 @@ def terminal_picture(m: IndexMap, subject: object = None, *, glyphs: bool = Fals
     grid = aligned_grid(m, TERMINAL_SIDE)
     rows, cols, cell_rows, cell_cols = grid.points(m)
     ys = evaluate_at(m, rows, cols)
-    keys, memory_index = memory_numbers(ys)
-    numbered = cell_numbers(subject, m, rows, cols)
+    keys, memory_index = picture.memory_numbers(ys)
+    numbered = picture.cell_numbers(subject, m, rows, cols)
     if numbered:
         unit, numbers = f"{numbered[0]}s", numbered[1]
     elif grid.sampled:
@@ -109,11 +107,11 @@ def terminal_picture(m: IndexMap, subject: object = None, *, glyphs: bool = Fals
                 continue
             mark = glyph(cell[0]) if glyphs else ""
             number = f"{cell[1] % 100:02d}" if glyphs else f"{cell[1] % 100:2d}"
-            text.append(f"{mark}{number} ", style=f"black on {colour(cell[0], 0)}")
+            text.append(f"{mark}{number} ", style=f"black on {picture.colour(cell[0], 0)}")
         text.append("\n")
     memories = "letters and colours are memories" if glyphs else "colours are memories"
     if grid.sampled:
-        text.append(f"(one cell per {block_words(grid)[2:]}, showing its first "
+        text.append(f"(one cell per {picture.block_words(grid)[2:]}, showing its first "
                     f"element; {memories}; numbers are {unit}, mod 100)\n")
     else:
         text.append(f"({memories}; numbers are {unit} mod 100)\n")

@@ -1,21 +1,17 @@
 """Where a layout's elements land on a machine, worked out once per layout.
 
-A layout placed on a machine names the memory with its first ``rank``
-codomain coordinates (``machine.rank``) and addresses inside the memory with
-the rest, row-major. :func:`analyse` checks every coordinate against the
-codomain's extents and measures each memory's high-water mark, before
-anything is written.
-
-When every codomain expression is a sum of per-dimension terms (grids,
-tiles, block-cyclic deals, Spyre sticks, CuTe strides), the analysis keeps
-one small table per domain dimension instead of an array per element: the
-checks read table extremes, and the placement plans (:mod:`.plan`) copy by
-strided views or broadcast sums. Otherwise the map is evaluated on blocks of
-elements.
+:func:`analyse` checks every coordinate against the codomain's extents and
+measures each memory's high-water mark, before anything is written. When
+every codomain expression is a sum of per-dimension terms (grids, tiles,
+block-cyclic deals, Spyre sticks, CuTe strides), it keeps one small table
+per domain dimension instead of an array per element: the checks read table
+extremes, and the plans (:mod:`.plan`) copy by strided views or broadcast
+sums. Otherwise the map is evaluated on blocks of elements.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -119,8 +115,7 @@ def check_pairing(layout: IndexMap, machine: Machine) -> None:
 
 def memory_bytes(found: Analysis) -> np.ndarray:
     """Bytes each memory needs: the end of its last element (0 if it holds none)."""
-    memories = int(np.prod(found.shape, dtype=np.int64))
-    need = np.zeros(memories, dtype=np.int64)
+    need = np.zeros(math.prod(found.shape), dtype=np.int64)
     scale = 1 if found.in_bytes else found.itemsize
     for _, memory, offset in found.blocks():
         np.maximum.at(need, memory, offset * scale + found.itemsize)
@@ -129,7 +124,7 @@ def memory_bytes(found: Analysis) -> np.ndarray:
 
 def memory_counts(found: Analysis) -> np.ndarray:
     """Elements each memory receives (counting every element, collisions included)."""
-    memories = int(np.prod(found.shape, dtype=np.int64))
+    memories = math.prod(found.shape)
     if found.separable:
         # The flat memory index is a sum of independent per-axis terms, so its
         # histogram over the whole domain is the convolution of theirs.
@@ -163,10 +158,8 @@ def _analyse(layout: IndexMap, shape: tuple[int, ...], itemsize: int, in_bytes: 
         top = inner[0] + sum(int(t.max()) for t in inner[1].values())
         return Analysis(layout, shape, extents, itemsize, in_bytes, memory, inner,
                         top * scale + itemsize)
-    top = -1
-    for _, _, offset in _blocks(layout, shape, extents):
-        if offset.size:
-            top = max(top, int(offset.max()))
+    top = max((int(o.max()) for _, _, o in _blocks(layout, shape, extents) if o.size),
+              default=-1)
     return Analysis(layout, shape, extents, itemsize, in_bytes, None, None,
                     top * scale + itemsize if top >= 0 else 0)
 
@@ -185,10 +178,11 @@ def _separable(layout: IndexMap, shape, extents):
         terms = _tables(expr, layout.domain)
         if terms is None:
             return None
-        low, high = _extremes(terms)
+        constant, tables = terms
+        low = constant + sum(int(t.min()) for t in tables.values())
+        high = constant + sum(int(t.max()) for t in tables.values())
         if low < 0 or high >= codomain[k]:   # the element at the extreme is outside
             value, pick = (low, np.argmin) if low < 0 else (high, np.argmax)
-            tables = terms[1]
             _outside(layout, k, value, tuple(int(pick(tables[a])) if a in tables else 0
                                              for a in range(len(extents))))
         per_coordinate.append(terms)
@@ -217,12 +211,6 @@ def _weighted(terms_list, weights, limit: int = MAX_OFFSET) -> Terms | None:
         for axis, table in parts.items():
             tables[axis] = tables.get(axis, 0) + table * w
     return constant, tables
-
-
-def _extremes(terms: Terms) -> tuple[int, int]:
-    constant, tables = terms
-    return (constant + sum(int(t.min()) for t in tables.values()),
-            constant + sum(int(t.max()) for t in tables.values()))
 
 
 def _outside(layout: IndexMap, k: int, value: int, point) -> None:

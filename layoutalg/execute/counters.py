@@ -1,10 +1,9 @@
 """What an execution counted: accesses per level, bytes per channel, messages.
 
-``Tally`` is the mutable accumulator the executor writes into while it runs;
-``Counters`` is the frozen record it hands back. Accesses are in elements,
-keyed ``(level, operand, kind)`` like :class:`layoutalg.dataflow.Traffic`
-(levels "dram", "l2", "array", "register" on the KPU hierarchy; "sram" on a
-PE mesh), so a run and the model compare key by key.
+``Tally`` is the executor's mutable accumulator, ``Counters`` the frozen
+record it hands back. Accesses are in elements, keyed ``(level, operand,
+kind)`` like :class:`layoutalg.dataflow.Traffic` (levels "dram", "l2",
+"array", "register" on the KPU hierarchy; "sram" on a PE mesh).
 """
 
 from __future__ import annotations
@@ -23,11 +22,8 @@ WAVELET_BYTES = 4
 
 @dataclass(frozen=True)
 class Messages:
-    """Messages between PEs: how many, bytes, 32-bit wavelets, hops.
-
-    ``hops`` sums each message's Manhattan distance; ``byte_hops`` and
-    ``wavelet_hops`` sum bytes (wavelets) × distance — the mesh cost model,
-    bytes × Manhattan hops.
+    """Messages between PEs: how many, bytes, 32-bit wavelets, the sum of their
+    Manhattan distances (``hops``), and bytes (wavelets) × distance summed.
 
     >>> Messages.of(bytes_=10, hops=3)
     Messages(count=1, bytes=10, wavelets=3, hops=3, byte_hops=30, wavelet_hops=9)

@@ -2,13 +2,11 @@
 
 ``Hierarchy`` describes the machine; :class:`Levels` is one run's memories.
 DRAM is one byte-addressed memory whose addresses decode to channels (a
-:class:`layoutalg.channel.ChannelLayout` puts every tile of A, B and C at
-an address); L2 and the registers hold one tile slot per resident operand,
-as the dataflow model says (``Schedule.residency``). :class:`Levels` gives
-the view of a tile at each level (``execute.program`` copies between them)
-and counts the reads and writes of moves per level and operand, and DRAM
-bytes per channel as well — all the moves of one kind in a run at once
-(:meth:`Levels.count_moves`).
+:class:`layoutalg.channel.ChannelLayout` puts every tile of A, B and C at an
+address); L2 and the registers hold one tile slot per resident operand
+(``Schedule.residency``). :class:`Levels` gives a tile's view at each level
+and counts the moves of one kind in a run at once, per level and operand
+and DRAM bytes per channel.
 """
 
 from __future__ import annotations
@@ -53,8 +51,7 @@ class Hierarchy:
         register_bytes: bytes of the whole PE array's registers.
         array: ``(rows, cols)`` of PEs (for reports; the counts are the model's).
 
-    The defaults are :meth:`kpu`: 4 channels, 256 KiB of L2 and 16×16 PEs ×
-    256 B of registers — the capacities ``la.dataflow`` assumes.
+    The defaults (:meth:`kpu`) are the capacities ``la.dataflow`` assumes.
 
     >>> Hierarchy.kpu().l2_bytes, Hierarchy(channels=8).channels
     (262144, 8)
@@ -81,7 +78,7 @@ class Hierarchy:
     @classmethod
     def kpu(cls, **changes) -> Hierarchy:
         """The default KPU: 4 channels (address interleave, 64 B), 256 KiB L2,
-        16×16 PEs with 256 B of registers each."""
+        16×16 PEs with 256 B of registers each; ``changes`` override fields."""
         return cls(**changes)
 
     def capacities(self):
@@ -122,18 +119,15 @@ class Levels:
 
     def __init__(self, hierarchy: Hierarchy, schedule, dtype: np.dtype, *,
                  memo: dict | None = None) -> None:
-        """``memo``: a dict shared by runs of the same hierarchy, schedule and
-        dtype, holding what they compute alike (maps, addresses, channel
-        tables); a fresh one by default."""
+        """``memo``: what runs of the same hierarchy, schedule and dtype share."""
         self.schedule = schedule
         self.dtype = np.dtype(dtype)
         self._tile_shapes = {x: (schedule.tile(rows), schedule.tile(cols))
                              for x, (rows, cols) in INDEXED_BY.items()}
         memo = {} if memo is None else memo
         if "channels" not in memo:
-            channels = hierarchy.channel_layout(schedule)
-            check_addressable(channels, "Hierarchy")  # tile addresses are decoded as int64
-            memo["channels"] = channels
+            memo["channels"] = hierarchy.channel_layout(schedule)
+            check_addressable(memo["channels"], "Hierarchy")  # addresses are decoded as int64
         self.channels = memo["channels"]
         self.decoder = self.channels.decoder
         self.tally = Tally(self.dtype.itemsize, hierarchy.channels)
@@ -151,10 +145,10 @@ class Levels:
         except IndexError:
             dram = Machine.single(int(self.channels.memory_bytes), name="DRAM")
             dram.reserve(int(self.channels.memory_bytes))
-            buffers = {}
-            for level, (capacity, label) in capacities.items():
-                buffers[level] = Machine.single(capacity, name=label)
-                buffers[level].reserve(max(used[level], 1))
+            buffers = {level: Machine.single(capacity, name=label)
+                       for level, (capacity, label) in capacities.items()}
+            for level, machine in buffers.items():
+                machine.reserve(max(used[level], 1))
             self.memories = Memories(dram, buffers)
         self.dram, self.buffers = self.memories.dram, self.memories.buffers
         self._bytes = {level: machine.storage.reshape(-1)
@@ -162,8 +156,7 @@ class Levels:
         self._channel_cache: dict[str, np.ndarray] = memo.setdefault("channel tables", {})
         self._addresses: dict[str, np.ndarray] = memo.setdefault("addresses", {})
         self._dram_maps: dict[str, IndexMap] = memo.setdefault("dram maps", {})
-        self._tile_bounds: dict[tuple[str, tuple[int, int]], tuple] = memo.setdefault(
-            "bounds", {})
+        self._tile_bounds: dict[tuple[str, tuple], tuple] = memo.setdefault("bounds", {})
         self._views = self.memories.views
         self._slot_views = self.memories.slot_views
 
@@ -173,16 +166,13 @@ class Levels:
         offset, parts = 0, []
         for operand in self.schedule.resident_in(level):
             self.slots[level, operand] = offset
-            size = self.schedule.tile_elements(operand) * self.dtype.itemsize
             parts.append(f"{operand} {'×'.join(map(str, self.tile_shape(operand)))}")
-            offset += size
+            offset += self.schedule.tile_elements(operand) * self.dtype.itemsize
         if offset > capacity:
             raise CapacityError(f"{label} exceeds memory: {offset} > {capacity} bytes "
                                 f"(one tile each of {', '.join(parts)}, "
                                 f"{self.dtype.itemsize} B per element)")
         return offset
-
-    # -- shapes and addresses --------------------------------------------------------
 
     def tile_shape(self, operand: str) -> tuple[int, int]:
         """``(rows, cols)`` of a full tile of ``operand``."""
@@ -191,10 +181,9 @@ class Levels:
     def bounds(self, operand: str, tile: tuple[int, int]):
         """The tile's element ranges ``((r0, r1), (c0, c1))`` (memoized: a run
         asks for every tile at every level)."""
-        found = self._tile_bounds.get((operand, tile))
-        if found is None:
-            found = self._tile_bounds[operand, tile] = tile_bounds(self.schedule, operand, tile)
-        return found
+        if (operand, tile) not in self._tile_bounds:
+            self._tile_bounds[operand, tile] = tile_bounds(self.schedule, operand, tile)
+        return self._tile_bounds[operand, tile]
 
     def dram_map(self, operand: str) -> IndexMap:
         """Element ``(r, c)`` of a matrix → its DRAM byte address: the tile's
@@ -211,8 +200,6 @@ class Levels:
                 domain, Space(addr=int(self.channels.memory_bytes)), [sympy.sympify(address)],
                 name=f"{operand} in DRAM")
         return self._dram_maps[operand]
-
-    # -- data movement -----------------------------------------------------------------
 
     def load_inputs(self, a: np.ndarray, b: np.ndarray) -> None:
         """Place A and B in DRAM (not counted: they are there before the run)."""
@@ -231,23 +218,18 @@ class Levels:
 
     def view(self, level: str, operand: str, tile: tuple[int, int]) -> np.ndarray:
         """The tile's elements at a level (a view, trimmed to the tile's bounds)."""
-        key = (level, operand, tile)
-        found = self._views.get(key)
-        if found is None:
-            found = self._views[key] = self._view(level, operand, tile)
-        return found
+        if (level, operand, tile) not in self._views:
+            self._views[level, operand, tile] = self._view(level, operand, tile)
+        return self._views[level, operand, tile]
 
     def _view(self, level: str, operand: str, tile: tuple[int, int]) -> np.ndarray:
         (r0, r1), (c0, c1) = self.bounds(operand, tile)
         tr, tc = self.tile_shape(operand)
-        if level != "dram":   # one slot per operand: every tile of a shape has the same view
-            key = (level, operand, (r1 - r0, c1 - c0))
-            found = self._slot_views.get(key)
-            if found is not None:
-                return found
-            start = self.slots[level, operand]
-        else:
-            start = int(self._dram_addresses(operand)[tile])
+        key = (level, operand, (r1 - r0, c1 - c0))
+        if key in self._slot_views:   # one slot per operand: each tile shape has one view
+            return self._slot_views[key]
+        start = (self.slots[level, operand] if level != "dram"
+                 else int(self._dram_addresses(operand)[tile]))
         cells = self._bytes[level][start:start + tr * tc * self.dtype.itemsize]
         found = cells.view(self.dtype).reshape(tr, tc)[:r1 - r0, :c1 - c0]
         if level != "dram":

@@ -26,15 +26,10 @@ def _bytes_text(n: int) -> str:
         if n < 1024 or unit == "PiB":
             return f"{n:.1f} {unit}" if unit != "B" else f"{n} B"
         n /= 1024
-    return f"{n} B"
 
 
 class _Store:
-    """The bytes a machine has touched so far: ``(memories, allocated)`` uint8.
-
-    Memories are allocated lazily up to the highest byte any placement
-    needs, so a preset with GiB-sized DRAM banks costs only what is used.
-    """
+    """The bytes a machine has touched so far: ``(memories, allocated)`` uint8."""
 
     def __init__(self, memories: int) -> None:
         self.array = np.zeros((memories, 0), dtype=np.uint8)
@@ -51,12 +46,11 @@ class Machine:
         capacity: bytes per memory.
         name: what one memory is called in messages ("PE", "bank", "core").
 
-    A layout placed on the machine names the memory with its first
-    ``rank`` codomain coordinates; the remaining coordinates address inside
-    the memory, row-major. The contents live in one ``uint8`` array of shape
-    ``(memories, allocated)`` — allocated lazily up to the highest byte in
-    use, at most ``capacity`` — so that placing and fetching are single
-    vectorized NumPy operations.
+    A layout placed on the machine names the memory with its first ``rank``
+    codomain coordinates; the rest address inside the memory, row-major. The
+    contents are one ``uint8`` array ``(memories, allocated)``, allocated
+    lazily up to the highest byte in use (at most ``capacity``), so a preset
+    with GiB-sized DRAM banks costs only what is used.
 
     >>> m = Machine.wse(2, 2)
     >>> m.memories, m.capacity, m.memory_label(3)
@@ -67,7 +61,6 @@ class Machine:
     capacity: int
     name: str = "memory"
     _store: _Store = field(default=None, compare=False, repr=False)
-    #: the dims' names and extents (made from ``dims``)
     names: tuple[str, ...] = field(default=(), init=False, compare=False, repr=False)
     shape: tuple[int, ...] = field(default=(), init=False, compare=False, repr=False)
 
@@ -90,8 +83,6 @@ class Machine:
                                f"got {describe(self.name)}")
         if self._store is None:
             object.__setattr__(self, "_store", _Store(self.memories))
-
-    # -- presets ---------------------------------------------------------------------
 
     @classmethod
     def wse(cls, rows: int, cols: int, *, sram_bytes: int = WSE_SRAM_BYTES) -> Machine:
@@ -164,8 +155,6 @@ class Machine:
                                f"dims {layout.codomain}; bind them first")
         return cls(tuple(zip(layout.codomain.names[:count], extents)), capacity, name=name)
 
-    # -- shape -----------------------------------------------------------------------
-
     @property
     def rank(self) -> int:
         return len(self.dims)
@@ -173,10 +162,9 @@ class Machine:
     @property
     def plural(self) -> str:
         """The name of several memories: "PEs", "banks", "memories"."""
-        name = self.name
-        if name.endswith("y") and name[-2:-1] not in tuple("aeiou"):
-            return name[:-1] + "ies"
-        return name + "s"
+        if self.name.endswith("y") and self.name[-2:-1] not in tuple("aeiou"):
+            return self.name[:-1] + "ies"
+        return self.name + "s"
 
     @property
     def memories(self) -> int:
@@ -186,11 +174,8 @@ class Machine:
         """``PE (3, 7)``, ``bank 5``, or the name of a machine's only memory."""
         if not self.dims:
             return self.name
-        coord = np.unravel_index(int(flat), self.shape)
-        text = ", ".join(str(int(c)) for c in coord)
-        return f"{self.name} ({text})" if len(coord) > 1 else f"{self.name} {text}"
-
-    # -- contents --------------------------------------------------------------------
+        text = ", ".join(str(int(c)) for c in np.unravel_index(int(flat), self.shape))
+        return f"{self.name} ({text})" if self.rank > 1 else f"{self.name} {text}"
 
     @property
     def storage(self) -> np.ndarray:
@@ -198,10 +183,8 @@ class Machine:
         return self._store.array
 
     def reserve(self, nbytes: int) -> np.ndarray:
-        """Grow every memory's storage to at least ``nbytes`` (≤ capacity); returns it.
-
-        New bytes are zero; bytes already written are kept.
-        """
+        """Grow every memory's storage to at least ``nbytes`` (≤ capacity), new
+        bytes zero and written ones kept; returns it."""
         if nbytes > self.capacity:
             raise MachineError(f"reserve: {nbytes} bytes exceed the capacity {self.capacity}")
         old = self._store.array
@@ -221,8 +204,7 @@ class Machine:
 
     def read(self, memory: int | tuple[int, ...], start: int, nbytes: int) -> bytes:
         """Raw bytes ``[start, start + nbytes)`` of one memory (unwritten bytes are 0)."""
-        flat = self._flat(memory)
-        data = self.storage[flat, start:start + nbytes].tobytes()
+        data = self.storage[self._flat(memory), start:start + nbytes].tobytes()
         return data + bytes(max(0, nbytes - len(data)))
 
     def overflow(self, flat: int, need: int) -> str:
@@ -248,5 +230,4 @@ class Machine:
     def __str__(self) -> str:
         if not self.dims:
             return f"one {self.name} of {self.capacity} B"
-        shape = "×".join(map(str, self.shape))
-        return f"{shape} {self.plural} of {self.capacity} B each"
+        return f"{'×'.join(map(str, self.shape))} {self.plural} of {self.capacity} B each"

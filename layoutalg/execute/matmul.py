@@ -1,17 +1,13 @@
 """``matmul``: a tiled matmul run on an emulated machine, with its counters.
 
 - ``"os"``, ``"ws"``, ``"is"`` run a :class:`layoutalg.dataflow.Schedule` on
-  a :class:`~.hierarchy.Hierarchy` (DRAM channels → L2 → registers). The
-  executor performs the moves, zero-fills and computes of the counting rule
-  (``la.dataflow.events``) in its order, step by step: every move copies a
-  real tile between the level memories and every compute multiplies the
-  tiles held at the operands' innermost levels (:mod:`.products`). Which steps move what is
-  read off :class:`~.steps.Steps` (the loop nest as arrays), and the counts
-  are made in bulk from the same arrays: the moves per level, operand and
-  DRAM channel with array sums, the computes with the rule's own per-MAC
-  accesses (``reuse.accesses``) once per kind of step, times the steps of
-  that kind. The moves and their order equal the rule's events and the
-  totals equal ``la.dataflow.traffic(schedule)`` exactly (tested).
+  a :class:`~.hierarchy.Hierarchy` (DRAM channels → L2 → registers),
+  performing the moves, zero-fills and computes of the counting rule
+  (``la.dataflow.events``) in its order on real tiles (:mod:`.program`). The
+  counts are made in bulk from the loop nest as arrays (:class:`~.steps.Steps`):
+  moves per level, operand and DRAM channel by array sums, computes by the
+  rule's own per-MAC accesses (``reuse.accesses``) once per kind of step,
+  times its steps. Moves, order and totals equal the rule's exactly (tested).
 - ``"summa"`` runs SUMMA on a PE mesh (:mod:`.summa`).
 """
 
@@ -41,26 +37,21 @@ def matmul(a, b, *, dataflow: str, tiles, machine=None,
     """``C = A @ B`` tiled under ``dataflow`` on an emulated machine.
 
     Args:
-        a, b: 2-D arrays, ``M×K`` and ``K×N`` (same numeric dtype family;
-            the result type of the two is used).
+        a, b: 2-D arrays, ``M×K`` and ``K×N`` (their result type is used).
         dataflow: "os", "ws" or "is" on a KPU :class:`Hierarchy`, or
             "summa" on a PE mesh :class:`Machine`.
         tiles: ``(Ti, Tj, Tk)``. For SUMMA, PE ``(r, c)`` owns the ``Ti×Tj``
-            tile ``C[r, c]``, so the mesh is ``⌈M/Ti⌉ × ⌈N/Tj⌉`` PEs, and each
-            of the ``⌈K/Tk⌉`` steps broadcasts ``Tk`` columns of A along the PE
-            rows and ``Tk`` rows of B along the PE columns.
+            tile ``C[r, c]`` (a ``⌈M/Ti⌉ × ⌈N/Tj⌉`` mesh); each of the
+            ``⌈K/Tk⌉`` steps broadcasts ``Tk`` columns of A along the PE rows
+            and ``Tk`` rows of B along the PE columns.
         machine: a Hierarchy (default ``Hierarchy.kpu()``) or, for SUMMA, a
             Machine with ``pe_row × pe_col`` dims (default ``Machine.wse``).
-        workers: threads SUMMA's PE rows are shared among (the result and
-            the counts do not depend on it). The KPU dataflows run their
-            steps in order, so for them it must be 1; their tile products
-            of at most 2^22 multiply-adds run on the calling thread, larger
-            ones on BLAS's threads (see :mod:`.products`).
+        workers: threads sharing SUMMA's PE rows (result and counts do not
+            depend on it); 1 for the KPU dataflows, whose steps run in order.
 
     Returns:
         ``(C, counters)``: ``C`` equals ``numpy.matmul`` up to rounding;
-        ``counters`` holds accesses per level and operand, DRAM bytes per
-        channel, messages between PEs and MACs (:class:`~.counters.Counters`).
+        ``counters`` is a :class:`~.counters.Counters`.
 
     >>> import numpy as np
     >>> a, b = np.ones((4, 6), np.float32), np.ones((6, 2), np.float32)
@@ -93,10 +84,15 @@ def run_schedule(a, b, *, dataflow, tiles, machine, dtype) -> tuple[np.ndarray, 
     memo = _memo(hierarchy, schedule, dtype.str)
     levels = Levels(hierarchy, schedule, dtype, memo=memo)
     levels.load_inputs(a.astype(dtype, copy=False), b.astype(dtype, copy=False))
-    steps = memo.get("steps")
-    if steps is None:
-        steps = memo["steps"] = Steps.of(schedule)
-    _perform(levels, steps)
+    if "steps" not in memo:
+        memo["steps"] = Steps.of(schedule)
+    steps = memo["steps"]
+    # every step's moves, zero-fills and product, in the order of the rule's
+    # events (a Program, made once per set of memories); counted by _count
+    kept = levels.memories.kept
+    if "program" not in kept:
+        kept["program"] = Program(levels, steps)
+    kept["program"].run()
     _count(levels, steps)
     counters = levels.tally.freeze(steps=steps.count, schedule=schedule,
                                    notes=(str(hierarchy), str(levels.channels)))
@@ -105,31 +101,19 @@ def run_schedule(a, b, *, dataflow, tiles, machine, dtype) -> tuple[np.ndarray, 
     return result, counters
 
 
-def _perform(levels: Levels, steps) -> None:
-    """Perform every step's moves, zero-fills and product on the level
-    memories, in the order of ``la.dataflow.events`` (:class:`~.program.Program`,
-    made once per set of memories). Nothing is counted here (see :func:`_count`)."""
-    program = levels.memories.kept.get("program")
-    if program is None:
-        program = levels.memories.kept["program"] = Program(levels, steps)
-    program.run()
-
-
 @lru_cache(maxsize=4)
 def _memo(hierarchy: Hierarchy, schedule, dtype: str) -> dict:
-    """What runs of one schedule on one hierarchy share (its steps, DRAM maps,
-    tile addresses and bounds, bytes per channel of every tile, and one finished
-    run's memories with their views and program, if its DRAM is at most
-    ``POOLED_DRAM_BYTES``, 32 MiB): all fixed by the three, so made once
-    (:class:`Levels` fills it). Four schedules are kept."""
+    """What runs of one schedule on one hierarchy and dtype share, made once
+    (steps, DRAM maps, tile addresses and bounds, bytes per channel of every
+    tile, one finished run's memories with their views and program if its DRAM
+    is at most ``POOLED_DRAM_BYTES``). Four schedules are kept."""
     return {}
 
 
 def _count(levels: Levels, steps) -> None:
-    """Add what :func:`_perform` moved and multiplied, a whole run at a time:
-    each fill and write-back of a level pair summed over its steps, and each
-    kind of compute step (see :meth:`~.steps.Steps.compute_kinds`) counted by
-    the rule once, times the steps of that kind."""
+    """Count a whole run's moves and products: each fill and write-back of a
+    level pair summed over its steps, and each kind of compute step
+    (:meth:`~.steps.Steps.compute_kinds`) counted by the rule once, times its steps."""
     schedule = steps.schedule
     for x in OPERANDS:
         filled = steps.fills(x)

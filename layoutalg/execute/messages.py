@@ -1,15 +1,11 @@
 """Layout transforms executed as messages between PEs.
 
-A transform of the mesh family (``la.mesh`` ``create_transform``) is a table
-of blocks: ``rows × cols`` elements read from a source PE at
-``src_offset + r·src_stride + c·size`` and written to a destination PE at
-``dst_offset + r·dst_stride + c·size`` (bytes). :func:`execute_transform`
-performs every block on two meshes at once — one gather of all source
-cells, one scatter to all destination cells, no Python loop per block or
-element — and counts what actually moved, element by element: messages
-(one per pair of PEs that exchange data), bytes, 32-bit wavelets, hops and
-bytes × hops. The counts are derived from the executed cells, not copied
-from the transform's cost model; the tests require them to be equal.
+A mesh transform (``la.mesh.create_transform``) is a table of blocks: ``rows
+× cols`` elements read from a source PE at ``src_offset + r·src_stride +
+c·size`` and written to a destination PE at ``dst_offset + r·dst_stride +
+c·size`` (bytes). :func:`execute_transform` performs all blocks as one
+gather and one scatter, and counts what actually moved from the executed
+cells (not from the transform's cost model, which the tests hold them to).
 """
 
 from __future__ import annotations
@@ -27,15 +23,11 @@ from layoutalg.execute.placement import enough_bytes, fetch, place
 
 @dataclass(frozen=True)
 class TransformCounters:
-    """What a transform moved, counted from the executed element moves.
-
-    Field names follow the mesh cost model (``TransferCost``): remote
-    ``bytes`` (between different PEs), ``local_bytes`` (copies inside a PE),
-    ``messages`` (PE pairs that exchange data), 32-bit ``wavelets`` (``⌈bytes
-    / 4⌉`` per message), ``byte_hops`` (bytes × Manhattan hops),
-    ``wavelet_hops`` and the longest route ``max_hops``; ``elements`` counts
-    every element delivered (local ones included).
-    """
+    """What a transform moved, named as in the mesh cost model (``TransferCost``):
+    remote ``bytes`` (between PEs), ``local_bytes`` (inside a PE), ``messages``
+    (PE pairs that exchange data), 32-bit ``wavelets`` (``⌈bytes / 4⌉`` per
+    message), ``byte_hops`` and ``wavelet_hops`` (× Manhattan hops), the
+    longest route ``max_hops``, and every element delivered (``elements``)."""
 
     elements: int
     bytes: int
@@ -48,11 +40,8 @@ class TransformCounters:
 
 
 def mesh_for(layout, shape, element_size: int, capacity: int | None = None) -> Machine:
-    """A WSE mesh of the layout's PE grid (48 KB each unless ``capacity``).
-
-    ``capacity=None`` picks the WSE's 48 KB, or the layout's largest need if
-    that is more (so any tensor can be executed; ``place`` still checks).
-    """
+    """A WSE mesh of the layout's PE grid, ``capacity`` bytes each (default the
+    WSE's 48 KB, or the layout's largest need if more; ``place`` still checks)."""
     m = layout.index_map(tuple(shape), element_size=element_size)
     if capacity is None:
         capacity = enough_bytes(m, element_size, True, 2, least=WSE_SRAM_BYTES)
@@ -60,12 +49,8 @@ def mesh_for(layout, shape, element_size: int, capacity: int | None = None) -> M
 
 
 def execute_transform(transform, source: Machine, target: Machine) -> TransformCounters:
-    """Move the bytes a transform's blocks describe from ``source`` to ``target``.
-
-    ``source`` holds the tensor under ``transform.source`` (see
-    :func:`run_transform`); afterwards ``target`` holds it under
-    ``transform.target``.
-    """
+    """Move the bytes a transform's blocks describe from ``source`` (holding the
+    tensor under ``transform.source``) to ``target`` (then under ``transform.target``)."""
     blocks = transform.blocks
     size = int(blocks.element_size)
     for name, machine, layout in (("source", source, transform.source),

@@ -17,25 +17,14 @@ import numpy as np
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.tiling import ceil_div
 from layoutalg.errors import MachineError, describe
-from layoutalg.execute.analysis import (
-    Analysis,
-    analyse,
-    check_pairing,
-    measure,
-    memory_bytes,
-    memory_counts,
-)
+from layoutalg.execute.analysis import Analysis, analyse, measure, memory_bytes, memory_counts
 from layoutalg.execute.machine import Machine
 from layoutalg.execute.plan import destinations, plan_for
 
 
 @dataclass(frozen=True, eq=False)
 class Placement:
-    """What a :func:`place` did: the layout, the machine, the element size.
-
-    The per-memory figures are computed on request (exactly, without a
-    per-element loop).
-    """
+    """What a :func:`place` did; per-memory figures are computed exactly on request."""
 
     layout: IndexMap
     machine: Machine
@@ -87,11 +76,10 @@ def place(array: np.ndarray, layout: IndexMap, machine: Machine, *, fill=0,
     """Write every element of ``array`` at its slot; padding slots get ``fill``.
 
     Every slot of the layout's codomain is set to ``fill`` first (``None``
-    leaves the slots as they are), then each element is written where the
-    layout sends it. Checked before anything is
-    written: the array's shape, the layout's memory dims against the
-    machine's, every coordinate inside the codomain, and each memory's bytes
-    against its capacity (CapacityError names the memory and the bytes).
+    leaves them as they are). Checked before anything is written: the
+    array's shape, the layout's memory dims against the machine's, every
+    coordinate inside the codomain, and each memory's bytes against its
+    capacity (CapacityError names the memory and the bytes).
 
     >>> import layoutalg as la
     >>> grid = la.split(la.Space(i=6), "i", 4, names=("pe", "offset"))   # 2 PEs, 4 slots
@@ -104,13 +92,15 @@ def place(array: np.ndarray, layout: IndexMap, machine: Machine, *, fill=0,
     if array.dtype.hasobject:
         raise MachineError(f"array must hold fixed-size values (numbers); got dtype "
                            f"{array.dtype}")
-    found = _prepare(array.shape, array.dtype, layout, machine, offsets_in_bytes)
+    found = analyse(layout, machine, array.dtype.itemsize, offsets_in_bytes)
+    if found.extents != array.shape:
+        raise MachineError(f"array shape {array.shape} must equal the layout's domain extents "
+                           f"{found.extents}")
     cells = _cells(machine, array.dtype, found)
     if fill is not None:
         _fill_padding(layout, machine, cells, fill, found)
-    source = np.ascontiguousarray(array).reshape(-1)
     plan = plan_for(found, cells.size // machine.memories)
-    plan.scatter(cells, source)
+    plan.scatter(cells, np.ascontiguousarray(array).reshape(-1))
     return Placement(layout, machine, array.dtype, plan.kind, found)
 
 
@@ -126,21 +116,17 @@ def fetch(layout: IndexMap, machine: Machine, dtype, *,
     [0, 1, 2, 3, 4, 5]
     """
     dtype = _dtype(dtype)
-    check_pairing(layout, machine)
-    shape = tuple(int(e) for e in layout.domain.extents)
-    found = _prepare(shape, dtype, layout, machine, offsets_in_bytes)
+    found = analyse(layout, machine, dtype.itemsize, offsets_in_bytes)
     cells = _cells(machine, dtype, found)
     out = np.empty(found.size, dtype=dtype)
     plan_for(found, cells.size // machine.memories).gather(cells, out)
-    return out.reshape(shape)
+    return out.reshape(found.extents)
 
 
 def required_bytes(layout: IndexMap, machine: Machine, itemsize: int,
                    offsets_in_bytes: bool = False) -> np.ndarray:
-    """Bytes each memory needs for the layout (the end of its last element).
-
-    Unlike :func:`place` this does not raise when a memory would overflow:
-    it says by how much.
+    """Bytes each memory needs for the layout (the end of its last element);
+    unlike :func:`place`, an overflowing memory is not refused.
 
     >>> import layoutalg as la
     >>> deal = la.split(la.Space(i=7), "i", 4, names=("bank", "offset"))
@@ -163,8 +149,7 @@ def enough_bytes(layout: IndexMap, itemsize: int, offsets_in_bytes: bool = False
 def slots_of(layout: IndexMap, machine: Machine, itemsize: int,
              offsets_in_bytes: bool = False) -> np.ndarray:
     """The flat cell index of every element, row-major over the domain (for
-    inspection; ``place`` itself never builds this array when the layout is
-    separable). Cells count ``itemsize``-byte elements from the start of the
+    inspection): cells count ``itemsize``-byte elements from the start of the
     machine's storage, whose rows are ``machine.storage.shape[1]`` bytes.
 
     >>> import layoutalg as la
@@ -175,14 +160,6 @@ def slots_of(layout: IndexMap, machine: Machine, itemsize: int,
     """
     found = analyse(layout, machine, int(itemsize), offsets_in_bytes)
     return destinations(found, _reserve(machine, found).shape[1] // found.itemsize)
-
-
-def _prepare(shape, dtype, layout, machine, offsets_in_bytes) -> Analysis:
-    found = analyse(layout, machine, dtype.itemsize, offsets_in_bytes)
-    if tuple(found.extents) != tuple(shape):
-        raise MachineError(f"array shape {tuple(shape)} must equal the layout's domain extents "
-                           f"{tuple(found.extents)}")
-    return found
 
 
 def _reserve(machine: Machine, found: Analysis) -> np.ndarray:

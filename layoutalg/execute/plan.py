@@ -1,18 +1,13 @@
 """How to move an array to and from the machine's cells, fastest exact way first.
 
 A plan turns an :class:`~.analysis.Analysis` and the machine's row length
-(cells per memory) into NumPy copies:
-
-1. **strided** — each domain axis's destination table is a few mixed-radix
-   progressions (a tile grid is two: full tiles, then the trimmed edge),
-   so the placement is a few strided views of the cells assigned from
-   reshaped slices of the array. No index arrays at all.
-2. **broadcast** — separable but irregular tables: destination cells are the
-   broadcast sum of per-axis tables, one scatter per block of rows.
-3. **general** — evaluate the index map per block of rows and scatter.
-
-Every plan is exact: the strided form is verified against the tables it
-replaces, and the others use the tables or the map themselves.
+(cells per memory) into NumPy copies: **strided** (each axis's destination
+table is a few mixed-radix progressions, e.g. full tiles then the trimmed
+edge: a few strided views, no index arrays), **broadcast** (separable but
+irregular tables: their broadcast sum, one scatter per block of rows) or
+**general** (the map evaluated per block of rows). Every plan is exact: the
+strided form is checked against the tables it replaces, the others use the
+tables or the map themselves.
 """
 
 from __future__ import annotations
@@ -186,10 +181,7 @@ class GeneralPlan(BlockPlan):
 
 def destinations(found: Analysis, row: int) -> np.ndarray:
     """The flat cell index of every element (row-major over the domain)."""
-    out = np.empty(found.size, dtype=np.int64)
-    for rows, memory, offset in found.blocks():
-        out[rows] = memory * row + _to_elements(offset, found)
-    return out
+    return np.concatenate([dest for _, dest in GeneralPlan(found, row)._blocks()])
 
 
 @lru_cache(maxsize=128)

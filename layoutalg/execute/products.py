@@ -1,25 +1,21 @@
 """Tile products that never wait for a BLAS thread.
 
-A KPU run makes hundreds of mid-sized tile products in a row (512 products
-of 128³ for the default KPU on a 1024³ problem). OpenBLAS hands a real
-product to its thread pool when ``M·N·K`` exceeds ``SMP_THRESHOLD_MIN ·
-GEMM_MULTITHREAD_THRESHOLD`` = 65536 · 4 multiply-adds and runs it on the
-calling thread otherwise (OpenMathLib/OpenBLAS ``interface/gemm.c``: the
-``MNK`` test before ``num_cpu_avail(3)``; ``SMP_THRESHOLD_MIN`` is 65536.0
-for real types there, 8192.0 for complex; ``GEMM_MULTITHREAD_THRESHOLD=4``
-in ``Makefile.system``). Handing off costs more than it saves at this size,
-and on a shared machine the pool's second thread is often not running when
-a product needs it: on this project's 2-core VM under load, 512 products
-of 128³ took 22–72 ms on one BLAS thread and 150–540 ms on two.
+OpenBLAS hands a real product to its thread pool when ``M·N·K`` exceeds
+``SMP_THRESHOLD_MIN · GEMM_MULTITHREAD_THRESHOLD`` = 65536 · 4 multiply-adds
+(OpenMathLib/OpenBLAS ``interface/gemm.c``: the ``MNK`` test before
+``num_cpu_avail(3)``; ``SMP_THRESHOLD_MIN`` is 65536.0 for real types;
+``GEMM_MULTITHREAD_THRESHOLD=4`` in ``Makefile.system``). For a KPU run's
+hundreds of mid-sized tile products that hand-off costs more than it saves:
+on this project's loaded 2-core VM, 512 products of 128³ took 22–72 ms on
+one BLAS thread and 150–540 ms on two.
 
 So a product of at most :data:`SMALL_PRODUCT_MACS` multiply-adds is cut into
-row × column blocks of at most :data:`SINGLE_THREAD_MACS` each, made by
-one batched ``numpy.matmul`` over views of the same memory (no copy): every
-block runs on the calling thread whatever the BLAS thread count. Every
-element of ``out`` is still one dot product over the whole depth ``K`` (the
-blocks split rows and columns, never ``K``). Larger products, products
-in other dtypes than float32 and float64 (no real BLAS) and views that are not C-contiguous go to ``numpy.matmul``
-whole.
+row × column blocks of at most :data:`SINGLE_THREAD_MACS` each, made by one
+batched ``numpy.matmul`` over views of the same memory (no copy), so every
+block runs on the calling thread. Every element of ``out`` is still one dot
+product over the whole depth ``K`` (blocks split rows and columns, never
+``K``). Larger products, dtypes other than float32 and float64 (no real
+BLAS) and views that are not C-contiguous go to ``numpy.matmul`` whole.
 """
 
 from __future__ import annotations
@@ -45,19 +41,14 @@ def blocks(m: int, n: int, k: int) -> tuple[int, int] | None:
     >>> blocks(128, 128, 128), blocks(64, 64, 64), blocks(512, 512, 512)
     ((4, 2), None, None)
     """
-    macs = m * n * k
-    if macs <= SINGLE_THREAD_MACS or macs > SMALL_PRODUCT_MACS:
+    if not SINGLE_THREAD_MACS < m * n * k <= SMALL_PRODUCT_MACS:
         return None
-    best = None
-    for rows in (1, 2, 4, 8, 16, 32, 64):
-        for cols in (1, 2, 4, 8, 16, 32, 64):
-            if m % rows or n % cols or rows * cols > MAX_BLOCKS:
-                continue
-            if (m // rows) * (n // cols) * k <= SINGLE_THREAD_MACS:
-                key = (rows * cols, abs(m // rows - n // cols), -rows)
-                if best is None or key < best[0]:
-                    best = (key, (rows, cols))
-    return None if best is None else best[1]
+    parts = (1, 2, 4, 8, 16, 32, 64)
+    fits = [(rows * cols, abs(m // rows - n // cols), -rows, (rows, cols))
+            for rows in parts for cols in parts
+            if not m % rows and not n % cols and rows * cols <= MAX_BLOCKS
+            and (m // rows) * (n // cols) * k <= SINGLE_THREAD_MACS]
+    return min(fits)[-1] if fits else None   # fewest blocks, then the squarest
 
 
 class Products:
@@ -80,11 +71,10 @@ class Products:
 
 def _split(a: np.ndarray, b: np.ndarray, out: np.ndarray):
     """Batched block views ``(a, b, out)`` of a product, or None (whole)."""
-    if out.dtype not in (np.float32, np.float64) or not all(x.flags.c_contiguous for x in (a, b, out)):
-        return None
     (m, k), n = a.shape, b.shape[1]
     parts = blocks(m, n, k)
-    if parts is None:
+    if parts is None or out.dtype not in (np.float32, np.float64) or not all(
+            x.flags.c_contiguous for x in (a, b, out)):
         return None
     rows, cols = parts
     rb, cb = m // rows, n // cols

@@ -2,13 +2,10 @@
 
 The counting rule (``la.dataflow.events``) fixes every step's moves,
 zero-fills and product from the schedule alone, and a run's memories keep
-their places (one slot per operand and level; a tile's DRAM address), so
-the operations can be listed once with the tile views they read and write,
-and a run of the same schedule on the same memories only performs them:
-no per-step lookups (a program of more than ``KEPT_STEPS`` steps is walked
-afresh instead of kept). :meth:`Program.walk` can name each operation as
-the rule's event does; ``tests/execute/test_execute_batched.py`` holds them to
-``la.dataflow.events``, in order.
+their places, so the operations are listed once with the tile views they
+read and write, and each run of the schedule on those memories only
+performs them. ``tests/execute/test_execute_batched.py`` holds the
+operations :meth:`Program.walk` names to the rule's events, in order.
 """
 
 from __future__ import annotations
@@ -28,8 +25,7 @@ Step = tuple[list[Move], "np.ndarray | None", "np.ndarray | None", "np.ndarray |
              "np.ndarray | None"]
 
 
-#: A program of at most this many steps is kept and reused; a longer one is
-#: walked afresh by each run (its list would hold several tuples per step).
+#: A program of at most this many steps is kept; a longer one is walked afresh by each run.
 KEPT_STEPS = 1 << 16
 
 

@@ -1,22 +1,15 @@
 """Replay a refuted check's counterexample on the emulated machine.
 
-A REFUTED verdict names a witness; a replay runs the real thing and shows
-what the witness does on the machine:
-
-- ``injective`` — place the whole array, read it back: both elements of the
-  witness read the value of whichever was written last; the other's value
-  is gone (and every other element that collides is counted);
-- ``in_bounds`` — placing stops: the element's slot is not on the machine;
-- ``images_valid`` — the element's value sits in a slot the layout calls
-  padding;
-- ``surjective`` — after placing every element, the valid slot still holds
-  the fill value;
-- ``fits`` — placing stops with the memory and the bytes it lacks;
-- ``conflict_free`` (a :class:`layoutalg.channel.ChannelLayout`) — the step's
-  concurrent tiles stream beat by beat onto the channels: the requests that
-  meet on one channel in one cycle, and the cycles the step takes.
-
-``bijective`` replays whichever of its parts was refuted.
+A REFUTED verdict names a witness; a replay shows what it does on the
+machine: ``injective`` — both elements read back the value of whichever
+was written last (every element that collides is counted); ``in_bounds``
+— placing stops, the slot is not on the machine; ``images_valid`` — the
+value sits in a slot the layout calls padding; ``surjective`` — the valid
+slot still holds the fill after placing every element; ``fits`` — placing
+stops with the memory and the bytes; ``conflict_free`` (a
+:class:`layoutalg.channel.ChannelLayout`) — the step's concurrent tiles
+stream beat by beat: the requests that meet on one channel in one cycle,
+and the cycles the step takes. ``bijective`` replays its refuted part.
 """
 
 from __future__ import annotations
@@ -41,12 +34,10 @@ FILL = -1
 
 @dataclass(frozen=True)
 class Replay:
-    """What a counterexample did on the machine.
-
-    ``happened`` is True when the machine showed the failure (a lost value,
-    a refused placement, a channel conflict); ``summary`` says it in one
-    sentence; ``lines`` give the steps; ``values`` the numbers involved.
-    """
+    """What a counterexample did on the machine: ``happened`` when the machine
+    showed the failure (a lost value, a refused placement, a channel
+    conflict), a one-sentence ``summary``, the steps (``lines``) and the
+    numbers involved (``values``)."""
 
     check: str
     subject: str
@@ -106,8 +97,7 @@ def replay(result: CheckResult, subject, *, dataflow: str = "os", element_bytes:
 def _part(result: CheckResult) -> str:
     if result.check != "bijective":
         return result.check
-    keys = set(result.counterexample or {})
-    if any(k.endswith("'") for k in keys):
+    if any(k.endswith("'") for k in result.counterexample or {}):
         return "injective"
     if result.reason.startswith("out of bounds"):
         return "in_bounds"
@@ -181,10 +171,7 @@ def _collision(run: _Run) -> Replay:
     lost = int(np.count_nonzero(back != values))
     names = layout.domain.names
     px, py = point_text(names, x), point_text(names, y)
-    if bx == vy:
-        winner, loser, lost_value = py, px, vx
-    else:
-        winner, loser, lost_value = px, py, vy
+    winner, loser, lost_value = (py, px, vx) if bx == vy else (px, py, vy)
     summary = (f"collision on {machine}: {px} and {py} both write slot "
                f"{point_text(layout.codomain.names, slot)}; it holds {bx}, the value of {winner}, "
                f"so {loser} reads back {bx} instead of {lost_value} — its value was overwritten")
@@ -247,11 +234,10 @@ def _overflow(run: _Run) -> Replay:
     machine = run.machine(capacity)
     try:
         run.place(machine)
+        happened, summary = False, "every element fitted its memory"
     except CapacityError as exc:
-        return Replay("fits", run.layout.label, True, f"placing stops: {exc}", (),
-                      {"capacity": capacity})
-    return Replay("fits", run.layout.label, False, "every element fitted its memory", (),
-                  {"capacity": capacity})
+        happened, summary = True, f"placing stops: {exc}"
+    return Replay("fits", run.layout.label, happened, summary, (), {"capacity": capacity})
 
 
 def replay_channel_conflict(result: CheckResult, layout, *, dataflow: str = "os") -> Replay:

@@ -1,17 +1,13 @@
 """``Steps``: a schedule's loop nest as NumPy arrays, one entry per tile step.
 
-The counting rule of ``la.dataflow.events`` keeps one tile of an operand
-per level and refetches it exactly when the tile a step needs differs from
-the one the previous step used; a C tile never touched before starts at
-zero instead, and a C tile is written back when the next step needs
-another one (and after the last step). Each of those is a comparison of
-consecutive steps, so it can be made for the whole nest at once: ``Steps``
-holds every step's tiles and where each operand's tile changes, and from
-them the executor knows which steps fill, zero and write back, and counts
-all of those moves with a few array sums instead of one event per move.
-``tests/execute/test_execute_batched.py`` checks that the moves and zero-fills the
-executor makes from ``Steps`` are exactly the events of
-``la.dataflow.events``, in order.
+The counting rule of ``la.dataflow.events`` keeps one tile of an operand per
+level and refetches it exactly when a step needs another tile than the
+previous step; a C tile never touched before starts at zero instead, and a
+C tile is written back when the next step needs another one (and after the
+last step). Each is a comparison of consecutive steps, so ``Steps`` makes
+them for the whole nest at once, and the executor counts all moves with a
+few array sums. ``tests/execute/test_execute_batched.py`` checks that the
+moves and zero-fills made from ``Steps`` are the rule's events, in order.
 """
 
 from __future__ import annotations
@@ -64,11 +60,9 @@ class Steps:
         extent = {loop: np.minimum(schedule.tile(loop),
                                    schedule.dim(loop) - index[loop] * schedule.tile(loop))
                   for loop in LOOPS}
-        flat, changed = {}, {}
-        for operand in OPERANDS:
-            rows, cols = INDEXED_BY[operand]
-            flat[operand] = index[rows] * schedule.trip(cols) + index[cols]
-            changed[operand] = np.concatenate(([True], flat[operand][1:] != flat[operand][:-1]))
+        flat = {x: index[rows] * schedule.trip(cols) + index[cols]
+                for x, (rows, cols) in INDEXED_BY.items()}
+        changed = {x: np.concatenate(([True], flat[x][1:] != flat[x][:-1])) for x in OPERANDS}
         first_touch = np.zeros(grid.shape[1], dtype=bool)
         first_touch[np.unique(flat["C"], return_index=True)[1]] = True
         return cls(schedule, grid.shape[1], index, extent, flat, changed, first_touch)
@@ -94,13 +88,9 @@ class Steps:
         return np.concatenate((self.changed["C"][1:], [True]))
 
     def compute_kinds(self) -> dict[tuple[int, int, int, bool], tuple[int, int]]:
-        """``(mi, nj, kk, first_touch)`` → ``(steps of that kind, one of them)``.
-
-        A step's accesses in the rule depend on nothing else, so the
-        executor counts each kind once and multiplies.
-        """
-        # a step's extent along a loop is the full tile or the edge tile's,
-        # so four bits name its kind
+        """``(mi, nj, kk, first_touch)`` → ``(steps of that kind, one of them)``:
+        all a step's accesses in the rule depend on (each extent is the full
+        tile's or the edge tile's, so four bits name the kind)."""
         key = self.first_touch.astype(np.int64)
         for loop in LOOPS:
             key = 2 * key + (self.extent[loop] != self.schedule.tile(loop))

@@ -3,29 +3,24 @@
 PE ``(r, c)`` of a ``Pr × Pc`` mesh owns the ``Ti × Tj`` tile ``C[r, c]``. K is
 cut into ``S = ⌈K/Tk⌉`` panels; A's tile ``(r, s)`` lives on PE
 ``(r, s mod Pc)`` and B's tile ``(s, c)`` on PE ``(s mod Pr, c)`` (block-cyclic
-over K, so a square mesh with ``K = P·Tk`` is the example's layout exactly).
-Step ``s``: the owner of each A tile broadcasts it along its PE row, the
-owner of each B tile along its PE column, every PE copies what it receives
-into its receive buffers and accumulates ``C += A_recv · B_recv``.
+over K: a square mesh with ``K = P·Tk`` is the example's layout exactly).
+Step ``s``: each A tile's owner broadcasts it along its PE row, each B
+tile's owner along its PE column, and every PE accumulates
+``C += A_recv · B_recv``.
 
-No Python loop runs per PE or element: the PEs of a row compute at once, as
-one batched ``numpy.matmul`` over the row's stacked ``(Pc, ·, ·)`` tiles in
-the mesh's memory. A received tile is bit for bit the owner's tile, so the
-batched product reads the owners' tiles through broadcast views instead of
-first copying them into every PE's receive buffer (that copy costs as much
-as the product); the receive buffers are still reserved in every PE's
-memory, so the capacity check is the real one, and their writes are
-counted. PE rows never read each other's C, so each PE row runs its ``S``
-steps before the next row starts (its C tiles stay in cache); every C
-element still sums its ``S`` products in step order, so the result is the
-one a step-by-step run gives, bit for bit, and ``workers`` threads may take
-the rows between them (NumPy's products and sums release the GIL). Edge
-tiles are padded with zeros in the PE memories (the padding never enters a
-count). Broadcasts are counted as one message from the owner to each other
-PE of the row (column): bytes, 32-bit wavelets, Manhattan hops and bytes ×
-hops — in closed form over the steps (a step's counts depend only on its
-depth and its owners' row and column; ``tests/execute/test_execute_matmul.py``
-holds them to a loop over steps, rows and columns).
+A PE row's products are one batched ``numpy.matmul`` over its stacked tiles
+in the mesh's memory. A received tile is bit for bit the owner's, so the
+product reads the owners' tiles through broadcast views instead of copying
+them (that copy costs as much as the product); the receive buffers are
+still reserved in every PE, so the capacity check is the real one, and
+their writes are counted. PE rows never read each other's C, so each row
+runs its ``S`` steps in turn (its C tiles stay in cache) and ``workers``
+threads may share the rows: every C element still sums its products in step
+order, bit for bit as a step-by-step run. Edge tiles are padded with zeros
+(never counted). A broadcast counts one message from the owner to each
+other PE of the row (column): bytes, 32-bit wavelets, Manhattan hops and
+bytes × hops, in closed form over the steps
+(``tests/execute/test_execute_matmul.py`` holds them to a loop).
 """
 
 from __future__ import annotations
@@ -83,13 +78,8 @@ def summa(a: np.ndarray, b: np.ndarray, *, tiles, machine: Machine | None,
 
 def _multiply(a_tiles: np.ndarray, b_tiles: np.ndarray, c_tiles: np.ndarray, steps: int,
               workers: int) -> None:
-    """``C[r, c] = Σ_s A[r, s] · B[s, c]`` over the steps in order, on the PE memories.
-
-    At step ``s`` PE row ``r`` receives A's tile from PE ``(r, s mod Pc)``
-    and every PE column ``c`` B's tile from PE ``(s mod Pr, c)`` (read in
-    place: broadcast views). Each PE row runs all its steps in turn; the
-    first step writes C, the later ones add to it.
-    """
+    """``C[r, c] = Σ_s A[r, s] · B[s, c]`` over the steps in order, on the PE
+    memories: the first step writes C, the later ones add to it."""
     rows, cols = c_tiles.shape[:2]
 
     def run_rows(first: int, stop: int) -> None:
@@ -106,10 +96,9 @@ def _multiply(a_tiles: np.ndarray, b_tiles: np.ndarray, c_tiles: np.ndarray, ste
                     c += product
 
     workers = min(workers, rows)
-    if workers == 1:
-        run_rows(0, rows)
-        return
     bounds = [rows * w // workers for w in range(workers + 1)]
+    if workers == 1:
+        return run_rows(0, rows)
     with ThreadPoolExecutor(workers) as pool:
         for done in [pool.submit(run_rows, lo, hi) for lo, hi in pairwise(bounds)]:
             done.result()

@@ -1,14 +1,13 @@
 """What to run a spec's subject on: its index map, element size and machine.
 
 :func:`target_for` asks the subject for its layout (``index_map()``, the
-:class:`~layoutalg.core.laid_out.LaidOut` protocol) and where it runs (its
-``home()``, the :class:`~layoutalg.core.home.Placeable` protocol, which
-every family's layout answers), and picks a machine: the home's preset where there is one
-(48 KB WSE PEs, a TT device's DRAM banks or L1, the Spyre layout's device
-bytes), else one just large enough. Nothing here names a family: a new
-family's layout runs in ``layoutalg run`` by having ``index_map()`` and
-``home()``, or ``index_map()`` alone (a bare map: 4-byte elements at element
-offsets, one memory per value of every codomain dim but the last).
+:class:`~layoutalg.core.laid_out.LaidOut` protocol) and where it runs
+(``home()``, the :class:`~layoutalg.core.home.Placeable` protocol), and picks
+the home's preset machine where there is one (48 KB WSE PEs, a TT device's
+DRAM banks or L1, the Spyre layout's device bytes), else one just large
+enough. Nothing here names a family: a bare map (``index_map()`` alone) runs
+with 4-byte elements at element offsets, one memory per value of every
+codomain dim but the last.
 """
 
 from __future__ import annotations
@@ -70,7 +69,7 @@ def target_for(subject, *, capacity: int | None = None, element_bytes: int | Non
                            f"runs layouts of at most {MAX_ELEMENTS}")
     if capacity is not None:
         cap, preset = capacity, f"{capacity} B per memory ({source or 'given'})"
-    if cap is None:
+    elif cap is None:
         cap, preset = enough_bytes(m, size, in_bytes, memory_dims), "just large enough"
     name = home.memory_name or _memory_name(m, memory_dims)
     machine = Machine.for_layout(m, capacity=cap, memory_dims=memory_dims, name=name)
@@ -101,8 +100,5 @@ def home_of(subject: object) -> tuple[IndexMap, Home]:
 def _memory_name(m: IndexMap, memory_dims: int) -> str:
     """"PE" for ``pe_…`` dims, "bank", "core", "channel" likewise, else "memory"."""
     first = m.codomain.names[0] if memory_dims else ""
-    for prefix, name in (("pe", "PE"), ("bank", "bank"), ("core", "core"),
-                         ("channel", "channel")):
-        if first.startswith(prefix):
-            return name
-    return "memory"
+    names = {"pe": "PE", "bank": "bank", "core": "core", "channel": "channel"}
+    return next((name for prefix, name in names.items() if first.startswith(prefix)), "memory")
