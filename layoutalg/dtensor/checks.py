@@ -24,12 +24,10 @@ from layoutalg.verify.result import CheckResult
 
 def check_exactly_once(layout: DTensorLayout, *, assume=(),
                        timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
-    """Every rank holds each element of its shard exactly once, and nothing else.
-
-    The map (copy, element) → (rank, local index) is a bijection onto the
-    slots torch's chunk rule fills: within each replica group every element
-    lies on exactly one rank, once; every rank along a Replicate or Partial
-    mesh dim holds its copy (for Partial: its summand) of it.
+    """Every rank holds each element of its shard exactly once, and nothing else:
+    (copy, element) → (rank, local index) is a bijection onto the slots torch's
+    chunk rule fills (every rank along a Replicate or Partial mesh dim holds its
+    copy, for Partial its summand).
 
     >>> check_exactly_once(DTensorLayout((2, 2), ["S(0)", "S(0)"], (5, 3))).status.name
     'PROVED'
@@ -60,8 +58,8 @@ def torch_rule_map(layout: DTensorLayout) -> IndexMap:
         dims = layout.shard_mesh_dims(i)
         start, length = nested_chunk_expr(size, [layout.mesh_shape[k] for k in dims],
                                           [sym[f"m{k}"] for k in dims])
-        real.append(sympy.Lt(sym[f"l{i}"], length, evaluate=False))  # SymPy would only
-        # query assumptions about Min/Max to try to decide it
+        # unevaluated: SymPy would only query assumptions about Min/Max to try to decide it
+        real.append(sympy.Lt(sym[f"l{i}"], length, evaluate=False))
         element.append(start + sym[f"l{i}"])
     return _slot_answers(layout, space, sympy.And(*real), element,
                          f"torch's chunk rule for {layout}")
@@ -87,11 +85,10 @@ def check_local_shapes(layout: DTensorLayout, *, assume=(),
                        timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """On every rank the real slots are torch's local shape, holding torch's elements.
 
-    Compares the layout's map (its ``valid`` slots and inverse) with
-    ``torch_rule_map``, written separately from torch's formulas, at every
-    slot: the same slots are real and each holds the same global element.
-    With ``check_exactly_once`` this is torch's layout: local shapes and
-    global offsets included.
+    Compares the layout's ``valid`` slots and inverse with ``torch_rule_map``
+    (written separately from torch's formulas) at every slot. With
+    ``check_exactly_once`` this is torch's layout, local shapes and global
+    offsets included.
     """
     instance_of(DTensorError, "subject", layout, DTensorLayout, where="local_shapes")
     start = time.perf_counter()

@@ -17,7 +17,7 @@ import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.dtensor.chunks import nested_chunk
-from layoutalg.dtensor.maps import local_names, placement_map, sharding
+from layoutalg.dtensor.maps import names, placement_map, sharding
 from layoutalg.dtensor.placements import Placement, Shard
 from layoutalg.dtensor.placements import placements as read_placements
 from layoutalg.errors import DTensorError, describe
@@ -59,17 +59,15 @@ class DTensorLayout:
                         f"{len(tensor)}) for a rank-{len(tensor)} tensor; got {p}")
                 p = Shard(p.dim % len(tensor))  # torch normalizes negative dims the same way
             normal.append(p)
-        object.__setattr__(self, "mesh_shape", mesh)
-        object.__setattr__(self, "placements", tuple(normal))
-        object.__setattr__(self, "shape", tensor)
+        for name, value in (("mesh_shape", mesh), ("placements", tuple(normal)), ("shape", tensor)):
+            object.__setattr__(self, name, value)
 
     @classmethod
     def of(cls, dtensor) -> DTensorLayout:
         """The layout of a torch ``DTensor`` (its mesh, placements and global shape)."""
-        for attribute in ("device_mesh", "placements", "shape"):
-            if not hasattr(dtensor, attribute):
-                raise DTensorError(f"dtensor: must be a DTensor (with device_mesh, placements "
-                                   f"and shape); got {describe(dtensor)}")
+        if not all(hasattr(dtensor, a) for a in ("device_mesh", "placements", "shape")):
+            raise DTensorError(f"dtensor: must be a DTensor (with device_mesh, placements "
+                               f"and shape); got {describe(dtensor)}")
         return cls(dtensor.device_mesh, dtensor.placements, tuple(dtensor.shape))
 
     def __str__(self) -> str:
@@ -88,9 +86,8 @@ class DTensorLayout:
     def index_map(self, *, flat: bool = False) -> IndexMap:
         """Element (with its copy coordinates) → (``m0, m1, …``, ``l0, l1, …``).
 
-        ``flat``: the local index as one row-major ``offset`` into the padded
-        local buffer (every rank's buffer the largest local shape, as the
-        padded collectives send it), not the exact offset of a smaller shard.
+        ``flat``: the local index as one row-major ``offset`` into the padded local
+        buffer (the largest local shape, as the padded collectives send it).
         """
         return _index_map(self, flat)
 
@@ -135,7 +132,7 @@ class DTensorLayout:
 def _index_map(layout: DTensorLayout, flat: bool) -> IndexMap:
     m = placement_map(layout.mesh_shape, layout.placements, layout.shape, str(layout))
     if flat:
-        m = linearize(m, local_names(len(layout.shape)), name="offset").renamed(f"{layout} (flat)")
+        m = linearize(m, names("l", len(layout.shape)), name="offset").renamed(f"{layout} (flat)")
     return m
 
 

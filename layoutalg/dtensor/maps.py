@@ -1,21 +1,20 @@
 """The index map of a DTensor layout, built from the core combinators.
 
 Element ``(copies…, d0, d1, …)`` → ``(m0, m1, …, l0, l1, …)``: the mesh
-coordinate of the rank holding it and its index in that rank's local
-tensor. A mesh dim that replicates (or holds partial summands) has one copy
-of every element per rank along it; the domain carries that copy as the
-coordinate ``m<k>`` it lands on, so a bijection onto the valid slots says:
-every rank holds each element of its shard exactly once.
+coordinate of the rank holding it and its index in that rank's local tensor.
+A mesh dim that replicates (or holds partial summands) has one copy of every
+element per rank along it, carried in the domain as the coordinate ``m<k>``
+it lands on, so a bijection onto the valid slots says: every rank holds each
+element of its shard exactly once.
 
 A tensor dim sharded by one mesh dim is ``split`` by ``c = ⌈n/k⌉`` and the
-rank extent ``pad``-ded to ``k`` (trailing ranks get fewer rows or none:
-``torch.chunk``'s rule). By several mesh dims, left to right as DTensor
-does: when the nested pieces are one flat ``torch.chunk`` by the product
-(always when it divides the size) the same split, then ``delinearize`` of
-the flat rank into the mesh coordinates; otherwise the pieces (2/1/1/1 for
-5 rows on a 2×2 mesh) are no split of fixed size, and a ``chunks`` step
-written with ``Piecewise`` over the concrete boundaries gives the flat rank
-and the local row (``_pieces``; concrete sizes only).
+rank extent ``pad``-ded to ``k`` (``torch.chunk``'s rule: trailing ranks get
+fewer rows or none). By several mesh dims, left to right as DTensor does:
+when the nested pieces are one flat ``torch.chunk`` by the product (always
+when it divides the size) the same split, then ``delinearize`` of the flat
+rank into the mesh coordinates; otherwise the pieces (2/1/1/1 for 5 rows on
+a 2×2 mesh) are no split of fixed size, and a ``chunks`` step over the
+concrete boundaries gives the flat rank and local row (``_pieces``).
 """
 
 from __future__ import annotations
@@ -35,16 +34,9 @@ from layoutalg.errors import DTensorError
 from layoutalg.verify.combinators import delinearize, linearize, pad, permute, split
 
 
-def mesh_names(rank: int) -> list[str]:
-    return [f"m{k}" for k in range(rank)]
-
-
-def local_names(rank: int) -> list[str]:
-    return [f"l{i}" for i in range(rank)]
-
-
-def tensor_names(rank: int) -> list[str]:
-    return [f"d{i}" for i in range(rank)]
+def names(prefix: str, count: int) -> list[str]:
+    """Coordinate names ``prefix0, prefix1, …``: mesh ``m``, local ``l``, tensor ``d``."""
+    return [f"{prefix}{k}" for k in range(count)]
 
 
 def sharding(placements: Sequence, dim: int) -> list[int]:
@@ -67,7 +59,7 @@ def placement_map(mesh_shape: Sequence, placements: Sequence, shape: Sequence,
     """Element (with its copy coordinates) → (mesh coordinate, local index)."""
     copies = [(f"m{k}", e) for k, (e, p) in enumerate(zip(mesh_shape, placements))
               if not isinstance(p, Shard)]
-    space = Space(*copies, *zip(tensor_names(len(shape)), shape))
+    space = Space(*copies, *zip(names("d", len(shape)), shape))
     uneven = {}
     for i, size in enumerate(shape):
         parts = [mesh_shape[k] for k in sharding(placements, i)]
@@ -97,18 +89,16 @@ def placement_map(mesh_shape: Sequence, placements: Sequence, shape: Sequence,
             placed = pad(placed, rank, to=total)  # torch.chunk: trailing ranks empty
         if len(shards) > 1:
             placed = delinearize(placed, rank, **parts)
-    order = mesh_names(len(mesh_shape)) + local_names(len(shape))
+    order = names("m", len(mesh_shape)) + names("l", len(shape))
     return permute(placed, order).renamed(name)
 
 
 def _pieces(space: Space, uneven: dict[int, list[int]]) -> IndexMap:
     """Each uneven tensor dim ``d<i>`` → (flat rank ``g<i>``, local row ``l<i>``)
-    over its concrete pieces (ranks in row-major order); other dims pass.
-
-    The piece boundaries are constants, so the flat rank is a count of the
-    boundaries passed, each ``[x ≥ e]`` written ``(x + n - e) // n`` for
-    ``0 ≤ x < n`` (a floor by a constant, which Z3's integer theory
-    decides; a ``Piecewise`` would cost SymPy seconds per substitution).
+    over its concrete pieces (ranks row-major); other dims pass. The flat rank
+    counts the constant boundaries passed, each ``[x ≥ e]`` written
+    ``(x + n - e) // n`` for ``0 ≤ x < n``: a floor by a constant, which Z3
+    decides (a ``Piecewise`` would cost SymPy seconds per substitution).
     """
     extents = dict(space.dims)
     pieces = {f"d{i}": nested_lengths(extents[f"d{i}"], parts) for i, parts in uneven.items()}
@@ -137,13 +127,10 @@ def _pieces(space: Space, uneven: dict[int, list[int]]) -> IndexMap:
 
 def by_pieces(row, lengths: list[int], size: int) -> tuple:
     """Flat rank and local row of ``row`` (``0 ≤ row < size``) among pieces of these
-    lengths, in order: the rank counts the piece ends ``row`` has passed, and the
-    piece starts at the sum of the lengths of the pieces whose end it passed.
-
-    Both are written over the same ``[row ≥ end]`` terms (piece ``j`` lies
-    before the rank exactly when ``row`` passed its end: the ends ascend), not
-    the start as a function of the rank, which would nest a count of counts
-    in every floor (the size of the delivered maps of pytorch#194457)."""
+    lengths: the rank counts the piece ends ``row`` has passed, the piece starts
+    at the sum of those pieces' lengths. Both use the same ``[row ≥ end]`` terms
+    (the ends ascend), not the start as a function of the rank, which would nest
+    a count of counts in every floor (the delivered maps of pytorch#194457)."""
     ends = list(itertools.accumulate(lengths))[:-1]
     passed = [_at_least(row, e, size) for e in ends]
     rank = sum(passed, sympy.Integer(0))

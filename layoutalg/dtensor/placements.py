@@ -91,13 +91,11 @@ def placements(values: object, argument: str = "placements") -> tuple[Placement,
 
 
 def _from_text(text: str, argument: str) -> Placement:
-    shard = _SHARD.match(text)
-    if shard:
+    if shard := _SHARD.match(text):
         return Shard(int(shard.group(1)))
     if _REPLICATE.match(text):
         return Replicate()
-    partial = _PARTIAL.match(text)
-    if partial:
+    if partial := _PARTIAL.match(text):
         return Partial(partial.group(1) or "sum")
     raise DTensorError(f"{argument}: a placement string must read S(d), Shard(dim=d), R, "
                        f"Replicate(), P, P(op) or Partial(op), as DTensor prints them; "
@@ -105,12 +103,11 @@ def _from_text(text: str, argument: str) -> Placement:
 
 
 def _from_dict(value: Mapping, argument: str) -> Placement:
-    kind = str(value.get("type", "")).lower()
+    kind, dim = str(value.get("type", "")).lower(), value.get("dim")
+    if kind == "shard" and not is_int(dim):
+        raise DTensorError(f"{argument}: a shard dict needs an int 'dim'; "
+                           f"got {describe(dict(value))}")
     if kind == "shard":
-        dim = value.get("dim")
-        if not is_int(dim):
-            raise DTensorError(f"{argument}: a shard dict needs an int 'dim'; "
-                               f"got {describe(dict(value))}")
         return Shard(int(dim))
     if kind == "replicate":
         return Replicate()

@@ -6,16 +6,13 @@ dims and modelled by the slot of its input each output slot *reads*, written
 from how DTensor runs the collective, not from the layouts.
 
 ``check_redistribution`` proves, over every element and every copy of it
-the target layout places, that following the reads back through every step
+the target places, that following the reads back through every step
 reaches a real (non-padding) slot of each intermediate layout and, in the
 source, a slot holding that very element; and that the target layout is a
-bijection onto its slots. So every rank receives each element it should
-hold exactly once, at the right local index. A counterexample names the
-rank, the local index, the element and what it got instead.
-
-What is not modelled: the reduction of Partial placements (no plan step
-takes a Partial), and which processes may talk (each step reads only along
-its own mesh dims by construction).
+bijection onto its slots: every rank receives each element it should hold
+exactly once, at the right local index. Not modelled: the reduction of
+Partial placements (no step takes a Partial), and which processes may talk
+(each step reads only along its own mesh dims by construction).
 """
 
 from __future__ import annotations
@@ -103,10 +100,8 @@ class Redistribution:
 def check_redistribution(plan: Redistribution, *, assume=(),
                          timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """Every rank receives every element the target places there exactly once, at
-    the target's local index (see the module docstring).
-
-    REFUTED names the receiving rank, its local index, the element it should
-    hold and what the plan brings instead.
+    the target's local index (see the module docstring). REFUTED names the rank,
+    its local index, the element it should hold and what the plan brings instead.
     """
     instance_of(DTensorError, "plan", plan, Redistribution, where="check_redistribution")
     start = time.perf_counter()
@@ -148,8 +143,8 @@ RUN_LIMIT = 1 << 16   # elements × ranks a refutation is replayed on (brute.sim
 
 
 def _bound(plan: Redistribution, counterexample: dict) -> Redistribution | None:
-    """The plan at the counterexample's sizes (itself when concrete); None when
-    too large to run."""
+    """The plan at the counterexample's sizes (itself when concrete); None when too
+    large to run."""
     source = plan.source
     if not source.is_concrete:
         names = _size_symbols(source)
@@ -189,7 +184,7 @@ def _explain(plan: Redistribution, counterexample: dict) -> str:
     point, element = _point(plan, counterexample)
     path = plan.trace(point)
     rank, where = _rank_and_index(plan.target, path[0][1])
-    text = (f"rank {rank} should hold element {element} at local index {where}, but ")
+    text = f"rank {rank} should hold element {element} at local index {where}, but "
     for layout, slot, real in path[1:]:
         if not real:
             r, w = _rank_and_index(layout, slot)
@@ -198,9 +193,8 @@ def _explain(plan: Redistribution, counterexample: dict) -> str:
             return text + (f"the plan reads local index {w} of rank {r} in {layout}, {what} "
                            f"(the element is lost there)")
     layout, slot, _ = path[-1]
-    got = layout.index_map().preimage(*slot)
+    got = layout.index_map().preimage(*slot)[-len(layout.shape):]
     r, w = _rank_and_index(layout, slot)
-    got = got[len(got) - len(layout.shape):]
     return text + f"it receives element {got} from local index {w} of rank {r}"
 
 
@@ -225,8 +219,7 @@ def _read_back(plan: Redistribution, slot, *, symbolic: bool = False
                ) -> list[tuple[DTensorLayout, list]]:
     """Each earlier layout (the last step's input first) with the slot the plan reads
     there for the target's ``slot``: Integers, or (``symbolic``) expressions put in
-    by ``verify.query.substitute`` (structural rules, no SymPy re-evaluation of
-    every rebuilt floor and Mod; the same integer function)."""
+    by ``verify.query.substitute`` (no SymPy re-evaluation of every floor and Mod)."""
     symbols = plan.target.index_map().codomain.symbols
     by_name = {s.name: s for s in symbols}
     path = []
@@ -260,14 +253,12 @@ def _delivered(plan: Redistribution) -> tuple[IndexMap, IndexMap]:
 
 
 def _indicator(condition: sympy.Basic) -> sympy.Expr:
-    """``1`` where ``condition`` holds, else ``0``. A condition SymPy already
-    settled is that constant; otherwise the ``Piecewise`` is built as it stands:
-    SymPy's evaluation (relations put in canonical form, branches folded) gives
-    the same function and cost about a tenth of a second per plan. Even with
-    ``evaluate=False`` SymPy's pair folds a ``Piecewise`` inside the condition
-    (a chunk length) out through the whole ``And`` and rewrites it to ``ITE``
-    via ``as_set`` (0.2-0.9 s per plan, importing ``sympy.physics`` the first
-    time), so the pairs are made as they stand too: the same function."""
+    """``1`` where ``condition`` holds, else ``0``; a condition SymPy already settled
+    is that constant. Otherwise the ``Piecewise`` and its pairs are built as they
+    stand: SymPy's evaluation gives the same function at about a tenth of a second
+    per plan, and even with ``evaluate=False`` its pair folds a ``Piecewise``
+    inside the condition out through the whole ``And`` into ``ITE`` via
+    ``as_set`` (0.2-0.9 s per plan)."""
     if condition is sympy.true or condition is sympy.false:
         return sympy.Integer(1 if condition is sympy.true else 0)
     if not isinstance(condition, Boolean):
@@ -283,9 +274,7 @@ def _real(m: IndexMap, values: list) -> sympy.Basic:
               for relation in (sympy.Ge(v, 0), sympy.Lt(v, e))]
     valid = sympy.true if m.valid is None else substitute([m.valid], m.codomain.symbols,
                                                            values)[0]
-    # each relation evaluated (one SymPy settles is dropped), the conjunction as
-    # written: SymPy's And sorts and compares its arguments, the same function
-    return all_of(*inside, valid)
+    return all_of(*inside, valid)  # all_of: relations evaluated, the And as written
 
 
 def _apply(layout: DTensorLayout, step: Step, n: int) -> DTensorLayout:

@@ -5,10 +5,10 @@ Each step is written from how DTensor runs its collective (pytorch/pytorch
 and ``_to_new_shard_dim``; ``_redistribute.py``), not from the layouts: every
 rank pads its piece to the chunk size ``c``, the collective concatenates the
 padded pieces, and the result is cut back with the lengths the step
-*expects*. ``reads(before, slot)`` gives, for a slot ``(m…, l…)`` of the
-step's output (SymPy symbols), the slot of its input it is read from. The
-logical size a step cuts by is the size the shards on earlier mesh dims
-leave on that rank (torch's ``logical_shape``).
+*expects*. ``reads(before, slot)``: for a slot ``(m…, l…)`` of the step's
+output (SymPy symbols), the slot of its input it reads. A step cuts by the
+logical size the shards on earlier mesh dims leave on that rank (torch's
+``logical_shape``).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import sympy
 
-from layoutalg.core.tiling import ceil_div, unflatten
+from layoutalg.core.tiling import ceil_div, digits, flatten, unflatten
 from layoutalg.dtensor.chunks import nested_chunk, nested_lengths
 from layoutalg.dtensor.layout import DTensorLayout
-from layoutalg.dtensor.maps import by_pieces, is_flat, local_names, mesh_names
+from layoutalg.dtensor.maps import by_pieces, is_flat, names
 from layoutalg.dtensor.placements import Placement, Replicate, Shard
 from layoutalg.errors import DTensorError, describe
 from layoutalg.validate import is_int, nonnegative_int
@@ -35,12 +35,11 @@ SIZES = ("pieces", "flat")
 class AllGather:
     """``Shard(dim)`` → ``Replicate()`` on ``mesh_dims`` (several: one flattened group).
 
-    ``sizes`` is how the gathered buffer is cut back: ``"pieces"`` by the
-    length each rank really holds (torch's gather on one mesh dim, or a
-    flattened one whose pieces are even); ``"flat"`` by one ``torch.chunk``
-    of the logical size over the flattened group — what the flattened
-    all_gather of pytorch#194457 does, right only when that equals the
-    nested pieces.
+    ``sizes``: how the gathered buffer is cut back, ``"pieces"`` by the length
+    each rank really holds (torch's gather on one mesh dim, or a flattened one
+    whose pieces are even), ``"flat"`` by one ``torch.chunk`` of the logical
+    size over the flattened group (the flattened all_gather of pytorch#194457,
+    right only when that equals the nested pieces).
     """
 
     mesh_dims: tuple[int, ...]
@@ -71,8 +70,7 @@ class AllGather:
 
         def cut(size):
             if self.sizes == "flat" or is_flat(size, parts):
-                c = ceil_div(size, math.prod(parts))
-                return slot[f"l{i}"] // c, slot[f"l{i}"] % c
+                return digits(slot[f"l{i}"], ceil_div(size, math.prod(parts)))
             if not isinstance(size, int):
                 raise DTensorError(f"{self}: cutting uneven nested pieces of tensor dim {i} "
                                    f"needs concrete sizes; got size {size}")
@@ -111,11 +109,10 @@ class AllToAll:
         p, q = slot[f"l{self.from_dim}"], slot[f"l{self.to_dim}"]
 
         def gather(size):
-            c = ceil_div(size, k)
-            return p // c, p % c
+            return digits(p, ceil_div(size, k))
 
         def keep(size):
-            return (a * ceil_div(size, k) + q,)
+            return (flatten((a, q), (None, ceil_div(size, k))),)
 
         rank, row = _per_rank(before, self.from_dim, m, slot, gather)
         (column,) = _per_rank(before, self.to_dim, m, slot, keep)
@@ -146,7 +143,7 @@ class LocalChunk:
         a, k = slot[f"m{m}"], before.mesh_shape[m]
 
         def keep(size):
-            return (a * ceil_div(size, k) + slot[f"l{i}"],)
+            return (flatten((a, slot[f"l{i}"]), (None, ceil_div(size, k))),)
 
         (row,) = _per_rank(before, i, m, slot, keep)
         return _ordered(before, {**slot, f"l{i}": row})
@@ -156,15 +153,14 @@ Step = AllGather | AllToAll | LocalChunk
 
 
 def _ordered(layout: DTensorLayout, source: dict) -> list:
-    names = mesh_names(len(layout.mesh_shape)) + local_names(len(layout.shape))
-    return [sympy.sympify(source[n]) for n in names]
+    order = names("m", len(layout.mesh_shape)) + names("l", len(layout.shape))
+    return [sympy.sympify(source[n]) for n in order]
 
 
 def _per_rank(before: DTensorLayout, dim: int, mesh_dim: int, slot: dict, fn) -> tuple:
-    """``fn(size)`` of the logical size of ``dim`` on this slot's rank: the size the
-    shards on the mesh dims before ``mesh_dim`` leave (torch's ``logical_shape``).
-    With such outer shards the size depends on the rank: a Piecewise over its
-    coordinates (concrete sizes only)."""
+    """``fn(size)`` of the logical size of ``dim`` on this slot's rank, which the
+    shards on the mesh dims before ``mesh_dim`` leave (torch's ``logical_shape``):
+    with such shards a Piecewise over the rank's coordinates (concrete sizes only)."""
     size = before.shape[dim]
     outer = [k for k in before.shard_mesh_dims(dim) if k < mesh_dim]
     if not outer:

@@ -23,7 +23,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import TTError, describe
 from layoutalg.tt.maps import page_of_element_map
 from layoutalg.tt.tensor import TensorSpec
-from layoutalg.validate import boolean, int_tuple, positive_int, positive_size
+from layoutalg.validate import boolean, instance_of, int_tuple, positive_int, positive_size
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_bijective, check_in_bounds, check_surjective
 from layoutalg.verify.claims import register_claim
@@ -59,23 +59,18 @@ def page_set(pages: object) -> frozenset[int]:
 
 def place_text(m: IndexMap, key) -> str:
     names = m.codomain.names[:-1]
-    if len(names) == 1:
-        return f"{names[0]} {key[0]}"
-    return f"core ({key[0]}, {key[1]})"
+    return f"{names[0]} {key[0]}" if len(names) == 1 else f"core ({key[0]}, {key[1]})"
 
 
 def holds_reason(m: IndexMap, key, claimed: frozenset[int], page: int, actual) -> str:
     here = place_text(m, key)
-    there = place_text(m, actual)
     if page in claimed:
-        return f"page {page} is claimed on {here} but lies on {there}"
+        return f"page {page} is claimed on {here} but lies on {place_text(m, actual)}"
     return f"{here} also holds page {page}, which the claim leaves out"
 
 
-def check_holds_pages(
-    subject: object, where: object, pages: object, *, assume=(),
-    timeout_ms: int = DEFAULT_TIMEOUT_MS,
-) -> CheckResult:
+def check_holds_pages(subject: object, where: object, pages: object, *, assume=(),
+                      timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """The bank or core ``where`` holds exactly the pages ``pages``.
 
     >>> from layoutalg.tt import TensorSpec, ShardSpec
@@ -115,9 +110,8 @@ def check_holds_pages(
     )
 
 
-def check_page_count(
-    subject: object, count: int, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS,
-) -> CheckResult:
+def check_page_count(subject: object, count: int, *, assume=(),
+                     timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """The tensor has exactly ``count`` pages: every element lies on a page
     below ``count`` and every such page holds an element.
 
@@ -126,8 +120,7 @@ def check_page_count(
     <Status.PROVED: 'PROVED'>
     """
     count = positive_int(TTError, "count", count)
-    if not isinstance(subject, TensorSpec):
-        raise TTError(f"subject must be a TensorSpec; got {describe(subject)}")
+    instance_of(TTError, "subject", subject, TensorSpec)
     start = time.perf_counter()
     m = page_of_element_map(subject, pages=count)
     label = f"{m.label} has {count} pages"
@@ -149,10 +142,8 @@ def check_page_count(
                     reason=f"the elements fill exactly pages 0..{count - 1}")
 
 
-def check_aligned(
-    subject: object, alignment: int | None = None, *, assume=(),
-    timeout_ms: int = DEFAULT_TIMEOUT_MS,
-) -> CheckResult:
+def check_aligned(subject: object, alignment: int | None = None, *, assume=(),
+                  timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """Every page (every domain point of a page map) starts at a multiple of
     ``alignment`` bytes (default: the device's alignment for the storage)."""
     m = page_map_of(subject)
@@ -188,24 +179,20 @@ def _misaligned(m, outcome, x, alignment) -> dict:
     }
 
 
-def check_fits_memory(
-    subject: object, capacity: int | None = None, *, size_only: bool = False, assume=(),
-    timeout_ms: int = DEFAULT_TIMEOUT_MS,
-) -> CheckResult:
+def check_fits_memory(subject: object, capacity: int | None = None, *, size_only: bool = False,
+                      assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """Each bank or core holds its pages within ``capacity`` bytes (default:
     the device's L1 per core, or its DRAM bank size).
 
-    ``capacity`` is where each memory ends, so pages are judged by their
+    ``capacity`` is where each memory ends: pages are judged by their
     addresses (``base_address`` included). With ``size_only=True`` it is a
-    size instead (the free L1 a tensor may take, wherever the allocator puts
-    it): pages are judged by their bytes from the tensor's base address.
-
-    Z3 looks for a page whose aligned slot ends past the capacity and names
-    the fullest core. The allocator reserves whole shards on every core, so
-    a tensor smaller than one shard is also judged by its reservation.
+    size (the free L1 a tensor may take wherever the allocator puts it): pages
+    are judged by their bytes from the tensor's base address. Z3 looks for a
+    page whose aligned slot ends past it and names the fullest core; the
+    allocator reserves whole shards on every core, so a tensor smaller than
+    one shard is also judged by its reservation.
     """
-    if not isinstance(subject, TensorSpec):
-        raise TTError(f"subject must be a TensorSpec; got {describe(subject)}")
+    instance_of(TTError, "subject", subject, TensorSpec)
     size_only = boolean(TTError, "size_only", size_only)
     cap = subject.capacity if capacity is None else capacity
     cap = positive_int(TTError, "capacity", cap, unit="bytes")
@@ -225,8 +212,7 @@ def check_fits_memory(
         Status.REFUTED, "fits", m.label, {"bytes": reserved},
         f"{owner} exceeds memory: {reserved} > {cap} {what} (the allocator reserves "
         f"{subject.slots_per_location} page slots of {subject.aligned_page_bytes} B on every "
-        f"{memory_name}, padding included)", verdict.seconds, method="arithmetic",
-    )
+        f"{memory_name}, padding included)", verdict.seconds, method="arithmetic")
 
 
 def _point(names, values: dict) -> str:
@@ -241,17 +227,11 @@ def check_pages_bijective(subject: object, *, assume=(),
     return check_bijective(page_map_of(subject), assume=assume, timeout_ms=timeout_ms)
 
 
-def _register() -> None:
-    register_claim("pages_bijective", check_pages_bijective, index_map=False)
-    register_claim("holds_pages", check_holds_pages, index_map=False, arguments=(2, 2))
-    register_claim("page_count", check_page_count, index_map=False, arguments=(1, 1))
-    register_claim("pages_aligned", check_aligned, index_map=False, arguments=(0, 1))
-    register_claim("fits_device", check_fits_memory, index_map=False, arguments=(0, 1))
+register_claim("pages_bijective", check_pages_bijective, index_map=False)
+register_claim("holds_pages", check_holds_pages, index_map=False, arguments=(2, 2))
+register_claim("page_count", check_page_count, index_map=False, arguments=(1, 1))
+register_claim("pages_aligned", check_aligned, index_map=False, arguments=(0, 1))
+register_claim("fits_device", check_fits_memory, index_map=False, arguments=(0, 1))
 
-
-_register()
-
-__all__ = [
-    "check_aligned", "check_fits_memory", "check_holds_pages", "check_page_count",
-    "check_pages_bijective",
-]
+__all__ = ["check_aligned", "check_fits_memory", "check_holds_pages", "check_page_count",
+           "check_pages_bijective"]

@@ -96,8 +96,7 @@ def get_device(device: str | Device) -> Device:
     if isinstance(device, str) and device in PRESETS:
         return PRESETS[device]
     raise TTError(
-        f"device must be one of {sorted(PRESETS)} or a layoutalg.tt.Device; got {describe(device)}"
-    )
+        f"device must be one of {sorted(PRESETS)} or a layoutalg.tt.Device; got {describe(device)}")
 
 
 __all__ = ["BLACKHOLE", "GRAYSKULL", "PRESETS", "WORMHOLE_B0", "Device", "get_device"]

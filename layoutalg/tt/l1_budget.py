@@ -112,9 +112,9 @@ class L1Budget:
         return self.free if one_of(TTError, "guard", guard, GUARDS) == "free" else self.max_l1
 
     def index_map(self) -> IndexMap:
-        """The sizes a new circular buffer may take under the free-L1 guard ↦ where the
-        CB region then ends; in bounds exactly when the budget holds (with no free L1,
-        the one size 0 already lands past the lowest buffer)."""
+        """The sizes a new CB may take under the free-L1 guard ↦ where the CB region
+        then ends; in bounds exactly when the budget holds (with no free L1, the
+        one size 0 already lands past the lowest buffer)."""
         limit = max(self.free, 0)
         return _cb_map(self, limit, f"CB sizes that fit the free L1 (≤ {limit:,} B)")
 
@@ -132,11 +132,10 @@ class L1Budget:
 def check_l1_fit(subject, budget, *, name: str = "this tensor",
                  timeout_ms: int = DEFAULT_TIMEOUT_MS, assume=()) -> CheckResult:
     """``subject`` fits the free L1 of every core: a TensorSpec in L1 (its
-    pages, by Z3, on every core it uses) or a number of bytes per core (a
-    circular buffer, say). ``budget`` is one ``L1Budget`` for every core, or a
-    dict ``{(x, y): L1Budget}`` per core (a sharded tensor reserves the same
-    bytes on each of its cores, so the core with the least free L1 decides).
-    REFUTED gives the breakdown of the core that overflows.
+    pages, by Z3, on every core it uses) or bytes per core (a circular buffer).
+    ``budget``: one ``L1Budget`` for every core, or ``{(x, y): L1Budget}`` (a
+    sharded tensor reserves the same bytes on each of its cores, so the core
+    with the least free L1 decides). REFUTED gives that core's breakdown.
 
     >>> b = L1Budget(device="blackhole", reserved=119_936, buffers=[("other tensors", 194_816)])
     >>> print(check_l1_fit(1_310_720, b, name="wo shard CB").reason)
@@ -201,9 +200,7 @@ def _tightest(subject, budget) -> tuple[tuple[int, int] | None, L1Budget]:
 def guard_map(budget: L1Budget, guard: str = "free") -> IndexMap:
     """Every circular buffer size ``cb_bytes`` the guard admits (0 to its limit) ↦ the
     end of the CB region with it: inside ``[0, lowest buffer address]`` when it fits.
-
-    A guard whose limit is below 0 admits no size: it has no map (``TTError``);
-    ``check_l1_guard`` proves it sound outright."""
+    A guard with a limit below 0 admits no size and has no map (``TTError``)."""
     _budget(budget, "guard_map")
     limit = budget.limit(guard)
     if limit < 0:
@@ -223,10 +220,9 @@ def _cb_map(budget: L1Budget, limit: int, name: str) -> IndexMap:
 def check_l1_guard(budget: L1Budget, guard: str = "free", *, assume=(),
                    timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """Every size the guard admits fits (Z3 over all sizes): the "free" guard
-    is sound, the "max" guard (tt-metal#54621) is REFUTED with a size it
-    admits that clashes, and that size's breakdown. A guard that admits no
-    size at all (its limit below 0: no free L1) is PROVED without asking Z3.
-    """
+    is sound, the "max" guard (tt-metal#54621) is REFUTED with a size it admits
+    that clashes, and its breakdown. A guard admitting no size (limit below 0:
+    no free L1) is PROVED without asking Z3."""
     _budget(budget, "check_l1_guard")
     limit = budget.limit(guard)
     if limit < 0:
@@ -251,7 +247,7 @@ def check_l1_guard(budget: L1Budget, guard: str = "free", *, assume=(),
 def _arith(fits: bool, label: str, text: str, start: float, counterexample, *,
            check: str = "fits_free_l1", assume=(), timeout_ms: int, maps=()) -> CheckResult:
     """The verdict of plain arithmetic, once the door has said the assumptions
-    can hold: under assumptions no size meets it is UNKNOWN (nothing is proved)."""
+    can hold (under assumptions no size meets it is UNKNOWN)."""
     q.checked_assumptions(assume, set().union(*(m.parameters for m in maps)))  # MapError
     if assume:  # none given: no query, so the shipped budgets cost nothing more
         possible = q.run([], [sympy.false], maps, assume=assume, timeout_ms=timeout_ms)
@@ -288,15 +284,11 @@ def _entries(name: str, value) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
-def _fits_claim(subject, budget, *, assume=(), timeout_ms=DEFAULT_TIMEOUT_MS):
-    return check_l1_fit(subject, budget, assume=assume, timeout_ms=timeout_ms)
-
-
 def _bytes_claim(budget, size, *, assume=(), timeout_ms=DEFAULT_TIMEOUT_MS):
     return check_l1_fit(size, budget, name="this buffer", assume=assume, timeout_ms=timeout_ms)
 
 
-register_claim("fits_free_l1", _fits_claim, index_map=False, arguments=(1, 1))
+register_claim("fits_free_l1", check_l1_fit, index_map=False, arguments=(1, 1))
 register_claim("l1_holds", _bytes_claim, index_map=False, arguments=(1, 1))
 register_claim("l1_guard_sound", check_l1_guard, index_map=False, arguments=(0, 1))
 

@@ -1,11 +1,8 @@
 """Index maps of a ``TensorSpec``: pages → slots, elements → bytes, elements → pages.
 
-All three carry an inverse and a ``valid`` predicate, so every core check
-(injective, in bounds, bijective onto non-padding slots, fits) applies, and
-Z3 decides them quantifier-free. They are built from the core's digit
-arithmetic (``layoutalg.core.tiling``: peeled unflattening, flattening, tile
-faces), so they divide only by constants, which Z3's integer arithmetic
-handles exactly.
+Each carries an inverse and a ``valid`` predicate, so every core check
+applies, decided by Z3 quantifier-free: they are built from the core's digit
+arithmetic (``layoutalg.core.tiling``), which divides only by constants.
 """
 
 from __future__ import annotations
@@ -41,14 +38,12 @@ def element_space(spec) -> Space:
 
 
 def page_coords_of_element(spec, d, kind):
-    """Page coordinates (2D or N-d) of element ``d`` and its element offset
-    inside the page.
+    """Page coordinates (2D or N-d) of element ``d`` and its offset in the page.
 
-    TILE coordinates are taken apart digit by digit (face, then tile, then
-    shard), each quotient built on the previous one: ``(dh // 16) // 2``
-    rather than ``dh // 32`` beside ``(dh % 32) // 16``. The values are the
-    same; Z3 sees one chain of quotients instead of unrelated ones and
-    proves large layouts in seconds instead of timing out.
+    TILE coordinates are peeled digit by digit (face, tile, shard), each
+    quotient built on the previous one: ``(dh // 16) // 2``, not ``dh // 32``
+    beside ``(dh % 32) // 16``; the same values, but Z3 sees one chain of
+    quotients and proves large layouts in seconds instead of timing out.
     """
     if spec.rank >= 2:
         lead, dh, dw = tuple(d[:-2]), d[-2], d[-1]
@@ -64,8 +59,7 @@ def page_coords_of_element(spec, d, kind):
         row = dh
         col, inside = digits(dw, spec.page_shape[1])
     if kind == "nd":
-        coords = lead + ((row, col) if spec.rank >= 2 else (col,))
-        return coords, inside
+        return lead + ((row, col) if spec.rank >= 2 else (col,)), inside
     return (flatten((*lead, row), (*spec.leading, _page_rows(spec))), col), inside
 
 
@@ -74,16 +68,13 @@ def element_of_page_coords(spec, coords, i, j, kind, *, bounded: bool = False):
     with the conditions that make it a real (non-padding) element.
 
     ``bounded``: the caller's ``valid`` already holds ``0 <= coords[0] <
-    pages_2d[0]`` (2-D page grids). Every placement's ``valid`` does
-    (``Interleaved``: page < num_pages = pages_2d[0]·pages_2d[1]; ``Sharded2D``:
-    row < pages_2d[0]), so ``element_map`` passes it: the page row then is
-    ``coords[0]`` itself, not reduced by the page rows of one matrix
-    (``pages_2d[0]`` are exactly those rows when the tensor has no leading
-    dims), and the bound on the block or first leading index is not repeated.
-    The same valid slots and the same inverse on them; Z3 works less (rlimit:
-    1024×1024 interleaved 1750k → 942k, 1000×900 block-sharded 280k → 173k).
-    ``element_page_map`` may widen the page count past the tensor's, so it
-    keeps both."""
+    pages_2d[0]`` (2-D page grids), as every placement's does (``Interleaved``:
+    page < pages_2d[0]·pages_2d[1]; ``Sharded2D``: row < pages_2d[0]), so
+    ``element_map`` passes it: the page row is ``coords[0]`` itself, not
+    reduced by one matrix's page rows, and the bound on the block or first
+    leading index is not repeated. The same valid slots and inverse; Z3 works
+    less (rlimit, 1024×1024 interleaved: 1750k → 942k). ``element_page_map``
+    may widen the page count past the tensor's, so it keeps both."""
     ph, pw = spec.page_shape
     conditions = []
     if kind == "nd":
@@ -107,11 +98,9 @@ def element_of_page_coords(spec, coords, i, j, kind, *, bounded: bool = False):
 
 
 def _below(value, bound) -> sympy.Basic:
-    """``value < bound`` as it stands, not evaluated: SymPy's evaluation asks the
-    assumptions of every floor and Mod in ``value`` (tenths of a second per map)
-    and, for these page-coordinate sums, leaves the relation as it was in every
-    shipped spec. Evaluated or not it is the same condition of the map's
-    ``valid``, which the checks decide."""
+    """``value < bound`` unevaluated: SymPy's evaluation asks the assumptions of
+    every floor and Mod (tenths of a second per map) and left these relations
+    as they were in every shipped spec; the same condition either way."""
     return sympy.Lt(value, bound, evaluate=False)
 
 
@@ -142,8 +131,7 @@ def split_address(spec, address):
 
 
 def in_page_position(spec, inside):
-    """``(i, j)`` of the element at element offset ``inside`` of a page
-    (faces undone digit by digit, as :func:`page_coords_of_element` built them)."""
+    """``(i, j)`` of the element at element offset ``inside`` of a page."""
     if spec.layout != "TILE":
         return sympy.Integer(0), inside
     return face_position(inside, spec.tile.face_shape, spec.tile.faces_per_row)
@@ -154,8 +142,7 @@ def _element_bytes(spec) -> int:
     if size is None:
         raise TTError(
             f"index_map: {spec.dtype.name} packs two elements per byte, so elements have no "
-            "byte address of their own; use page_map() for where its pages live"
-        )
+            "byte address of their own; use page_map() for where its pages live")
     return size
 
 
@@ -163,11 +150,6 @@ def _codomain(spec) -> Space:
     placement = spec.placement
     top = spec.base_address + placement.slots * spec.aligned_page_bytes
     return Space(*placement.location, ("address", top))
-
-
-def _slot_of_address(spec, address):
-    relative = address - spec.base_address
-    return (relative, *digits(relative, spec.aligned_page_bytes))
 
 
 def _page_rows(spec) -> int:
@@ -186,19 +168,16 @@ def _page_forward(spec, page):
 
 def page_map(spec) -> IndexMap:
     """Page id → (location, address); valid slots are exactly the real pages."""
-    placement = spec.placement
-    domain = Space(page=spec.num_pages)
+    domain, codomain = Space(page=spec.num_pages), _codomain(spec)
     sizes, location, slot = _page_forward(spec, domain.symbols[0])
     address = spec.base_address + slot * spec.aligned_page_bytes
-    codomain = _codomain(spec)
     *where, a = codomain.symbols
-    relative, slot_back, rest = _slot_of_address(spec, a)
-    coords, valid = placement.inverse(tuple(where), slot_back, spec.pages_2d)
-    return IndexMap(
-        domain, codomain, [*location, address], inverse=[flatten(coords, sizes)],
-        valid=sympy.And(valid, sympy.Ge(relative, 0), sympy.Eq(rest, 0)),
-        name=f"{label(spec)} pages",
-    )
+    relative = a - spec.base_address
+    slot_back, rest = digits(relative, spec.aligned_page_bytes)
+    coords, valid = spec.placement.inverse(tuple(where), slot_back, spec.pages_2d)
+    return IndexMap(domain, codomain, [*location, address], inverse=[flatten(coords, sizes)],
+                    valid=sympy.And(valid, sympy.Ge(relative, 0), sympy.Eq(rest, 0)),
+                    name=f"{label(spec)} pages")
 
 
 def element_map(spec) -> IndexMap:
@@ -215,23 +194,17 @@ def element_map(spec) -> IndexMap:
     ii, jj = in_page_position(spec, inside_back)
     element, real = element_of_page_coords(spec, back, ii, jj, placement.kind, bounded=True)
     conditions = [*sympy.And.make_args(page_valid), *byte_ok, *real]
-    return IndexMap(
-        domain, codomain, [*location, address], inverse=element,
-        valid=sympy.And(*_unless_always(conditions, codomain)),
-        name=label(spec),
-    )
+    return IndexMap(domain, codomain, [*location, address], inverse=element,
+                    valid=sympy.And(*_unless_always(conditions, codomain)), name=label(spec))
 
 
 def _unless_always(conditions, codomain: Space) -> list:
-    """The ``conditions`` some slot of ``codomain`` may fail: a relation that
-    interval bounds (``layoutalg.core.bounds``, every coordinate in
-    ``[0, extent)``) show true on every slot is left out of ``valid``, which
-    means the same slots (``valid`` speaks of the codomain's slots only; the
-    checks and ``compose`` bound them). Such relations are the generic ones
-    that a layout makes vacuous: ``u mod 1024 < 1024`` when pages have no
-    alignment gap, ``dh < height`` when no tile pads the height. Left in, Z3
-    re-derives each (rlimit, 1024×1024 interleaved: 942k → 604k; 16 cores:
-    516k → 224k)."""
+    """The ``conditions`` some slot of ``codomain`` may fail: one that interval
+    bounds (``layoutalg.core.bounds``, each coordinate in ``[0, extent)``) show
+    true on every slot is left out of ``valid``, the same slots (``valid`` speaks
+    of the codomain's slots only; the checks and ``compose`` bound them): e.g.
+    ``u mod 1024 < 1024`` with no alignment gap, ``dh < height`` with no tile
+    padding. Left in, Z3 re-derives each (rlimit, 1024×1024: 942k → 604k)."""
     if not all(isinstance(e, int) for e in codomain.extents):
         return list(conditions)
     ranges = {s: (0, e - 1) for s, e in zip(codomain.symbols, codomain.extents)}
@@ -248,10 +221,8 @@ def element_page_map(spec, *, pages: int | None = None) -> IndexMap:
     page, offset = codomain.symbols
     ii, jj = in_page_position(spec, offset)
     element, real = element_of_page_coords(spec, unflatten(page, spec.pages_2d), ii, jj, "2d")
-    return IndexMap(
-        domain, codomain, [flatten(coords, spec.pages_2d), within], inverse=element,
-        valid=sympy.And(*real), name=f"{label(spec)} element→page",
-    )
+    return IndexMap(domain, codomain, [flatten(coords, spec.pages_2d), within], inverse=element,
+                    valid=sympy.And(*real), name=f"{label(spec)} element→page")
 
 
 def page_of_element_map(spec, *, pages: int | None = None) -> IndexMap:
@@ -312,9 +283,9 @@ def slot_address_map(spec) -> IndexMap:
 
 
 def element_steps(spec) -> tuple[IndexMap, IndexMap, IndexMap]:
-    """``element_map`` as three steps through named coordinates: element →
-    (page, offset) → (location, slot, offset) → (location, address). Composed
-    in order they are ``element_map(spec)`` (``tests/tt/test_tt_steps.py`` proves it)."""
+    """``element_map`` as three steps: element → (page, offset) → (location, slot,
+    offset) → (location, address); composed in order they are ``element_map(spec)``
+    (``tests/tt/test_tt_steps.py`` proves it)."""
     _element_bytes(spec)  # as element_map: no byte addresses for packed dtypes
     return element_page_map(spec), page_slot_map(spec), slot_address_map(spec)
 

@@ -1,19 +1,14 @@
 """Padding of sharded TT tensors: padded shapes that cover whole shards, and padding
-writes that stay off the data.
+writes that stay off the data. Two invariants, each a core check on a map:
 
-Two invariants of a sharded tensor, each decided by a core check on a map:
-
-* ``check_padded_to_shards``: the padded shape spans exactly the shards it is
-  split into — every column (row) slot of every shard is a column (row) of
-  the padded shape, once. The split of the padded width by the shard width
-  must be a bijection with no padding slot left over; tt-metal#24425 found
-  TTNN padding a WIDTH_SHARDED tensor's width to tiles only (70 → 96 for
-  2 shards of 64), not to ``shards × shard width`` (128).
-* ``check_padding_disjoint``: a padding fill writes only padding. Every
-  element of the padded tensor goes where the tensor keeps it, except that
-  padding elements go where the fill writes them; the map is injective
-  exactly when no fill write lands on a data element (tt-metal#53110:
-  ``fill_implicit_tile_padding`` on BLOCK_SHARDED data).
+* ``check_padded_to_shards``: the split of the padded shape by the shard shape
+  is a bijection, no shard slot left over; tt-metal#24425 found TTNN padding
+  a WIDTH_SHARDED tensor's width to tiles only (70 → 96 for 2 shards of 64),
+  not to ``shards × shard width`` (128).
+* ``check_padding_disjoint``: every element of the padded tensor goes where
+  the tensor keeps it, padding elements where the fill writes them; the map
+  is injective exactly when no fill write lands on a data element
+  (tt-metal#53110: ``fill_implicit_tile_padding`` on BLOCK_SHARDED data).
 """
 
 from __future__ import annotations
@@ -48,8 +43,7 @@ def shard_padded_2d(spec: TensorSpec) -> tuple[int, int]:
     >>> spec.physical_2d, shard_padded_2d(spec)
     ((32, 96), (32, 128))
     """
-    memory = _sharded(spec)
-    (height, width), (sh, sw) = spec.physical_2d, memory.shard_shape
+    (height, width), (sh, sw) = spec.physical_2d, _sharded(spec).shard_shape
     return (ceil_div(height, sh) * sh, ceil_div(width, sw) * sw)
 
 
@@ -63,9 +57,9 @@ class ShardShape(NamedTuple):
 
 
 def shard_shapes(spec: TensorSpec) -> dict[tuple[int, int], ShardShape]:
-    """Logical and padded shape of each core's shard (plain integers from the pages
-    each core holds). The padded shape of every shard that holds data should be its
-    shard shape; tt-metal#24425's tensor breaks that on its last core.
+    """Logical and padded shape of each core's shard, from the pages it holds. The
+    padded shape of every shard holding data should be its shard shape;
+    tt-metal#24425's tensor breaks that on its last core.
 
     >>> from layoutalg.tt.ttnn import tensor_spec
     >>> spec = tensor_spec((32, 70), "bfloat16", {"memory_layout": "WIDTH_SHARDED",
@@ -90,11 +84,8 @@ def shard_shapes(spec: TensorSpec) -> dict[tuple[int, int], ShardShape]:
 
 def shard_split_map(spec: TensorSpec, padded=None) -> IndexMap:
     """Padded row and column → (shard row, row in shard, shard column, column in
-    shard): the split of the padded 2D shape by the shard shape, with every
-    shard slot required (no padding allowed in the codomain).
-
-    ``padded`` is the claimed padded 2D shape (default: the tensor's own,
-    tile-aligned ``physical_2d``).
+    shard): the split of the padded 2D shape ``padded`` (default: the tensor's
+    tile-aligned ``physical_2d``) by the shard shape, every shard slot required.
     """
     memory = _sharded(spec)
     height, width = spec.physical_2d if padded is None else _shape2(padded)
@@ -109,10 +100,9 @@ def shard_split_map(spec: TensorSpec, padded=None) -> IndexMap:
 
 def check_padded_to_shards(spec: TensorSpec, padded=None, *, assume=(),
                            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
-    """The padded shape covers exactly the shards: ``shard_split_map`` is a
-    bijection. REFUTED names the shard slot no padded row/column reaches (or
-    the padded row/column past the shards).
-    """
+    """The padded shape covers exactly the shards (``shard_split_map`` is a
+    bijection). REFUTED names the shard slot no padded row/column reaches (or
+    the padded row/column past the shards)."""
     m = shard_split_map(spec, padded)
     verdict = check_bijective(m, assume=assume, timeout_ms=timeout_ms)
     if verdict.refuted:
@@ -130,11 +120,9 @@ def padded_spec(spec: TensorSpec) -> TensorSpec:
 
 def fill_map(spec: TensorSpec, fill=None) -> IndexMap:
     """Padded element → location: a data element where ``spec`` keeps it, a
-    padding element where ``fill`` writes it. ``fill`` is the fill's addressing:
-    a TensorSpec over the padded shape, or a memory config (ShardSpec,
-    NdShardSpec, ttnn MemoryConfig) placing the padded tensor; default: the
-    tensor's own placement, the right fill.
-    """
+    padding element where ``fill`` writes it. ``fill``: a TensorSpec over the
+    padded shape, or a memory config (ShardSpec, NdShardSpec, ttnn MemoryConfig)
+    placing the padded tensor; default: the tensor's own placement."""
     instance_of(TTError, "spec", spec, TensorSpec)
     own = padded_spec(spec)
     if fill is None:
@@ -148,8 +136,8 @@ def fill_map(spec: TensorSpec, fill=None) -> IndexMap:
     if data.codomain.names != writes.codomain.names:
         raise TTError(f"fill writes to {writes.codomain.names}, the tensor lives in "
                       f"{data.codomain.names}: they must address the same memories")
-    symbols = dict(zip(writes.domain.symbols, data.domain.symbols))
     d = data.domain.symbols
+    symbols = dict(zip(writes.domain.symbols, d))
     real = [sympy.Lt(d[k], extent) for k, extent in enumerate(spec.shape)
             if extent != spec.padded_shape[k]]
     is_data = sympy.And(*real) if real else sympy.true
@@ -157,16 +145,15 @@ def fill_map(spec: TensorSpec, fill=None) -> IndexMap:
              for a, b in zip(data.exprs, writes.exprs)]
     codomain = Space(*((n, max(e1, e2)) for n, e1, e2 in zip(
         data.codomain.names, data.codomain.extents, writes.codomain.extents)))
-    who = "its own placement" if fill is own else f"{fill.memory}"
+    who = "its own placement" if fill is own else fill.memory
     return IndexMap(data.domain, codomain, exprs,
                     name=f"{spec.shape} data, padding written by {who}")
 
 
 def check_padding_disjoint(spec: TensorSpec, fill=None, *, assume=(),
                            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
-    """No padding write lands on a data element, on any core (``fill_map`` is
-    injective). REFUTED names the padding element and the data element that
-    share a location.
+    """No padding write lands on a data element on any core (``fill_map`` is
+    injective). REFUTED names the padding and data elements sharing a location.
 
     >>> from layoutalg.tt.ttnn import tensor_spec
     >>> spec = tensor_spec((40, 64), "bfloat16", {"memory_layout": "HEIGHT_SHARDED",
@@ -179,12 +166,10 @@ def check_padding_disjoint(spec: TensorSpec, fill=None, *, assume=(),
     verdict = check_injective(m, assume=assume, timeout_ms=timeout_ms)
     verdict = replace(verdict, check="padding_disjoint")
     if verdict.refuted and verdict.counterexample:
-        names = m.domain.names
-        first = tuple(verdict.counterexample[n] for n in names)
-        second = tuple(verdict.counterexample[f"{n}'"] for n in names)
+        first, second = (tuple(verdict.counterexample[n + tick] for n in m.domain.names)
+                         for tick in ("", "'"))
         pad, data = (first, second) if not _is_data(spec, first) else (second, first)
-        where = m(*pad)
-        place = ", ".join(f"{n}={v}" for n, v in zip(m.codomain.names, where))
+        place = ", ".join(f"{n}={v}" for n, v in zip(m.codomain.names, m(*pad)))
         verdict = replace(verdict, reason=f"padding element {pad} is written at ({place}), where "
                           f"data element {data} lives")
     if verdict.seconds is None:

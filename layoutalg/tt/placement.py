@@ -35,15 +35,11 @@ unflatten_colex = partial(tiling.unflatten_colex, lazy=True)
 
 def core_of(k, grid, orientation):
     """Core ``(x, y)`` of the ``k``-th core in orientation order (ROW_MAJOR: x fastest)."""
-    if orientation == "ROW_MAJOR":
-        return tuple(unflatten_colex(k, grid))
-    return tuple(unflatten(k, grid))
+    return tuple((unflatten_colex if orientation == "ROW_MAJOR" else unflatten)(k, grid))
 
 
 def index_of_core(x, y, grid, orientation):
-    if orientation == "ROW_MAJOR":
-        return flatten_colex((x, y), grid)
-    return flatten((x, y), grid)
+    return (flatten_colex if orientation == "ROW_MAJOR" else flatten)((x, y), grid)
 
 
 @dataclass(frozen=True)
@@ -77,8 +73,16 @@ class Interleaved:
         return unflatten(page, pages_2d), sympy.Lt(page, self.num_pages)
 
 
+class _OnCores:
+    """Shards on a core grid ``(x, y)``: the location is ``(core_x, core_y)``."""
+
+    @property
+    def location(self) -> tuple[tuple[str, int], ...]:
+        return (("core_x", self.grid[0]), ("core_y", self.grid[1]))
+
+
 @dataclass(frozen=True)
-class Sharded2D:
+class Sharded2D(_OnCores):
     """The legacy HEIGHT / WIDTH / BLOCK placement over a 2D page grid."""
 
     strategy: str
@@ -90,13 +94,8 @@ class Sharded2D:
     kind = "2d"
 
     @property
-    def location(self) -> tuple[tuple[str, int], ...]:
-        return (("core_x", self.grid[0]), ("core_y", self.grid[1]))
-
-    @property
     def shard_grid(self) -> tuple[int, int]:
-        return (ceil_div(self.pages_2d[0], self.shard_pages[0]),
-                ceil_div(self.pages_2d[1], self.shard_pages[1]))
+        return tuple(ceil_div(t, s) for t, s in zip(self.pages_2d, self.shard_pages))
 
     @property
     def slots(self) -> int:
@@ -118,8 +117,8 @@ class Sharded2D:
             k = index_of_core(x, y, self.grid, self.orientation)
             sr, sc = unflatten(k, self.shard_grid)
         ir, ic = unflatten(slot, self.shard_pages)
-        pr, pc = (flatten(pair, (None, s)) for pair, s in zip(((sr, ir), (sc, ic)),
-                                                               self.shard_pages))
+        pairs = zip(((sr, ir), (sc, ic)), self.shard_pages)
+        pr, pc = (flatten(pair, (None, s)) for pair, s in pairs)
         valid = sympy.And(sympy.Lt(pr, self.pages_2d[0]), sympy.Lt(pc, self.pages_2d[1]))
         return (pr, pc), valid
 
@@ -128,7 +127,7 @@ class Sharded2D:
 
 
 @dataclass(frozen=True)
-class ShardedNd:
+class ShardedNd(_OnCores):
     """N-d sharding: shard ``s`` → core ``s % ncores``, shard slot ``s // ncores``."""
 
     grid: tuple[int, int]
@@ -137,10 +136,6 @@ class ShardedNd:
     shard_pages: tuple[int, ...]
 
     kind = "nd"
-
-    @property
-    def location(self) -> tuple[tuple[str, int], ...]:
-        return (("core_x", self.grid[0]), ("core_y", self.grid[1]))
 
     @property
     def shard_grid(self) -> tuple[int, ...]:

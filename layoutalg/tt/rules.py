@@ -21,19 +21,15 @@ def check_grid_fits(spec) -> None:
     if gx > cx or gy > cy:
         raise ShardSpecError(
             f"memory: grid (x={gx}, y={gy}) exceeds the {spec.device.name} {spec.storage} core "
-            f"grid (x={cx}, y={cy}); got {describe(spec.memory)}"
-        )
+            f"grid (x={cx}, y={cy}); got {describe(spec.memory)}")
 
 
 def check_tile_sized(spec, shard_hw: tuple[int, int]) -> None:
-    if spec.layout != "TILE":
-        return
     th, tw = spec.tile.shape
-    if shard_hw[0] % th or shard_hw[1] % tw:
+    if spec.layout == "TILE" and (shard_hw[0] % th or shard_hw[1] % tw):
         raise ShardSpecError(
             f"memory: Physical shard shape {list(shard_hw)} must be tile {list(spec.tile.shape)} "
-            f"sized! (TILE layout pages are whole tiles); got {describe(spec.memory)}"
-        )
+            f"sized! (TILE layout pages are whole tiles); got {describe(spec.memory)}")
 
 
 def check_shard_2d(spec, memory: ShardSpec) -> None:
@@ -53,32 +49,26 @@ def check_shard_2d(spec, memory: ShardSpec) -> None:
             problem = (f"Number of shards along {split} {count} must not exceed number of "
                        f"cores {cores}")
     else:
-        gx, gy = memory.grid
-        if memory.orientation == "ROW_MAJOR":
-            limits = ((along_h, gy, "height", "rows"), (along_w, gx, "width", "columns"))
-            how = "row major"
-        else:
-            limits = ((along_h, gx, "height", "columns"), (along_w, gy, "width", "rows"))
-            how = "column major"
-        for count, limit, side, unit in limits:
+        (gx, gy), row_major = memory.grid, memory.orientation == "ROW_MAJOR"
+        down, across = ((gy, "rows"), (gx, "columns"))[::1 if row_major else -1]
+        how = "row major" if row_major else "column major"
+        for count, (limit, unit), side in ((along_h, down, "height"), (along_w, across, "width")):
             if count > limit:
                 problem = (f"Number of shards along {side} {count} must not exceed number of "
                            f"{unit} {limit} for {how} orientation!")
                 break
     if problem:
         raise ShardSpecError(
-            f"memory: {problem} (physical shape {[height, width]}); got {describe(memory)}"
-        )
+            f"memory: {problem} (physical shape {[height, width]}); got {describe(memory)}")
     check_tile_sized(spec, memory.shard_shape)
 
 
 def check_shard_nd(spec, memory: NdShardSpec) -> None:
-    if len(memory.shard_shape) != spec.rank:
+    shard = memory.shard_shape
+    if len(shard) != spec.rank:
         raise ShardSpecError(
             f"memory: Tensor shape rank ({spec.rank}) must be same as shard shape rank "
-            f"({len(memory.shard_shape)})!; got {describe(memory)}"
-        )
-    shard = memory.shard_shape
+            f"({len(shard)})!; got {describe(memory)}")
     check_tile_sized(spec, (shard[-2] if spec.rank >= 2 else spec.tile.height, shard[-1]))
 
 

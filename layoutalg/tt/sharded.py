@@ -39,8 +39,7 @@ def check_grid(grid: object, name: str = "grid") -> tuple[int, int]:
     if isinstance(grid, (tuple, list)) and len(grid) == 2 and all(_is_positive(v) for v in grid):
         return (int(grid[0]), int(grid[1]))
     raise TTError(
-        f"{name} must be (x, y) = (columns, rows), two positive ints; got {describe(grid)}"
-    )
+        f"{name} must be (x, y) = (columns, rows), two positive ints; got {describe(grid)}")
 
 
 ALIASES = {"COLUMN_MAJOR": "COL_MAJOR", "COLUMN-MAJOR": "COL_MAJOR", "ROW-MAJOR": "ROW_MAJOR"}
@@ -92,11 +91,9 @@ class ShardSpec:
 
     def __init__(self, strategy: str, grid: object, shard_shape: object,
                  orientation: str = "ROW_MAJOR") -> None:
-        object.__setattr__(self, "strategy", check_choice(strategy, "strategy", STRATEGIES))
-        object.__setattr__(self, "grid", check_grid(grid))
-        object.__setattr__(self, "shard_shape", check_shape(shard_shape, "shard_shape", 2))
-        object.__setattr__(self, "orientation",
-                           check_choice(orientation, "orientation", ORIENTATIONS))
+        _set(self, strategy=check_choice(strategy, "strategy", STRATEGIES), grid=check_grid(grid),
+             shard_shape=check_shape(shard_shape, "shard_shape", 2),
+             orientation=check_choice(orientation, "orientation", ORIENTATIONS))
 
     @property
     def num_cores(self) -> int:
@@ -119,14 +116,16 @@ class NdShardSpec:
     orientation: str
 
     def __init__(self, shard_shape: object, grid: object, orientation: str = "ROW_MAJOR") -> None:
-        object.__setattr__(self, "shard_shape", check_shape(shard_shape, "shard_shape"))
-        object.__setattr__(self, "grid", check_grid(grid))
-        object.__setattr__(self, "orientation",
-                           check_choice(orientation, "orientation", ORIENTATIONS))
+        _set(self, shard_shape=check_shape(shard_shape, "shard_shape"), grid=check_grid(grid),
+             orientation=check_choice(orientation, "orientation", ORIENTATIONS))
 
-    @property
-    def num_cores(self) -> int:
-        return self.grid[0] * self.grid[1]
+    num_cores = ShardSpec.num_cores
+
+
+def _set(spec, **checked) -> None:
+    """Set a frozen shard spec's fields, each checked by the caller in turn."""
+    for name, value in checked.items():
+        object.__setattr__(spec, name, value)
 
 
 def create_sharded_memory_config(
@@ -140,11 +139,10 @@ def create_sharded_memory_config(
 
     The tensor is seen as ``[prod(shape[:-1]), shape[-1]]``. BLOCK divides
     the height by the grid's rows and the width by its columns (COL_MAJOR
-    swaps them); HEIGHT divides the height, WIDTH the width, by all cores.
-    A grid that does not divide evenly is refused with TTNN's
-    ``Invalid sharding core_grid``. With ``use_height_and_width_as_shard_shape``
-    the last two dims *are* the shard shape — and, as in TTNN, COL_MAJOR
-    swaps them to ``(width, height)``.
+    swaps them); HEIGHT divides the height, WIDTH the width, by all cores;
+    an uneven grid is refused with TTNN's ``Invalid sharding core_grid``. With
+    ``use_height_and_width_as_shard_shape`` the last two dims *are* the shard
+    shape, COL_MAJOR swapping them to ``(width, height)`` as in TTNN.
 
     >>> create_sharded_memory_config((2, 64, 128), (4, 2), "BLOCK").shard_shape
     (64, 32)
@@ -152,8 +150,7 @@ def create_sharded_memory_config(
     dims = check_shape(shape, "shape")
     if len(dims) < 2:
         raise ShardSpecError(
-            f"shape: rank of tensor to shard must be at least 2; got {describe(shape)}"
-        )
+            f"shape: rank of tensor to shard must be at least 2; got {describe(shape)}")
     gx, gy = check_grid(core_grid, "core_grid")
     kind = check_choice(strategy, "strategy", STRATEGIES)
     order = "ROW_MAJOR" if orientation is None else check_choice(
@@ -163,35 +160,23 @@ def create_sharded_memory_config(
         shard = (height, width) if order == "ROW_MAJOR" else (width, height)
         return ShardSpec(kind, (gx, gy), shard, order)
     rows, cols = math.prod(batch) * height, width
-    if kind == "BLOCK":
-        down, across = (gy, gx) if order == "ROW_MAJOR" else (gx, gy)
-        down_name, across_name = ("y", "x") if order == "ROW_MAJOR" else ("x", "y")
-        _divides(rows, down, f"the tensor height {rows}", f"core_grid.{down_name}", dims, kind, order)
-        _divides(cols, across, f"the tensor width {cols}", f"core_grid.{across_name}", dims, kind,
-                 order)
-        shard = (rows // down, cols // across)
-    elif kind == "HEIGHT":
-        _divides(rows, gx * gy, f"the tensor height {rows}", "the core count", dims, kind, order)
-        shard = (rows // (gx * gy), cols)
-    else:
-        _divides(cols, gx * gy, f"the tensor width {cols}", "the core count", dims, kind, order)
-        shard = (rows, cols // (gx * gy))
-    return ShardSpec(kind, (gx, gy), shard, order)
-
-
-def _divides(total, parts, what, by, dims, kind, order) -> None:
-    if total % parts:
-        raise ShardSpecError(
-            f"core_grid: Invalid sharding core_grid: {kind} sharding ({order}) needs {what} "
-            f"divisible by {by} = {parts}; got shape {dims}"
-        )
+    grid = [(gy, "core_grid.y"), (gx, "core_grid.x")]
+    if kind == "BLOCK":  # the height by the grid's rows, the width by its columns
+        down, across = grid if order == "ROW_MAJOR" else grid[::-1]
+    else:  # HEIGHT or WIDTH: one side by all cores
+        cores, whole = (gx * gy, "the core count"), (1, "")
+        down, across = (cores, whole) if kind == "HEIGHT" else (whole, cores)
+    for total, side, (parts, by) in ((rows, "height", down), (cols, "width", across)):
+        if total % parts:
+            raise ShardSpecError(
+                f"core_grid: Invalid sharding core_grid: {kind} sharding ({order}) needs the "
+                f"tensor {side} {total} divisible by {by} = {parts}; got shape {dims}")
+    return ShardSpec(kind, (gx, gy), (rows // down[0], cols // across[0]), order)
 
 
 def _is_positive(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1
 
 
-__all__ = [
-    "ORIENTATIONS", "STRATEGIES", "CoreGrid", "NdShardSpec", "ShardSpec", "cores_in_order",
-    "create_sharded_memory_config",
-]
+__all__ = ["ORIENTATIONS", "STRATEGIES", "CoreGrid", "NdShardSpec", "ShardSpec",
+           "cores_in_order", "create_sharded_memory_config"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -65,11 +65,9 @@ class TensorSpec:
     device: Device
     base_address: int
 
-    def __init__(
-        self, shape: object, dtype: str | DType, *, layout: str = "TILE",
-        tile: object = (32, 32), memory: object = "INTERLEAVED", storage: str = "DRAM",
-        device: str | Device = "wormhole_b0", base_address: int = 0,
-    ) -> None:
+    def __init__(self, shape: object, dtype: str | DType, *, layout: str = "TILE",
+                 tile: object = (32, 32), memory: object = "INTERLEAVED", storage: str = "DRAM",
+                 device: str | Device = "wormhole_b0", base_address: int = 0) -> None:
         fields = {
             "shape": check_shape(shape, "shape"),
             "dtype": get_dtype(dtype),
@@ -82,23 +80,15 @@ class TensorSpec:
         }
         for name, value in fields.items():
             object.__setattr__(self, name, value)
-        self._validate()
-
-    def _validate(self) -> None:
         if self.layout == "ROW_MAJOR" and self.dtype.block_float:
             raise TTError(
-                f"dtype: BFLOAT4_B and BFLOAT8_B data types are not supported for ROW_MAJOR "
-                f"layout (block-float elements share exponents per tile face); got {self.dtype.name}"
-            )
+                f"dtype: BFLOAT4_B and BFLOAT8_B data types are not supported for ROW_MAJOR layout "
+                f"(block-float elements share exponents per tile face); got {self.dtype.name}")
         base = nonnegative_int(TTError, "base_address", self.base_address)
         if base % self.alignment:
-            raise TTError(
-                f"base_address must be a multiple of the {self.storage} alignment "
-                f"{self.alignment} B on {self.device.name}; got {base}"
-            )
+            raise TTError(f"base_address must be a multiple of the {self.storage} alignment "
+                          f"{self.alignment} B on {self.device.name}; got {base}")
         _ = self.placement  # validates the memory config against the tensor
-
-    # -- shapes ------------------------------------------------------------------------
 
     @property
     def rank(self) -> int:
@@ -120,26 +110,23 @@ class TensorSpec:
 
     @property
     def padded_height(self) -> int:
-        if self.layout == "TILE":
-            return ceil_div(self.height, self.tile.height) * self.tile.height
-        return self.height
+        return self._tiled(self.height, self.tile.height)
 
     @property
     def padded_width(self) -> int:
-        if self.layout == "TILE":
-            return ceil_div(self.width, self.tile.width) * self.tile.width
-        return self.width
+        return self._tiled(self.width, self.tile.width)
+
+    def _tiled(self, extent: int, tile: int) -> int:
+        return ceil_div(extent, tile) * tile if self.layout == "TILE" else extent
 
     @property
     def padded_shape(self) -> tuple[int, ...]:
-        """The N-d shape with the last two dims padded to tiles (TILE layout).
+        """The N-d shape, the last two dims padded to tiles (TILE layout).
 
         >>> TensorSpec((3, 40, 50), "bfloat16").padded_shape
         (3, 64, 64)
         """
-        if self.rank == 1:
-            return (self.padded_width,)
-        return self.leading + (self.padded_height, self.padded_width)
+        return self.leading + (self.padded_height,) * (self.rank > 1) + (self.padded_width,)
 
     @property
     def shape_2d(self) -> tuple[int, int]:
@@ -155,35 +142,27 @@ class TensorSpec:
         """
         return (math.prod(self.leading) * self.padded_height, self.padded_width)
 
-    # -- pages -------------------------------------------------------------------------
-
     @property
     def page_shape(self) -> tuple[int, int]:
         """Elements per page: a tile, or ``(1, width)`` of a ROW_MAJOR page."""
-        if self.layout == "TILE":
-            return self.tile.shape
-        return (1, page_width(self))
+        return self.tile.shape if self.layout == "TILE" else (1, page_width(self))
 
     @property
     def pages_2d(self) -> tuple[int, int]:
         """Pages down and across the 2D view."""
-        ph, pw = self.page_shape
-        height, width = self.physical_2d
+        (ph, pw), (height, width) = self.page_shape, self.physical_2d
         return (height // ph, ceil_div(width, pw))
 
     @property
     def pages_nd(self) -> tuple[int, ...]:
         """Pages along each dim of the padded N-d shape (N-d sharding's view)."""
         ph, pw = self.page_shape
-        across = ceil_div(self.padded_width, pw)
-        if self.rank == 1:
-            return (across,)
-        return self.leading + (self.padded_height // ph, across)
+        down = (self.padded_height // ph,) * (self.rank > 1)
+        return self.leading + down + (ceil_div(self.padded_width, pw),)
 
     @property
     def num_pages(self) -> int:
-        """Pages of the tensor.
-
+        """
         >>> TensorSpec((64, 64), "bfloat16", layout="ROW_MAJOR").num_pages
         64
         """
@@ -227,36 +206,25 @@ class TensorSpec:
         """Bytes of one bank or core's memory for this storage."""
         return self.device.capacity(self.storage)
 
-    # -- where pages live --------------------------------------------------------------
-
     def page_map(self) -> IndexMap:
         """Page id → (bank | core_x, core_y, address): a bijection onto real page slots."""
-        return self._page_map
+        return _built(maps.page_map, self)
 
     def home(self) -> Home:
         """Where ``layoutalg run`` puts it: the device's DRAM banks or L1 cores,
         byte offsets. Block-float dtypes pack elements below a byte: refused."""
-        size = self.dtype.element_bytes
-        if size is None:
+        if self.dtype.element_bytes is None:
             raise MachineError(f"run: block-float dtype {self.dtype.name} packs elements "
                                f"below a byte; the executor moves whole bytes")
         memory_dims = self.index_map().codomain.rank - 1
         memory = "bank" if memory_dims == 1 else "core"
-        return Home("tt", size, True, memory_dims,
+        return Home("tt", self.dtype.element_bytes, True, memory_dims,
                     f"{self.device.name} {self.storage}, {self.capacity} B per {memory}",
                     self.capacity, memory)
 
     def index_map(self) -> IndexMap:
         """Element → (bank | core_x, core_y, byte address), with inverse and padding."""
-        return self._element_map
-
-    @cached_property
-    def _page_map(self) -> IndexMap:
-        return maps.page_map(self)
-
-    @cached_property
-    def _element_map(self) -> IndexMap:
-        return maps.element_map(self)
+        return _built(maps.element_map, self)
 
     def element_page_map(self, *, pages: int | None = None) -> IndexMap:
         """Element → (page, element offset inside the page); ``pages`` sets the
@@ -264,11 +232,8 @@ class TensorSpec:
         return maps.element_page_map(self, pages=pages)
 
     def layout_steps(self) -> tuple[IndexMap, ...]:
-        """``index_map()`` as its steps, each naming its coordinates: element →
-        (page, offset in the page) → (bank | core_x, core_y, slot, offset) →
-        (bank | core_x, core_y, address). Composed in order they give
-        ``index_map()``; the docs show each step on its own line (the
-        ``Stepped`` protocol of ``layoutalg.docgen.pages``).
+        """``index_map()`` as steps through named coordinates (``maps.element_steps``);
+        the docs show each on its own line (``Stepped`` of ``layoutalg.docgen.pages``).
 
         >>> steps = TensorSpec((64, 64), "bfloat16", device="wormhole_b0").layout_steps()
         >>> [step.codomain.names for step in steps]
@@ -276,11 +241,7 @@ class TensorSpec:
         >>> steps[1](3, 5)  # page 3 → bank 3, its first slot
         (3, 0, 5)
         """
-        return self._steps
-
-    @cached_property
-    def _steps(self) -> tuple[IndexMap, ...]:
-        return maps.element_steps(self)
+        return _built(maps.element_steps, self)
 
     def cell_numbering(self) -> tuple[str, IndexMap]:
         """Pictures number each element with its page (``layoutalg show``, the docs)."""
@@ -288,9 +249,7 @@ class TensorSpec:
 
     def page_location(self, page: int) -> tuple[Location, int]:
         """``(bank, byte address)`` or ``((x, y), byte address)`` of one page."""
-        if isinstance(page, bool) or not isinstance(page, (int, np.integer)) or not (
-            0 <= page < self.num_pages
-        ):
+        if not is_int(page) or not 0 <= page < self.num_pages:
             raise TTError(f"page must be an int in [0, {self.num_pages}); got {describe(page)}")
         image = self.page_map()(int(page))
         if self.is_sharded:
@@ -313,16 +272,11 @@ class TensorSpec:
         return table
 
     def pages_by_core(self) -> dict[tuple[int, int], list[int | None]]:
-        """Each core's page slots in address order; None where a slot is padding.
-
-        Cores appear in orientation order; every core of the grid reserves the
-        same number of slots.
-        """
+        """Each core's page slots in address order (None: padding), cores in
+        orientation order; every core of the grid reserves the same slots."""
         if not self.is_sharded:
-            raise TTError(
-                "pages_by_core: an INTERLEAVED tensor's pages live in banks, not on "
-                "named cores; use pages_by_bank()"
-            )
+            raise TTError("pages_by_core: an INTERLEAVED tensor's pages live in banks, not on "
+                          "named cores; use pages_by_bank()")
         return self._slots_table()
 
     def pages_by_bank(self) -> dict[int, list[int | None]]:
@@ -337,14 +291,19 @@ class TensorSpec:
         return self._slots_table()
 
 
+@lru_cache(maxsize=256)
+def _built(build, spec: TensorSpec):
+    """``build(spec)`` once per spec (the maps are immutable)."""
+    return build(spec)
+
+
 def _check_memory(memory: object):
     if isinstance(memory, (ShardSpec, NdShardSpec)):
         return memory
     if isinstance(memory, str) and memory.upper() == "INTERLEAVED":
         return "INTERLEAVED"
     raise TTError(
-        f"memory must be 'INTERLEAVED', a ShardSpec or an NdShardSpec; got {describe(memory)}"
-    )
+        f"memory must be 'INTERLEAVED', a ShardSpec or an NdShardSpec; got {describe(memory)}")
 
 
 __all__ = ["LAYOUTS", "STORAGES", "TensorSpec"]

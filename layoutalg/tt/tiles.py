@@ -42,12 +42,10 @@ class Tile:
     width: int = 32
 
     def __post_init__(self) -> None:
-        shape = (self.height, self.width)
-        if shape not in FACE_SHAPES:
+        if self.shape not in FACE_SHAPES:
             raise TTError(
                 f"tile: Tile size is not valid for TT hardware; the tile shapes are "
-                f"{sorted(FACE_SHAPES, reverse=True)}; got {describe(shape)}"
-            )
+                f"{sorted(FACE_SHAPES, reverse=True)}; got {describe(self.shape)}")
 
     @classmethod
     def of(cls, tile: object) -> Tile:
@@ -93,9 +91,7 @@ class Tile:
 
     def exponent_bytes(self, dtype: DType) -> int:
         """Bytes of the shared-exponent section that leads a block-float tile (else 0)."""
-        if not dtype.block_float:
-            return 0
-        rows = self.face_shape[0] * self.num_faces
+        rows = self.face_shape[0] * self.num_faces * dtype.block_float
         return ceil_div(rows, EXPONENT_ALIGNMENT) * EXPONENT_ALIGNMENT
 
     def tile_bytes(self, dtype: DType) -> int:
@@ -117,10 +113,8 @@ def tile_offset(row: int, col: int, tile: object = (32, 32)) -> int:
     shape = Tile.of(tile)
     for name, value, extent in (("row", row, shape.height), ("col", col, shape.width)):
         if not is_int(value) or not 0 <= value < extent:
-            raise TTError(
-                f"{name} must be an int in [0, {extent}) for a {shape.height}x{shape.width} "
-                f"tile; got {describe(value)}"
-            )
+            raise TTError(f"{name} must be an int in [0, {extent}) for a "
+                          f"{shape.height}x{shape.width} tile; got {describe(value)}")
     return shape.offset(int(row), int(col))
 
 

@@ -8,13 +8,10 @@ BLOCK_SHARDED), ``buffer_type`` (DRAM or L1), and a ``shard_spec``
 ``[rows, cols]`` in elements, ``orientation``) or an ``nd_shard_spec``
 (``shard_shape`` over every dim, ``grid``, ``orientation``,
 ``shard_distribution_strategy``). ``MemoryConfig.of`` reads TTNN's objects by
-those fields, or a dict of them; ``tensor_spec`` pairs one with a tensor's
-shape and dtype and returns the family's ``TensorSpec``, whose maps every
-check runs on.
-
-``ttnn`` itself is never imported: its PyPI wheel is built for CPython 3.10
-only, so on other interpreters (this project runs on 3.11) the plain forms
-are the way in; on a 3.10 machine with ``ttnn``, pass its objects as they are.
+those fields, or a dict of them; ``tensor_spec`` pairs one with a shape and
+dtype into the family's ``TensorSpec``. ``ttnn`` is never imported: its PyPI
+wheel is built for CPython 3.10 only, so elsewhere the plain forms are the way
+in; on a 3.10 machine with ``ttnn``, pass its objects as they are.
 """
 
 from __future__ import annotations
@@ -24,8 +21,8 @@ from dataclasses import dataclass
 
 from layoutalg.core.laid_out import bridge as declare_bridge
 from layoutalg.errors import ShardSpecError, TTError, describe
-from layoutalg.tt.sharded import NdShardSpec, ShardSpec
-from layoutalg.tt.tensor import TensorSpec
+from layoutalg.tt.sharded import ORIENTATIONS, NdShardSpec, ShardSpec
+from layoutalg.tt.tensor import LAYOUTS, TensorSpec
 from layoutalg.tt.ttnn_text import parse_memory_config
 from layoutalg.validate import first_not_positive
 
@@ -71,8 +68,7 @@ class MemoryConfig:
 
     @classmethod
     def of(cls, value: object) -> MemoryConfig:
-        """Read a ``ttnn.MemoryConfig`` (by its fields), its printed form or a dict of
-        its fields."""
+        """Read a ``ttnn.MemoryConfig`` (by its fields), its printed form or a dict."""
         if isinstance(value, cls):
             return value
         if isinstance(value, str):  # its printed form
@@ -91,8 +87,7 @@ class MemoryConfig:
             _created_with_nd(_field(value, FIELDS[4]) or False, fields[3])
             return cls(*fields)
         raise TTError(f"memory_config must be a ttnn.MemoryConfig, its printed form or a dict of "
-                      f"its fields "
-                      f"({', '.join(FIELDS[:4])}); got {describe(value)}")
+                      f"its fields ({', '.join(FIELDS[:4])}); got {describe(value)}")
 
     @property
     def memory(self):
@@ -121,8 +116,7 @@ def tensor_spec(shape, dtype, memory_config, *, layout="TILE", tile=(32, 32),
     ((128, 256), 'BLOCK')
     """
     config = MemoryConfig.of(memory_config)
-    return TensorSpec(tuple(shape), _dtype(dtype), layout=enum_name(layout, "layout",
-                                                                     ("TILE", "ROW_MAJOR")),
+    return TensorSpec(tuple(shape), _dtype(dtype), layout=enum_name(layout, "layout", LAYOUTS),
                       tile=tile, memory=config.memory, storage=config.storage, device=device,
                       base_address=base_address)
 
@@ -136,8 +130,7 @@ def as_layout(value: object, *, device="wormhole_b0") -> TensorSpec:
     if all(hasattr(value, name) for name in ("shape", "dtype", "layout", "memory_config")):
         config = value.memory_config
         config = config() if callable(config) else config
-        tile = getattr(value, "tile", None)
-        shape = getattr(tile, "tile_shape", None) or (32, 32)
+        shape = getattr(getattr(value, "tile", None), "tile_shape", None) or (32, 32)
         return tensor_spec(tuple(value.shape), value.dtype, config, layout=value.layout,
                            tile=tuple(shape), device=device)
     raise TTError(f"as_layout: value must be a layoutalg.tt.TensorSpec or a ttnn.Tensor "
@@ -145,8 +138,7 @@ def as_layout(value: object, *, device="wormhole_b0") -> TensorSpec:
 
 
 def read_shard_spec(value: object, memory_layout: str) -> ShardSpec:
-    """TTNN's ``ShardSpec(grid, shape, orientation)`` as the family's ShardSpec; the
-    strategy comes from the memory layout."""
+    """TTNN's ``ShardSpec(grid, shape, orientation)``, its strategy from the memory layout."""
     if isinstance(value, ShardSpec):
         return value
     strategy = MEMORY_LAYOUTS[memory_layout]
@@ -155,8 +147,7 @@ def read_shard_spec(value: object, memory_layout: str) -> ShardSpec:
                              f"{describe(value)}")
     grid, shape, orientation = (_field(value, name) for name in ("grid", "shape", "orientation"))
     return ShardSpec(strategy, core_grid(grid), _pair(shape, "shard_spec.shape"),
-                     enum_name(orientation or "ROW_MAJOR", "shard_spec.orientation",
-                               ("ROW_MAJOR", "COL_MAJOR")))
+                     enum_name(orientation or "ROW_MAJOR", "shard_spec.orientation", ORIENTATIONS))
 
 
 def read_nd_shard_spec(value: object) -> NdShardSpec:
@@ -164,14 +155,14 @@ def read_nd_shard_spec(value: object) -> NdShardSpec:
         return value
     strategy = _field(value, "shard_distribution_strategy") or "ROUND_ROBIN_1D"
     enum_name(strategy, "nd_shard_spec.shard_distribution_strategy", DISTRIBUTIONS)
-    orientation = _field(value, "orientation") or "ROW_MAJOR"
     shard_shape = _field(value, "shard_shape")
     if isinstance(shard_shape, (str, bytes)) or not isinstance(shard_shape, Sequence):
         raise ShardSpecError(f"nd_shard_spec.shard_shape must list the shard's extent on every "
                              f"dim; got {describe(shard_shape)} in {describe(value)}")
-    return NdShardSpec(tuple(shard_shape), core_grid(_field(value, "grid")),
-                       enum_name(orientation, "nd_shard_spec.orientation",
-                                 ("ROW_MAJOR", "COL_MAJOR")))
+    grid = core_grid(_field(value, "grid"))
+    orientation = _field(value, "orientation") or "ROW_MAJOR"
+    return NdShardSpec(tuple(shard_shape), grid,
+                       enum_name(orientation, "nd_shard_spec.orientation", ORIENTATIONS))
 
 
 def core_grid(value: object) -> tuple[int, int]:
@@ -246,11 +237,10 @@ def _created_with_nd(flag, nd_shard_spec) -> None:
 
 
 def _is_range(value) -> bool:
-    if isinstance(value, Mapping) or hasattr(value, "start"):
-        return True
-    return (isinstance(value, Sequence) and len(value) == 2
-            and all(isinstance(c, Sequence) and len(c) == 2 for c in value)
-            and all(isinstance(v, int) for c in value for v in c))
+    return isinstance(value, Mapping) or hasattr(value, "start") or (
+        isinstance(value, Sequence) and len(value) == 2
+        and all(isinstance(c, Sequence) and len(c) == 2 for c in value)
+        and all(isinstance(v, int) for c in value for v in c))
 
 
 def _corner(value, key: str, index: int) -> tuple[int, int]:

@@ -26,7 +26,7 @@ ENUM_TYPES = {"memory_layout": "TensorMemoryLayout", "buffer_type": "BufferType"
               "orientation": "ShardOrientation", "mode": "ShardMode",
               "shard_distribution_strategy": "ShardDistributionStrategy"}
 _RANGE = re.compile(r"\(x=(\d+),\s*y=(\d+)\)\s*-\s*\(x=(\d+),\s*y=(\d+)\)")
-_CALL = re.compile(r"^(?:[\w:]+::)?(\w+)\((.*)\)$", re.S)
+_CALL = re.compile(r"^(?:[\w:]+::)?(\w+)\((.*)\)$", re.DOTALL)
 
 
 def parse_memory_config(text: str) -> dict:
