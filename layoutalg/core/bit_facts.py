@@ -50,7 +50,7 @@ def trailing_zeros(expr: sympy.Basic) -> int:
     return 0
 
 
-def upper_bound(expr: sympy.Basic, ranges: Mapping[sympy.Symbol, int]) -> int | None:  # noqa: C901
+def upper_bound(expr: sympy.Basic, ranges: Mapping[sympy.Symbol, int]) -> int | None:
     """``u`` with ``0 <= expr <= u`` for every value, when the structure shows one.
 
     ``ranges`` gives each bounded symbol's largest value (its least is 0);
@@ -92,10 +92,7 @@ def upper_bound(expr: sympy.Basic, ranges: Mapping[sympy.Symbol, int]) -> int | 
     return None
 
 
-__all__ = ["MAX_SHIFT", "log2_exact", "trailing_zeros", "upper_bound"]
-
-
-def known_nonnegative(expr: sympy.Basic) -> bool:  # noqa: C901 - one branch per operator
+def known_nonnegative(expr: sympy.Basic) -> bool:
     """True when the structure shows ``expr >= 0`` for every value of its symbols
     (each symbol declared non-negative). Bit operations are defined on
     non-negative integers only, so a solver may encode one only where this
@@ -121,9 +118,8 @@ def known_nonnegative(expr: sympy.Basic) -> bool:  # noqa: C901 - one branch per
         return known_nonnegative(expr.args[0])
     if isinstance(expr, sympy.Mod):
         return _known_positive(expr.args[1])  # floored: in [0, b) for b > 0
-    if isinstance(expr, (BitAnd, BitXor, ShiftLeft, ShiftRight)):
-        return True  # its own arguments are checked where it is encoded
-    return False
+    # a bit operation's own arguments are checked where it is encoded
+    return isinstance(expr, (BitAnd, BitXor, ShiftLeft, ShiftRight))
 
 
 def _known_positive(expr: sympy.Basic) -> bool:

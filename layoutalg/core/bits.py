@@ -39,10 +39,6 @@ from layoutalg.core.bounds import BoundsKernel, Escapes, compile_bounds
 from layoutalg.core.expr import Unsupported
 from layoutalg.errors import MapError, describe
 
-__all__ = [
-    "BitAnd", "BitOp", "BitXor", "ShiftLeft", "ShiftRight",
-    "bit_and", "bit_xor", "bounds_kernel", "shift_left", "shift_right",
-]
 # A shift by 63 or more is past what NumPy's int64 shifts define (x86 masks the
 # count): such shifts always take the exact path.
 MAX_FAST_SHIFT = 62
@@ -86,10 +82,6 @@ class BitOp(sympy.Function):
     # than + as in C and Python, so 2*(i ^ 3) keeps its parentheses.
     precedence = 37
 
-    @staticmethod
-    def compute(a: int, b: int) -> int:  # pragma: no cover - overridden
-        raise NotImplementedError
-
     @classmethod
     def eval(cls, a, b):
         a, b = (v.doit() if v.is_number and not v.is_Integer else v for v in (a, b))
@@ -117,11 +109,8 @@ class BitOp(sympy.Function):
     def _sympystr(self, printer) -> str:
         # Plain str() as C and Python write it; layoutalg.core.printing.show
         # prints the same (with its own floor and mod notation inside).
-        parts = []
-        for arg in self.args:
-            text = printer._print(arg)
-            parts.append(text if arg.is_Atom else f"({text})")
-        return f"{parts[0]} {self.op_text} {parts[1]}"
+        a, b = (printer._print(x) if x.is_Atom else f"({printer._print(x)})" for x in self.args)
+        return f"{a} {self.op_text} {b}"
 
 
 class BitXor(BitOp):
@@ -134,13 +123,9 @@ class BitXor(BitOp):
 
     @classmethod
     def simplify_symbolic(cls, a, b):
-        if a == 0:
-            return b
-        if b == 0:
-            return a
-        if a == b:
-            return sympy.Integer(0)
-        return None
+        if a == 0 or b == 0:
+            return a + b  # the other one
+        return sympy.Integer(0) if a == b else None
 
 
 class BitAnd(BitOp):
@@ -156,9 +141,7 @@ class BitAnd(BitOp):
     def simplify_symbolic(cls, a, b):
         if a == 0 or b == 0:
             return sympy.Integer(0)
-        if a == b:
-            return a
-        return None
+        return a if a == b else None
 
 
 class _Shift(BitOp):
@@ -168,11 +151,7 @@ class _Shift(BitOp):
 
     @classmethod
     def simplify_symbolic(cls, a, b):
-        if b == 0:
-            return a
-        if a == 0:
-            return sympy.Integer(0)
-        return None
+        return a if a == 0 or b == 0 else None
 
 
 class ShiftRight(_Shift):
@@ -193,52 +172,29 @@ class ShiftLeft(_Shift):
     compute = staticmethod(operator.lshift)
 
 
-def _builder(op: type[BitOp], doc: str):
-    """``op``'s public constructor (``op.public``): both operands checked."""
+def _builder(op: type[BitOp]):
+    """``op``'s public constructor (``op.public``, ``op``'s docstring): both operands checked."""
 
     def build(a: object, b: object) -> sympy.Expr:
         return op(*(_operand(v, op.public, name) for v, name in zip((a, b), op.arg_names)))
 
     build.__name__ = build.__qualname__ = op.public
-    build.__doc__ = doc
+    build.__doc__ = op.__doc__
     return build
 
 
-bit_xor = _builder(BitXor, """``a ^ b`` (exclusive or) of two non-negative integer
-    expressions.
-
-    >>> bit_xor(0b1100, 0b1010)
-    6
-    """)
-bit_and = _builder(BitAnd, """``a & mask`` of two non-negative integer
-    expressions (the mask usually a constant).
-
-    >>> bit_and(0b1101, 0b0110)
-    4
-    """)
-shift_right = _builder(ShiftRight, """``a >> k`` = ``⌊a / 2**k⌋`` for
-    non-negative ``a`` and ``k``.
-
-    >>> shift_right(13, 2)
-    3
-    """)
-shift_left = _builder(ShiftLeft, """``a << k`` = ``a * 2**k`` for non-negative
-    ``a`` and ``k``.
-
-    >>> shift_left(3, 4)
-    48
-    """)
+bit_xor = _builder(BitXor)
+bit_and = _builder(BitAnd)
+shift_right = _builder(ShiftRight)
+shift_left = _builder(ShiftLeft)
 
 
-# -- interval bounds ------------------------------------------------------------------
-
-
-def _outermost(expr: sympy.Basic, found: list) -> None:
+def _outermost(expr: sympy.Basic):
     if isinstance(expr, BitOp):
-        found.append(expr)
-        return
-    for arg in expr.args:
-        _outermost(arg, found)
+        yield expr
+    else:
+        for arg in expr.args:
+            yield from _outermost(arg)
 
 
 def _op_interval(op: type, a, b, limit):
@@ -271,11 +227,9 @@ def bounds_kernel(expr: sympy.Basic) -> BoundsKernel:
     >>> bounds_kernel(bit_xor(i, 5) + 1)({i: (0, 9)}, None)
     (1, 16)
     """
-    found: list = []
-    _outermost(expr, found)
-    if not found:
+    ops = list(dict.fromkeys(_outermost(expr)))
+    if not ops:
         return compile_bounds(expr)
-    ops = list(dict.fromkeys(found))
     dummies = {op: sympy.Dummy(f"bits{k}", integer=True, nonnegative=True)
                for k, op in enumerate(ops)}
     rest = compile_bounds(expr.xreplace(dummies))

@@ -132,7 +132,7 @@ def _power(base: Interval, exponent: int, limit: int | None) -> Interval:
     return min(low, high), max(low, high)
 
 
-def _compile(expr: sympy.Basic) -> BoundsKernel:  # noqa: C901 - one branch per operator
+def _compile(expr: sympy.Basic) -> BoundsKernel:
     if expr is sympy.true or expr is sympy.false:
         return lambda ranges, limit: BOOLEAN
     if isinstance(expr, sympy.Symbol):

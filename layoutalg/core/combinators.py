@@ -1,26 +1,23 @@
 """Combinators: small index maps out of a ``Space`` that carry their inverses.
 
-Each combinator takes a ``Space`` and returns the map out of it: pure
-algebra, exact by construction (in bounds, a bijection onto its valid slots,
-its inverse right on them and left everywhere — recorded in
-:mod:`layoutalg.core.exact`, so a proof asks nothing about it) whenever
-SymPy shows its sizes fit for every size. A size wrong at some sizes is
-refused; one SymPy cannot decide (``offset`` by an amount, ``pad`` to an
-extent, ``delinearize`` into extents) leaves the map unrecorded, and the
-verify layer proves it. Applied to an
-``IndexMap`` instead, a combinator follows that map: the composition is
-proved (:mod:`layoutalg.verify.combinators`, which ``la.split`` & co. are),
-so layouts read as chains::
+Each combinator returns the map out of a ``Space``: pure algebra, exact by
+construction (in bounds, a bijection onto its valid slots, its inverse right
+on them and left everywhere — recorded in :mod:`layoutalg.core.exact`, so a
+proof asks nothing about it) whenever SymPy shows its sizes fit for every
+size. A size wrong at some sizes is refused; one SymPy cannot decide
+(``offset`` by an amount, ``pad`` to an extent, ``delinearize`` into
+extents) leaves the map unrecorded, and the verify layer proves it. On an
+``IndexMap`` a combinator follows that map, the composition proved
+(:mod:`layoutalg.verify.combinators`, which ``la.split`` & co. are)::
 
     tiles = la.split(la.split(la.Space(i=M, j=N), "i", TR), "j", TC)
 
-Their divisions are the digit arithmetic of ``core/tiling.py`` (peeled
-unflattening, row-major strides, the round-robin deal), which the families
-use too.
+Their divisions are the digit arithmetic of ``core/tiling.py``, shared with the families.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Sequence
 
@@ -36,6 +33,23 @@ from layoutalg.errors import MapError, describe
 from layoutalg.validate import is_int
 
 
+def _combinator(*, exact: bool = True):
+    """Decorate a combinator's build: the map out of a Space, recorded exact by
+    construction (``exact=False``: the build records only what it can vouch for)."""
+    def wrap(build: Callable[..., IndexMap]) -> Callable[..., IndexMap]:
+        @functools.wraps(build)
+        def run(space: Space, /, *args, **kwargs) -> IndexMap:
+            if not isinstance(space, Space):
+                follows = (" (to follow an IndexMap, use layoutalg's combinators, e.g. la.split, "
+                           "which compose it with the map and prove the composition)"
+                           if isinstance(space, IndexMap) else "")
+                raise MapError(f"space must be a Space{follows}; got {describe(space)}")
+            step = build(space, *args, **kwargs)
+            return mark_exact(step) if exact else step
+        return run
+    return wrap
+
+
 def identity(space: Space, *, name: str | None = None) -> IndexMap:
     """The identity map of a space."""
     if not isinstance(space, Space):
@@ -46,83 +60,78 @@ def identity(space: Space, *, name: str | None = None) -> IndexMap:
         IndexMap(space, space, symbols, inverse=symbols, name=name or "identity"))
 
 
+@_combinator()
 def split(space: Space, dim: str, factor: Extent, *, names: Sequence[str] | None = None) -> IndexMap:
     """Split ``dim`` into ``(outer, inner)`` with ``inner`` of extent ``factor``.
 
     The outer extent is ``ceil(extent / factor)``; when ``factor`` does not
     divide the extent, the slots past it are padding.
     """
-    def build(space: Space) -> IndexMap:
-        k = space.index(dim)
-        f = check_extent("factor", factor)
-        outer, inner = _names(names, (f"{dim}_o", f"{dim}_i"), "names")
-        extent = space.extents[k]
-        new = space.replace(k, [(outer, ceil_div(extent, f)), (inner, f)])
-        d = space.symbols[k]
-        o, i = new.symbols[k], new.symbols[k + 1]
-        exprs = _replace(space.symbols, k, list(digits(d, f, lazy=True)))
-        inverse = _replace(new.symbols[:k] + (o,) + new.symbols[k + 2:], k, [dot((o, i), (f, 1))])
-        valid = None if _divides(f, extent) else sympy.Lt(o * f + i, extent)
-        return IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"split({dim}, {f})")
-    return _built(space, build)
+    k = space.index(dim)
+    f = check_extent("factor", factor)
+    outer, inner = _names(names, (f"{dim}_o", f"{dim}_i"), "names")
+    extent = space.extents[k]
+    new = space.replace(k, [(outer, ceil_div(extent, f)), (inner, f)])
+    o, i = new.symbols[k], new.symbols[k + 1]
+    exprs = _replace(space.symbols, k, list(digits(space.symbols[k], f, lazy=True)))
+    inverse = _replace(new.symbols[:k] + (o,) + new.symbols[k + 2:], k, [dot((o, i), (f, 1))])
+    valid = None if sympy.Mod(extent, f) == 0 else sympy.Lt(o * f + i, extent)
+    return IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"split({dim}, {f})")
 
 
+@_combinator()
 def fuse(space: Space, outer: str, inner: str, *, name: str | None = None) -> IndexMap:
     """Merge ``outer`` and ``inner`` row-major into one dim at ``outer``'s place."""
-    def build(space: Space) -> IndexMap:
-        ko, ki = space.index(outer), space.index(inner)
-        if ko == ki:
-            raise MapError(f"fuse: outer and inner must differ; got {outer!r} twice")
-        eo, ei = space.extents[ko], space.extents[ki]
-        fused = name or f"{outer}{inner}"
-        dims = [(fused, eo * ei) if k == ko else pair for k, pair in enumerate(space.dims) if k != ki]
-        new = Space(*dims)
-        sym = dict(zip(space.names, space.symbols))
-        f = new.symbols[new.index(fused)]
-        exprs = [sym[outer] * ei + sym[inner] if n == fused else sym[n] for n in new.names]
-        by_name = dict(zip(new.names, new.symbols))
-        high, low = digits(f, ei, lazy=True)
-        inverse = [high if n == outer else low if n == inner else by_name[n] for n in space.names]
-        return IndexMap(space, new, exprs, inverse=inverse, name=f"fuse({outer}, {inner})")
-    return _built(space, build)
+    ko, ki = space.index(outer), space.index(inner)
+    if ko == ki:
+        raise MapError(f"fuse: outer and inner must differ; got {outer!r} twice")
+    eo, ei = space.extents[ko], space.extents[ki]
+    fused = name or f"{outer}{inner}"
+    new = Space(*((fused, eo * ei) if k == ko else pair
+                  for k, pair in enumerate(space.dims) if k != ki))
+    sym = dict(zip(space.names, space.symbols))
+    f = new.symbols[new.index(fused)]
+    exprs = [sym[outer] * ei + sym[inner] if n == fused else sym[n] for n in new.names]
+    by_name = dict(zip(new.names, new.symbols))
+    high, low = digits(f, ei, lazy=True)
+    inverse = [high if n == outer else low if n == inner else by_name[n] for n in space.names]
+    return IndexMap(space, new, exprs, inverse=inverse, name=f"fuse({outer}, {inner})")
 
 
+@_combinator()
 def permute(space: Space, order: Sequence[str]) -> IndexMap:
     """Reorder the dims to ``order`` (a permutation of the names)."""
-    def build(space: Space) -> IndexMap:
-        if isinstance(order, str):  # "ji" is one name, not the order ("j", "i")
-            raise MapError(f"permute: order must be a permutation of {space.names} given as a "
-                           f"list, e.g. {list(reversed(space.names))}; got the single string "
-                           f"{order!r}")
-        if sorted(order) != sorted(space.names) or len(order) != space.rank:
-            raise MapError(
-                f"permute: order must be a permutation of {space.names}; got {tuple(order)}"
-            )
-        new = Space(*((n, space.extent(n)) for n in order))
-        exprs = [space.symbols[space.index(n)] for n in order]
-        inverse = [new.symbols[new.index(n)] for n in space.names]
-        return IndexMap(space, new, exprs, inverse=inverse, name=f"permute{tuple(order)}")
-    return _built(space, build)
+    if isinstance(order, str):  # "ji" is one name, not the order ("j", "i")
+        raise MapError(f"permute: order must be a permutation of {space.names} given as a "
+                       f"list, e.g. {list(reversed(space.names))}; got the single string "
+                       f"{order!r}")
+    if sorted(order) != sorted(space.names) or len(order) != space.rank:
+        raise MapError(f"permute: order must be a permutation of {space.names}; "
+                       f"got {tuple(order)}")
+    new = Space(*((n, space.extent(n)) for n in order))
+    exprs = [space.symbols[space.index(n)] for n in order]
+    inverse = [new.symbols[new.index(n)] for n in space.names]
+    return IndexMap(space, new, exprs, inverse=inverse, name=f"permute{tuple(order)}")
 
 
+@_combinator()
 def rename(space: Space, /, **names: str) -> IndexMap:
     """Rename dims (``old=new`` keywords); extents and order stay.
 
     >>> rename(Space(x=4, y=3), x="row").codomain
     Space(row=4, y=3)
     """
-    def build(space: Space) -> IndexMap:
-        for old, new in names.items():
-            space.index(old)
-            if not isinstance(new, str) or not new.isidentifier():
-                raise MapError(f"rename: the new name of {old!r} must be an identifier; "
-                               f"got {describe(new)}")
-        new_space = Space(*((names.get(n, n), e) for n, e in space.dims))
-        return IndexMap(space, new_space, space.symbols, inverse=new_space.symbols,
-                        name=f"rename({', '.join(f'{o}={n}' for o, n in names.items())})")
-    return _built(space, build)
+    for old, new in names.items():
+        space.index(old)
+        if not isinstance(new, str) or not new.isidentifier():
+            raise MapError(f"rename: the new name of {old!r} must be an identifier; "
+                           f"got {describe(new)}")
+    new_space = Space(*((names.get(n, n), e) for n, e in space.dims))
+    return IndexMap(space, new_space, space.symbols, inverse=new_space.symbols,
+                    name=f"rename({', '.join(f'{o}={n}' for o, n in names.items())})")
 
 
+@_combinator(exact=False)
 def pad(space: Space, dim: str, multiple: Extent | None = None, *, to: Extent | None = None) -> IndexMap:
     """Round ``dim``'s extent up to a ``multiple`` (or to exactly ``to``); new slots are padding.
 
@@ -131,34 +140,31 @@ def pad(space: Space, dim: str, multiple: Extent | None = None, *, to: Extent | 
     ``ceiling(M/ceiling(M/PR))``) is built but not recorded exact, so the
     verify layer proves it in bounds.
     """
-    def build(space: Space) -> IndexMap:
-        k = space.index(dim)
-        extent = space.extents[k]
-        if (multiple is None) == (to is None):
-            raise MapError(f"pad: give exactly one of multiple= and to=; got {multiple!r}, {to!r}")
-        if multiple is not None:  # ceil(extent / multiple)·multiple ≥ extent for every size
-            new_extent = ceil_div(extent, check_extent("multiple", multiple)) * multiple
-            fits = True
-        else:
-            new_extent = check_extent("to", to)
-            room = sympy.sympify(new_extent) - extent
-            if _known_negative(room):
-                raise MapError(f"pad: to must be at least the extent {extent} of {dim}; got {to}")
-            below = _negative_at(room)
-            if below is not None:
-                raise MapError(f"pad: to must be at least the extent {extent} of {dim} for every "
-                               f"size; got {to}, which is below it at {_sizes(below)} "
-                               f"({room} = {room.xreplace(below)})")
-            fits = room.is_nonnegative is True
-        new = space.replace(k, [(dim, new_extent)])
-        d = new.symbols[k]
-        valid = None if same_for_every_size(new_extent, extent) else sympy.Lt(d, extent)
-        m = IndexMap(space, new, space.symbols, inverse=new.symbols, valid=valid,
-                     name=f"pad({dim})")
-        return mark_exact(m) if fits else m
-    return _built(space, build, by_construction=False)
+    k = space.index(dim)
+    extent = space.extents[k]
+    if (multiple is None) == (to is None):
+        raise MapError(f"pad: give exactly one of multiple= and to=; got {multiple!r}, {to!r}")
+    if multiple is not None:  # ceil(extent / multiple)·multiple ≥ extent for every size
+        new_extent = ceil_div(extent, check_extent("multiple", multiple)) * multiple
+        fits = True
+    else:
+        new_extent = check_extent("to", to)
+        room = sympy.sympify(new_extent) - extent
+        if _known_negative(room):
+            raise MapError(f"pad: to must be at least the extent {extent} of {dim}; got {to}")
+        below = _negative_at(room)
+        if below is not None:
+            raise MapError(f"pad: to must be at least the extent {extent} of {dim} for every "
+                           f"size; got {to}, which is below it at {_sizes(below)} "
+                           f"({room} = {room.xreplace(below)})")
+        fits = room.is_nonnegative is True
+    new = space.replace(k, [(dim, new_extent)])
+    valid = None if same_for_every_size(new_extent, extent) else sympy.Lt(new.symbols[k], extent)
+    m = IndexMap(space, new, space.symbols, inverse=new.symbols, valid=valid, name=f"pad({dim})")
+    return mark_exact(m) if fits else m
 
 
+@_combinator()
 def cyclic(
     space: Space, dim: str, parts: Extent, *, block: Extent = 1,
     names: Sequence[str] | None = None,
@@ -168,74 +174,68 @@ def cyclic(
     Index ``d`` goes to part ``(d // block) % parts`` at local position
     ``(d // (block·parts))·block + d % block``; local slots past the end are padding.
     """
-    def build(space: Space) -> IndexMap:
-        k = space.index(dim)
-        p = check_extent("parts", parts)
-        b = check_extent("block", block)
-        part, local = _names(names, (f"{dim}_part", f"{dim}_local"), "names")
-        extent = space.extents[k]
-        local_extent = ceil_div(ceil_div(extent, b), p) * b
-        new = space.replace(k, [(part, p), (local, local_extent)])
-        d = space.symbols[k]
-        pp, ll = new.symbols[k], new.symbols[k + 1]
-        exprs = _replace(space.symbols, k, list(deal(d, p, b, lazy=True)))
-        back = undeal(pp, ll, p, b, lazy=True)
-        inverse = _replace(new.symbols[:k] + (pp,) + new.symbols[k + 2:], k, [back])
-        return IndexMap(space, new, exprs, inverse=inverse, valid=sympy.Lt(back, extent),
-                        name=f"cyclic({dim}, parts={p}, block={b})")
-    return _built(space, build)
+    k = space.index(dim)
+    p = check_extent("parts", parts)
+    b = check_extent("block", block)
+    part, local = _names(names, (f"{dim}_part", f"{dim}_local"), "names")
+    extent = space.extents[k]
+    local_extent = ceil_div(ceil_div(extent, b), p) * b
+    new = space.replace(k, [(part, p), (local, local_extent)])
+    pp, ll = new.symbols[k], new.symbols[k + 1]
+    exprs = _replace(space.symbols, k, list(deal(space.symbols[k], p, b, lazy=True)))
+    back = undeal(pp, ll, p, b, lazy=True)
+    inverse = _replace(new.symbols[:k] + (pp,) + new.symbols[k + 2:], k, [back])
+    return IndexMap(space, new, exprs, inverse=inverse, valid=sympy.Lt(back, extent),
+                    name=f"cyclic({dim}, parts={p}, block={b})")
 
 
+@_combinator()
 def linearize(space: Space, dims: Sequence[str] | None = None, *, name: str = "offset") -> IndexMap:
     """Merge ``dims`` (default: all) row-major into one dim at the first one's place."""
-    def build(space: Space) -> IndexMap:
-        if isinstance(dims, str):
-            raise MapError(f"linearize: dims must be a list of names, e.g. [{dims!r}]; got the "
-                           f"single string {dims!r}")
-        chosen = list(space.names if dims is None else dims)
-        if not chosen or len(set(chosen)) != len(chosen):
-            raise MapError(f"linearize: dims must be distinct names of {space.names}; got {chosen}")
-        positions = [space.index(n) for n in chosen]
-        sizes = [space.extents[k] for k in positions]
-        size = sympy.Mul(*sizes)  # a Space holds a SymPy integer as an int
-        first = positions[0]
-        new = Space(*((name, size) if k == first else pair
-                      for k, pair in enumerate(space.dims) if k == first or k not in positions))
-        sym = space.symbols
-        flat = dot([sym[k] for k in positions], row_major_strides(sizes))
-        exprs = [flat if n == name else sym[space.index(n)] for n in new.names]
-        by_name = dict(zip(new.names, new.symbols))
-        coords = dict(zip(positions, unflatten(by_name[name], sizes, lazy=True)))
-        inverse = [coords[k] if k in coords else by_name[n] for k, n in enumerate(space.names)]
-        return IndexMap(space, new, exprs, inverse=inverse, name="linearize")
-    return _built(space, build)
+    if isinstance(dims, str):
+        raise MapError(f"linearize: dims must be a list of names, e.g. [{dims!r}]; got the "
+                       f"single string {dims!r}")
+    chosen = list(space.names if dims is None else dims)
+    if not chosen or len(set(chosen)) != len(chosen):
+        raise MapError(f"linearize: dims must be distinct names of {space.names}; got {chosen}")
+    positions = [space.index(n) for n in chosen]
+    sizes = [space.extents[k] for k in positions]
+    size = sympy.Mul(*sizes)  # a Space holds a SymPy integer as an int
+    first = positions[0]
+    new = Space(*((name, size) if k == first else pair
+                  for k, pair in enumerate(space.dims) if k == first or k not in positions))
+    sym = space.symbols
+    flat = dot([sym[k] for k in positions], row_major_strides(sizes))
+    exprs = [flat if n == name else sym[space.index(n)] for n in new.names]
+    by_name = dict(zip(new.names, new.symbols))
+    coords = dict(zip(positions, unflatten(by_name[name], sizes, lazy=True)))
+    inverse = [coords[k] if k in coords else by_name[n] for k, n in enumerate(space.names)]
+    return IndexMap(space, new, exprs, inverse=inverse, name="linearize")
 
 
+@_combinator(exact=False)
 def delinearize(space: Space, /, dim: str, **extents: Extent) -> IndexMap:
     """Unfold ``dim`` row-major into the named ``extents`` (product ≥ extent)."""
-    def build(space: Space) -> IndexMap:
-        if not extents:
-            raise MapError("delinearize: give the new dims as name=extent keywords; got none")
-        k = space.index(dim)
-        extent = space.extents[k]
-        sizes = [check_extent(n, e) for n, e in extents.items()]
-        total = sympy.Mul(*sizes)
-        if _known_negative(total - extent):
-            raise MapError(
-                f"delinearize: the new extents must hold all {extent} indices of {dim}; "
-                f"got {dict(extents)} (product {total})"
-            )
-        new = space.replace(k, list(zip(extents, sizes)))
-        exprs = _replace(space.symbols, k, unflatten(space.symbols[k], sizes, lazy=True))
-        flat = dot(new.symbols[k:k + len(sizes)], row_major_strides(sizes))
-        inverse = list(new.symbols[:k]) + [flat] + list(new.symbols[k + len(sizes):])
-        valid = None if same_for_every_size(total, extent) else sympy.Lt(flat, extent)
-        m = IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"delinearize({dim})")
-        # In bounds by construction only when the new extents hold every index.
-        return mark_exact(m) if extent_fits(extent, total) else m
-    return _built(space, build, by_construction=False)
+    if not extents:
+        raise MapError("delinearize: give the new dims as name=extent keywords; got none")
+    k = space.index(dim)
+    extent = space.extents[k]
+    sizes = [check_extent(n, e) for n, e in extents.items()]
+    total = sympy.Mul(*sizes)
+    if _known_negative(total - extent):
+        raise MapError(f"delinearize: the new extents must hold all {extent} indices of "
+                       f"{dim}; got {dict(extents)} (product {total})")
+    new = space.replace(k, list(zip(extents, sizes)))
+    exprs = _replace(space.symbols, k, unflatten(space.symbols[k], sizes, lazy=True))
+    flat = dot(new.symbols[k:k + len(sizes)], row_major_strides(sizes))
+    inverse = list(new.symbols[:k]) + [flat] + list(new.symbols[k + len(sizes):])
+    valid = None if same_for_every_size(total, extent) else sympy.Lt(flat, extent)
+    m = IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"delinearize({dim})")
+    # In bounds by construction only when the new extents hold every index.
+    return mark_exact(m) if extent_fits(extent, total) else m
 
 
+@_combinator(exact=False)
 def offset(space: Space, dim: str, amount: Extent) -> IndexMap:
     """Shift ``dim`` by ``amount`` (a base address); the first slots are padding.
 
@@ -244,65 +244,39 @@ def offset(space: Space, dim: str, amount: Extent) -> IndexMap:
     cannot sign is built but not recorded exact, so the verify layer proves
     its images in bounds (or refutes them).
     """
-    def build(space: Space) -> IndexMap:
-        k = space.index(dim)
-        if not (is_int(amount) or (isinstance(amount, sympy.Expr) and amount.is_integer)) \
-                or _known_negative(amount):
-            raise MapError(f"offset: amount must be a nonnegative integer; got {describe(amount)}")
-        below = None if is_int(amount) else _negative_at(amount)
-        if below is not None:
-            raise MapError(f"offset: amount must be a nonnegative integer for every size; got "
-                           f"{amount}, which is {amount.xreplace(below)} at {_sizes(below)}")
-        # NumPy integers are as good as Python ints.
-        shift = int(amount) if is_int(amount) else amount
-        if shift == 0:
-            return identity(space, name=f"offset({dim}, 0)")
-        new = space.replace(k, [(dim, space.extents[k] + shift)])
-        d = new.symbols[k]
-        exprs = _replace(space.symbols, k, [space.symbols[k] + shift])
-        inverse = _replace(new.symbols, k, [d - shift])
-        m = IndexMap(space, new, exprs, inverse=inverse, valid=sympy.Ge(d, shift),
-                     name=f"offset({dim}, {shift})")
-        # Exact by construction only when the shift is nonnegative for every size.
-        return mark_exact(m) if is_int(shift) or shift.is_nonnegative is True else m
-    return _built(space, build, by_construction=False)
+    k = space.index(dim)
+    if not (is_int(amount) or (isinstance(amount, sympy.Expr) and amount.is_integer)) \
+            or _known_negative(amount):
+        raise MapError(f"offset: amount must be a nonnegative integer; got {describe(amount)}")
+    below = None if is_int(amount) else _negative_at(amount)
+    if below is not None:
+        raise MapError(f"offset: amount must be a nonnegative integer for every size; got "
+                       f"{amount}, which is {amount.xreplace(below)} at {_sizes(below)}")
+    # NumPy integers are as good as Python ints.
+    shift = int(amount) if is_int(amount) else amount
+    if shift == 0:
+        return identity(space, name=f"offset({dim}, 0)")
+    new = space.replace(k, [(dim, space.extents[k] + shift)])
+    d = new.symbols[k]
+    exprs = _replace(space.symbols, k, [space.symbols[k] + shift])
+    inverse = _replace(new.symbols, k, [d - shift])
+    m = IndexMap(space, new, exprs, inverse=inverse, valid=sympy.Ge(d, shift),
+                 name=f"offset({dim}, {shift})")
+    # Exact by construction only when the shift is nonnegative for every size.
+    return mark_exact(m) if is_int(shift) or shift.is_nonnegative is True else m
 
 
+@_combinator()
 def scale(space: Space, dim: str, factor: Extent) -> IndexMap:
     """Multiply ``dim`` by ``factor`` (elements → bytes); slots between are padding."""
-    def build(space: Space) -> IndexMap:
-        k = space.index(dim)
-        f = check_extent("factor", factor)
-        new = space.replace(k, [(dim, space.extents[k] * f)])
-        d = new.symbols[k]
-        exprs = _replace(space.symbols, k, [space.symbols[k] * f])
-        whole, rest = digits(d, f, lazy=True)
-        inverse = _replace(new.symbols, k, [whole])
-        valid = None if f == 1 else sympy.Eq(rest, 0)
-        return IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"scale({dim}, {f})")
-    return _built(space, build)
-
-
-# -- helpers -------------------------------------------------------------------
-
-
-def _built(space: Space, build: Callable[[Space], IndexMap], *,
-           by_construction: bool = True) -> IndexMap:
-    """``build`` on a Space, recorded as exact by construction.
-
-    A combinator's own map from a Space is exact by construction (in bounds,
-    a bijection onto its valid slots, its inverse right on them and left
-    everywhere: its formulas say so for every size), so it is recorded as
-    such and compose proves nothing about it; ``by_construction=False`` for
-    a build that records only the cases it can vouch for.
-    """
-    if not isinstance(space, Space):
-        follows = (" (to follow an IndexMap, use layoutalg's combinators, e.g. la.split, "
-                   "which compose it with the map and prove the composition)"
-                   if isinstance(space, IndexMap) else "")
-        raise MapError(f"space must be a Space{follows}; got {describe(space)}")
-    step = build(space)
-    return mark_exact(step) if by_construction else step
+    k = space.index(dim)
+    f = check_extent("factor", factor)
+    new = space.replace(k, [(dim, space.extents[k] * f)])
+    exprs = _replace(space.symbols, k, [space.symbols[k] * f])
+    whole, rest = digits(new.symbols[k], f, lazy=True)
+    inverse = _replace(new.symbols, k, [whole])
+    valid = None if f == 1 else sympy.Eq(rest, 0)
+    return IndexMap(space, new, exprs, inverse=inverse, valid=valid, name=f"scale({dim}, {f})")
 
 
 def _names(given, default, argument):
@@ -320,10 +294,6 @@ def _replace(seq, k, new) -> list:
     items = list(seq)
     items[k:k + 1] = new
     return items
-
-
-def _divides(f: Extent, extent: Extent) -> bool:
-    return sympy.Mod(extent, f) == 0
 
 
 def _known_negative(value: sympy.Expr) -> bool:

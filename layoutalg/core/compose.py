@@ -56,8 +56,7 @@ def composed(first: IndexMap, then: IndexMap, valid: sympy.Basic | None, *,
 
 def extent_fits(inner: Extent, outer: Extent) -> bool:
     """``inner ≤ outer`` as far as SymPy can tell (False when it cannot)."""
-    difference = sympy.simplify(sympy.sympify(outer) - inner)
-    return bool(difference.is_nonnegative)
+    return bool(sympy.simplify(sympy.sympify(outer) - inner).is_nonnegative)
 
 
 def wider_dims(first: IndexMap, then: IndexMap) -> list[int]:

@@ -17,8 +17,9 @@ refused with the first index where ``A(B(i))`` and the candidate differ.
 from __future__ import annotations
 
 import functools
+import itertools
 
-from layoutalg.core.cute_layout import CuteLayout, IntTuple, as_layout, flatten, parse_layout
+from layoutalg.core.cute_layout import CuteLayout, IntTuple, as_layout, flatten
 from layoutalg.core.tiling import colex_strides
 from layoutalg.errors import MapError, describe
 from layoutalg.validate import positive_int
@@ -86,9 +87,6 @@ def filter_layout(layout: object) -> CuteLayout:
     layout = as_layout(layout, "layout")
     kept = [(s, d) for s, d in layout.leaves() if s != 1 and d != 0]
     return coalesce(_flat(kept)) if kept else CuteLayout(1, 0)
-
-
-# -- composition ------------------------------------------------------------------
 
 
 def by_mode(operation, name: str, a: CuteLayout, tiler: tuple) -> CuteLayout:
@@ -190,7 +188,7 @@ def _check_no_interference(a, b, a_modes, result) -> None:
     if len(a_modes) == 1:
         return
     used = sorted((d, s) for s, d in b.leaves() if s > 1 and d > 0)
-    if all(d2 >= d1 * s1 for (d1, s1), (d2, _) in zip(used, used[1:])):
+    if all(d2 >= d1 * s1 for (d1, s1), (d2, _) in itertools.pairwise(used)):
         return
     where = _interference(a, b, result)
     if where is not None:
@@ -230,9 +228,6 @@ def extended_to(a: CuteLayout, cover: int) -> CuteLayout:
     return _flat(modes)
 
 
-# -- complement and inverses -------------------------------------------------------
-
-
 def complement(layout: object, cosize_hi: int | None = None) -> CuteLayout:
     """The layout ``R`` of the offsets ``layout`` skips, up to ``cosize_hi``.
 
@@ -254,8 +249,7 @@ def complement(layout: object, cosize_hi: int | None = None) -> CuteLayout:
     if cosize_hi is None:
         cosize_hi = layout.cosize
     cosize_hi = positive_int(MapError, "cosize_hi", cosize_hi, where="complement")
-    modes = []
-    current = 1
+    modes, current = [], 1
     for d, s in sorted((d, s) for s, d in layout.leaves() if s != 1 and d != 0):
         if d < current:
             raise MapError(
@@ -284,13 +278,9 @@ def right_inverse(layout: object) -> CuteLayout:
     """
     layout = as_layout(layout, "layout")
     colex = colex_strides(flatten(layout.shape))
-    modes = []
-    current = 1
+    modes, current = [], 1
     remaining = [(s, d, c) for (s, d), c in zip(layout.leaves(), colex) if s > 1]
-    while True:
-        step = next((m for m in remaining if m[1] == current), None)
-        if step is None:
-            break
+    while (step := next((m for m in remaining if m[1] == current), None)) is not None:
         remaining.remove(step)
         modes.append((step[0], step[2]))
         current = step[0] * step[1]
@@ -312,10 +302,3 @@ def left_inverse(layout: object) -> CuteLayout:
             raise MapError(f"left_inverse: {layout} is not injective: its mode {s}:0 sends "
                            f"{s} indices to one offset")
     return right_inverse(make_layout(layout, complement(layout)))
-
-
-__all__ = [
-    "CuteLayout", "by_mode", "mode_wise", "coalesce", "coalesce_modes", "complement", "composition", "cosize",
-    "extended_to", "filter_layout", "left_inverse", "make_layout", "parse_layout",
-    "right_inverse", "size",
-]

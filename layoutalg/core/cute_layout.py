@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Union
 
 from layoutalg.core.cute import format_nested, nesting, strided
 from layoutalg.core.index_map import IndexMap
@@ -21,7 +20,7 @@ from layoutalg.core.laid_out import bridge
 from layoutalg.errors import MapError, describe
 from layoutalg.validate import is_int
 
-IntTuple = Union[int, tuple]
+IntTuple = int | tuple
 _TOKEN = re.compile(r"(\d+)|\S")  # a number, or one other non-space character
 
 
@@ -73,8 +72,6 @@ class CuteLayout:
         object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "stride", stride)
 
-    # -- structure -------------------------------------------------------------
-
     @property
     def rank(self) -> int:
         """The number of top-level modes (1 for an int shape)."""
@@ -93,8 +90,6 @@ class CuteLayout:
     def leaves(self) -> tuple[tuple[int, int], ...]:
         """``(shape, stride)`` of every flat mode, in order."""
         return tuple(zip(flatten(self.shape), flatten(self.stride)))
-
-    # -- the function ----------------------------------------------------------
 
     @property
     def size(self) -> int:
@@ -130,8 +125,6 @@ class CuteLayout:
         another's domain of that size.
         """
         return strided(self.shape, self.stride, cosize=cosize, name=name or str(self))
-
-    # -- text ------------------------------------------------------------------
 
     def __str__(self) -> str:
         return f"{format_nested(self.shape)}:{format_nested(self.stride)}"
@@ -213,9 +206,6 @@ def parse_layout(text: str) -> CuteLayout:
     stride = int_tuple("the stride")
     take("", "the end of the layout")
     return CuteLayout(shape, stride)
-
-
-__all__ = ["CuteLayout", "as_layout", "flatten", "parse_layout"]
 
 
 #: A spec may return a pycute ``Layout`` itself (pycute is never imported here).

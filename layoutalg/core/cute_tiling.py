@@ -24,10 +24,9 @@ from layoutalg.core.cute_layout import CuteLayout, as_layout
 
 def append_modes(layout: CuteLayout, rank: int) -> CuteLayout:
     """``layout`` padded with ``1:0`` modes up to ``rank`` (CuTe's ``append<R>``)."""
-    modes = list(layout.modes)
-    if len(modes) >= rank:
+    if layout.rank >= rank:
         return layout
-    return make_layout(*modes, *([CuteLayout(1, 0)] * (rank - len(modes))))
+    return make_layout(*layout.modes, *([CuteLayout(1, 0)] * (rank - layout.rank)))
 
 
 @mode_wise("tiler")
@@ -102,8 +101,7 @@ def zip_product(product: CuteLayout, rank: int, *, block_first: bool) -> CuteLay
 
 def rank_product_parts(block: object, tiler: object) -> tuple[CuteLayout, int]:
     """The logical product a blocked or raked product regroups, and its rank."""
-    block = as_layout(block, "block")
-    tiler = as_layout(tiler, "tiler")
+    block, tiler = as_layout(block, "block"), as_layout(tiler, "tiler")
     rank = max(block.rank, tiler.rank)
     return logical_product(append_modes(block, rank), append_modes(tiler, rank)), rank
 
@@ -133,10 +131,3 @@ def raked_product(block: object, tiler: object) -> CuteLayout:
     '((3,2),(4,2)):((16,1),(4,2))'
     """
     return _rank_product(block, tiler, block_first=False)
-
-
-__all__ = [
-    "append_modes", "blocked_product", "logical_divide", "logical_product", "raked_product",
-    "rank_product_parts", "tile_unzip", "tiled_divide", "tiled_product", "zip_product",
-    "zipped_divide", "zipped_product",
-]

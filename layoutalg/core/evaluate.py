@@ -100,9 +100,6 @@ def as_int64(values: object, what: str) -> np.ndarray:
     return array
 
 
-# -- inputs ---------------------------------------------------------------------------
-
-
 class _Inputs:
     """One binding of symbols to values: int64 when all fit, exact on demand."""
 
@@ -128,8 +125,8 @@ class _Ranges(dict):
         self._values = values
 
     def __missing__(self, symbol: sympy.Symbol) -> tuple[int, int]:
-        found = self[symbol] = _range(self._values[symbol])
-        return found
+        self[symbol] = _range(self._values[symbol])
+        return self[symbol]
 
 
 def _range(array: np.ndarray) -> tuple[int, int]:
@@ -146,9 +143,6 @@ def _range(array: np.ndarray) -> tuple[int, int]:
     flat = array.reshape(-1)
     pairs = [(c.min(), c.max()) for c in (flat[k:k + _CHUNK] for k in range(0, flat.size, _CHUNK))]
     return int(min(low for low, _ in pairs)), int(max(high for _, high in pairs))
-
-
-# -- running --------------------------------------------------------------------------
 
 
 def _run(compiled: Compiled, inputs: _Inputs) -> np.ndarray:
@@ -279,10 +273,9 @@ def _fold(parts, combine):
 
 
 def _compile(expr: sympy.Basic, mode: _Mode) -> Kernel:
-    if expr is sympy.true:
-        return lambda env: np.bool_(True)
-    if expr is sympy.false:
-        return lambda env: np.bool_(False)
+    if expr is sympy.true or expr is sympy.false:
+        truth = np.bool_(expr is sympy.true)
+        return lambda env: truth
     if isinstance(expr, sympy.Symbol):
         def lookup(env, symbol=expr):
             try:
@@ -301,8 +294,7 @@ def _compile(expr: sympy.Basic, mode: _Mode) -> Kernel:
         base, exponent = expr.args
         if not (exponent.is_Integer and exponent >= 0):
             raise Unsupported(f"power {expr} with a non-natural exponent")
-        inner = _compile(base, mode)
-        power = int(exponent)
+        inner, power = _compile(base, mode), int(exponent)
         return lambda env: inner(env) ** power
     if isinstance(expr, (sympy.floor, sympy.ceiling)):
         num, den = quotient(expr.args[0])

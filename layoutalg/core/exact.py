@@ -7,9 +7,9 @@ and left on every point: the combinator's formulas say so for every size
 it for symbolic sizes; ``tests/core/test_combinator_sizes.py`` at sizes
 drawn by Hypothesis) — provided its sizes fit for every size, so ``offset``,
 ``pad(to=)`` and ``delinearize`` record a map only when SymPy shows the
-amount, ``to - extent`` or ``product - extent`` nonnegative. The
-combinators record such a map here with :func:`mark_exact`; the proofs of ``layoutalg.verify.composition`` ask
-:func:`is_exact` and skip the queries such a map needs none of.
+amount, ``to - extent`` or ``product - extent`` nonnegative. The combinators
+record such a map with :func:`mark_exact`; the proofs of
+``layoutalg.verify.composition`` ask :func:`is_exact` and skip its queries.
 
 A map is known by :func:`key` (its domain, codomain, formulas, inverse,
 valid and assumptions, not its name), in a bounded memo: a map forgotten is
@@ -42,8 +42,7 @@ class Memo:
     def get(self, key):
         if key in self.items:
             self.items.move_to_end(key)
-            return self.items[key]
-        return None
+        return self.items.get(key)
 
     def put(self, key, value) -> None:
         self.items[key] = value

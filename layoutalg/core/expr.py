@@ -25,12 +25,10 @@ class Unsupported(Exception):
 
 def as_expr(value: object, what: str) -> sympy.Expr:
     """Sympify a user value as an integer expression, or raise ``MapError``."""
-    if isinstance(value, bool):
-        raise MapError(f"{what} must be an integer expression; got {describe(value)}")
     try:
-        expr = sympy.sympify(value, strict=True)
+        expr = None if isinstance(value, bool) else sympy.sympify(value, strict=True)
     except (sympy.SympifyError, TypeError):
-        raise MapError(f"{what} must be an integer expression; got {describe(value)}") from None
+        expr = None
     if not isinstance(expr, sympy.Expr):
         raise MapError(f"{what} must be an integer expression; got {describe(value)}")
     return expr
@@ -43,7 +41,7 @@ def as_condition(value: object, what: str) -> sympy.Basic:
     try:
         cond = sympy.sympify(value, strict=True)
     except (sympy.SympifyError, TypeError):
-        raise MapError(f"{what} must be a SymPy boolean; got {describe(value)}") from None
+        cond = None
     if not isinstance(cond, sympy.logic.boolalg.Boolean):
         raise MapError(f"{what} must be a SymPy boolean; got {describe(value)}")
     return cond
@@ -140,18 +138,15 @@ def divisors(expr: sympy.Basic) -> tuple[sympy.Expr, ...]:
 
 def integer_terms(expr: sympy.Mul) -> list[sympy.Expr]:
     """Factors of a product, refusing non-integer rational coefficients."""
-    factors = []
     for factor in expr.args:
         if factor.is_Rational and not factor.is_Integer:
             raise Unsupported(f"non-integer coefficient {factor} in {expr}")
-        factors.append(factor)
-    return factors
+    return list(expr.args)
 
 
 def ceil_div(a: object, b: object) -> sympy.Expr:
     """``ceil(a / b)`` for positive ``b``, in the vocabulary (as a floor)."""
     return sympy.floor((sympy.sympify(a) + sympy.sympify(b) - 1) / sympy.sympify(b))
-
 
 
 #: positive sizes tried before SymPy's simplify (two rotations over the symbols)

@@ -77,28 +77,26 @@ class IndexMap:
         forward = _canonical_exprs(exprs, codomain, "exprs", domain, params)
         backward = (None if inverse is None
                     else _canonical_exprs(inverse, domain, "inverse", codomain, params))
-        condition = None
-        if valid is not None:
-            condition = _canonical(as_condition(valid, "valid"), codomain, params, "valid")
-            if condition is sympy.true:
-                condition = None
+        condition = None if valid is None else _canonical(
+            as_condition(valid, "valid"), codomain, params, "valid")
         assumed = tuple(dict.fromkeys(_assumption(a, params) for a in assumptions))
         fields = {"domain": domain, "codomain": codomain, "exprs": forward, "inverse": backward,
-                  "valid": condition, "name": name, "assumptions": assumed}
+                  "valid": None if condition is sympy.true else condition, "name": name,
+                  "assumptions": assumed}
         for field, value in fields.items():
             object.__setattr__(self, field, value)
         check_names_apart(dims, self.parameters, f"map {self.label}", MapError)
 
-    # -- evaluation ---------------------------------------------------------
-
     @functools.cached_property  # a frozen map's parameters never change
     def parameters(self) -> frozenset[sympy.Symbol]:
         """Positive integer symbols: the extents' and any other the map mentions."""
-        parts = [*self.exprs, *(self.inverse or ()), *self.assumptions]
-        if self.valid is not None:
-            parts.append(self.valid)
+        parts = [*self._formulas(), *self.assumptions]
         mentioned = {s for part in parts for s in part.free_symbols if s.is_positive}
         return self.domain.parameters | self.codomain.parameters | mentioned
+
+    def _formulas(self) -> list[sympy.Basic]:
+        """The map's expressions: images, inverse and ``valid``."""
+        return [*self.exprs, *(self.inverse or ()), *([] if self.valid is None else [self.valid])]
 
     @property
     def is_concrete(self) -> bool:
@@ -128,25 +126,21 @@ class IndexMap:
     def apply(self, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
         """Vectorized images of many domain points (one int64 array per dim)."""
         if len(arrays) != self.domain.rank:
-            raise MapError(
-                f"apply needs one array per domain dim ({self.domain.rank}); got {len(arrays)}"
-            )
+            raise MapError(f"apply needs one array per domain dim ({self.domain.rank}); "
+                           f"got {len(arrays)}")
         env = dict(zip(self.domain.symbols, arrays))
         shape = np.broadcast_shapes(*(np.shape(a) for a in arrays)) if arrays else ()
         return tuple(np.broadcast_to(v, shape) for v in self._eval(self.exprs, env))
 
     def _eval(self, exprs, env):
         if self.parameters:
-            raise MapError(
-                f"map {self.label} has symbolic extents {sorted(map(str, self.parameters))}; "
-                "bind them to numbers first with .bind(...)"
-            )
+            raise MapError(f"map {self.label} has symbolic extents "
+                           f"{sorted(map(str, self.parameters))}; bind them to numbers first "
+                           "with .bind(...)")
         try:
             return ev.evaluate_all(exprs, env)
         except Unsupported as exc:
             raise MapError(f"map {self.label} cannot be evaluated: {exc}") from None
-
-    # -- transformation -----------------------------------------------------
 
     def bind(self, **values: int) -> IndexMap:
         """Substitute numbers for symbolic extents, by the symbols' names."""
@@ -154,18 +148,13 @@ class IndexMap:
         subs = {}
         for key, value in values.items():
             if key not in by_name:
-                raise MapError(
-                    f"bind: {key!r} is not a parameter of {self.label}; "
-                    f"its parameters are {sorted(by_name)}"
-                )
+                raise MapError(f"bind: {key!r} is not a parameter of {self.label}; "
+                               f"its parameters are {sorted(by_name)}")
             subs[by_name[key]] = positive_int(MapError, key, value, where="bind")
         for assumption in self.assumptions:
             if assumption.subs(subs) is sympy.false:
-                raise MapError(
-                    f"bind: {values} breaks the assumption {assumption} of {self.label}"
-                )
-        written = [*self.exprs, *(self.inverse or ()), *([] if self.valid is None else [self.valid])]
-        for divisor in dict.fromkeys(d for e in written for d in divisors(e)):
+                raise MapError(f"bind: {values} breaks the assumption {assumption} of {self.label}")
+        for divisor in dict.fromkeys(d for e in self._formulas() for d in divisors(e)):
             if divisor.subs(subs) == 0:  # SymPy's Mod(x, 0) raises a bare ZeroDivisionError
                 raise UndefinedValueError(
                     f"bind: at {values} the divisor {divisor} of {self.label} is 0: "
@@ -186,8 +175,6 @@ class IndexMap:
     def assuming(self, *conditions: object) -> IndexMap:
         """A copy that states extra assumptions on the extent parameters."""
         return dataclasses.replace(self, assumptions=self.assumptions + tuple(conditions))
-
-    # -- text ---------------------------------------------------------------
 
     @property
     def label(self) -> str:
@@ -219,22 +206,16 @@ def _canonical_exprs(values, target: Space, what: str, source: Space, params) ->
         missing = [n for n in target.names if n not in values]
         extra = [n for n in values if n not in target.names]
         if missing or extra:
-            raise MapError(
-                f"{what} must give one expression per dimension {target.names}; "
-                f"missing {missing}, unknown {extra}"
-            )
+            raise MapError(f"{what} must give one expression per dimension {target.names}; "
+                           f"missing {missing}, unknown {extra}")
         values = [values[n] for n in target.names]
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
         raise MapError(f"{what} must be a sequence of expressions; got {describe(values)}")
     if len(values) != target.rank:
-        raise MapError(
-            f"{what} must have one expression per dimension of {target} "
-            f"({target.rank}); got {len(values)}"
-        )
-    return tuple(
-        _canonical(as_expr(v, f"{what}[{k}]"), source, params, f"{what}[{k}]")
-        for k, v in enumerate(values)
-    )
+        raise MapError(f"{what} must have one expression per dimension of {target} "
+                       f"({target.rank}); got {len(values)}")
+    return tuple(_canonical(as_expr(v, f"{what}[{k}]"), source, params, f"{what}[{k}]")
+                 for k, v in enumerate(values))
 
 
 def _canonical(expr: sympy.Basic, source: Space, params, what: str) -> sympy.Basic:
@@ -254,11 +235,9 @@ def _canonical(expr: sympy.Basic, source: Space, params, what: str) -> sympy.Bas
         if canonical is None and symbol.is_integer and symbol.is_positive:
             continue  # a parameter beyond the extents, such as a symbolic stride
         if canonical is None:
-            raise MapError(
-                f"{what} uses symbol {symbol}, which is neither a dimension of "
-                f"{source} nor a positive integer parameter (declare parameters with "
-                f"layoutalg.extents); got {describe(expr)}"
-            )
+            raise MapError(f"{what} uses symbol {symbol}, which is neither a dimension of "
+                           f"{source} nor a positive integer parameter (declare parameters "
+                           f"with layoutalg.extents); got {describe(expr)}")
         if canonical != symbol:
             _check_look_alike(symbol, canonical, what)
             subs[symbol] = canonical
@@ -267,10 +246,8 @@ def _canonical(expr: sympy.Basic, source: Space, params, what: str) -> sympy.Bas
 
 
 def _check_look_alike(symbol: sympy.Symbol, canonical: sympy.Symbol, what: str) -> None:
-    broken = [
-        fact for fact, value in sorted(symbol.assumptions0.items())
-        if getattr(canonical, f"is_{fact}") != value
-    ]
+    broken = [fact for fact, value in sorted(symbol.assumptions0.items())
+              if getattr(canonical, f"is_{fact}") != value]
     if not broken:
         return
     # Name a property the user wrote (positive=True), not one SymPy derived.
@@ -278,11 +255,9 @@ def _check_look_alike(symbol: sympy.Symbol, canonical: sympy.Symbol, what: str) 
     fact = next((f for f in broken if f in declared), broken[0])
     kind = "parameter" if canonical.is_positive else "coordinate"
     own = "layoutalg.extents" if kind == "parameter" else "Space.symbols"
-    raise MapError(
-        f"{what} uses symbol {symbol} declared {fact}={symbol.assumptions0[fact]}, which "
-        f"the {kind} {canonical} of the same name is not known to be; use the {kind}'s "
-        f"own symbol ({own}) or a symbol declared with at most integer=True"
-    )
+    raise MapError(f"{what} uses symbol {symbol} declared {fact}={symbol.assumptions0[fact]}, "
+                   f"which the {kind} {canonical} of the same name is not known to be; use the "
+                   f"{kind}'s own symbol ({own}) or a symbol declared with at most integer=True")
 
 
 def _assumption(value: object, params) -> sympy.Basic:

@@ -36,8 +36,7 @@ def narrow(value: object, what: str = "the values") -> np.ndarray:
     Python ints; ``Unsupported`` naming ``what``, the rule and the first value
     that is not an integer."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        number = int(value)
-        return np.asarray(number, dtype=np.int64 if fits(number, number) else object)
+        return shrink(int(value))
     array = np.asarray(value)
     kind = array.dtype.kind
     if kind == "u" and array.dtype.itemsize == 8 and array.size and array.max() > INT64_LIMIT:

@@ -61,11 +61,9 @@ def check_names_apart(
     """
     clash = sorted(set(names) & {p.name for p in parameters})
     if clash:
-        raise error(
-            f"dimension {clash[0]!r} of {where} has the name of the parameter "
-            f"{clash[0]}; a coordinate and a parameter must have different names: "
-            "rename one of them"
-        )
+        raise error(f"dimension {clash[0]!r} of {where} has the name of the parameter "
+                    f"{clash[0]}; a coordinate and a parameter must have different names: "
+                    "rename one of them")
 
 
 @dataclass(frozen=True)
@@ -82,10 +80,9 @@ class Space:
     dims: tuple[tuple[str, Extent], ...]
 
     def __init__(self, *dims: tuple[str, Extent], **named: Extent) -> None:
-        pairs = list(dims) + list(named.items())
         seen: set[str] = set()
         checked = []
-        for pair in pairs:
+        for pair in [*dims, *named.items()]:
             if not (isinstance(pair, tuple) and len(pair) == 2):
                 raise SpaceError(f"dimension must be a (name, extent) pair; got {describe(pair)}")
             name = identifier(SpaceError, "dimension name", pair[0])
@@ -100,10 +97,8 @@ class Space:
     def of(cls, names: tuple[str, ...], extents_: tuple[Extent, ...]) -> Space:
         """Build from parallel name and extent tuples."""
         if len(names) != len(extents_):
-            raise SpaceError(
-                f"names and extents must have the same length; got {len(names)} names "
-                f"and {len(extents_)} extents"
-            )
+            raise SpaceError(f"names and extents must have the same length; got {len(names)} "
+                             f"names and {len(extents_)} extents")
         return cls(*zip(names, extents_))
 
     @property
@@ -147,9 +142,8 @@ class Space:
         try:
             return self.names.index(name)
         except ValueError:
-            raise SpaceError(
-                f"dimension {name!r} is not in the space; its dimensions are {self.names}"
-            ) from None
+            raise SpaceError(f"dimension {name!r} is not in the space; its dimensions are "
+                             f"{self.names}") from None
 
     def replace(self, position: int, new: list[tuple[str, Extent]]) -> Space:
         """A copy with the dimension at ``position`` replaced by ``new`` dims."""

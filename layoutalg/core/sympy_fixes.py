@@ -69,23 +69,16 @@ def mod_of_product_is_wrong() -> bool:
 
 
 def _fixed_mod_eval(cls, p, q):
-    if (
-        _product_with_mod(p)
-        and q.is_integer
-        and not q.is_zero  # Mod(p, 0) is SymPy's to refuse
-        and all(f.is_integer for f in p.args)
-    ):
+    if (_product_with_mod(p) and q.is_integer and not q.is_zero  # Mod(p, 0): SymPy refuses
+            and all(f.is_integer for f in p.args)):
         return _mod_of_product(cls, p, q)
     return _SYMPY_MOD_EVAL(cls, p, q)
 
 
 def _product_with_mod(p: sympy.Basic) -> bool:
     # -Mod(x, k) is left to SymPy: its "-p is a Mod" rule runs first and is right.
-    return (
-        isinstance(p, sympy.Mul)
-        and any(isinstance(f, sympy.Mod) for f in p.args)
-        and not isinstance(-p, sympy.Mod)
-    )
+    return (isinstance(p, sympy.Mul) and any(isinstance(f, sympy.Mod) for f in p.args)
+            and not isinstance(-p, sympy.Mod))
 
 
 def _mod_of_product(cls, p: sympy.Mul, q: sympy.Expr):
@@ -180,17 +173,10 @@ def integer_relation(rel: sympy.Basic) -> sympy.Basic:
 
 def common_denominator(rel: sympy.Basic) -> int:
     """The least common denominator of a relation's top-level coefficients (1 if none)."""
-    scale = 1
-    if not isinstance(rel, Relational):
-        return scale
-    for side in rel.args:
-        if not isinstance(side, sympy.Expr):
-            return 1
-        for term in sympy.Add.make_args(side):
-            coeff = term.as_coeff_Mul()[0]
-            if coeff.is_Rational:
-                scale = math.lcm(scale, int(coeff.q))
-    return scale
+    if not isinstance(rel, Relational) or not all(isinstance(s, sympy.Expr) for s in rel.args):
+        return 1
+    coeffs = [term.as_coeff_Mul()[0] for side in rel.args for term in sympy.Add.make_args(side)]
+    return math.lcm(1, *(int(c.q) for c in coeffs if c.is_Rational))
 
 
 def rounding_drops_to_a_fraction() -> bool:

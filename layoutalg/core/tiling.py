@@ -19,8 +19,9 @@ a first coordinate past its extent instead of wrapping onto another one.
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections.abc import Sequence
-from operator import mod as _mod
 
 import sympy
 
@@ -63,10 +64,8 @@ def dot(coords: Sequence, strides: Sequence):
     >>> dot((1, 2), (10, 1))
     12
     """
-    total = sympy.Integer(0) if any(isinstance(v, sympy.Basic) for v in (*coords, *strides)) else 0
-    for c, s in zip(coords, strides):
-        total = total + c * s
-    return total
+    start = sympy.Integer(0) if any(isinstance(v, sympy.Basic) for v in (*coords, *strides)) else 0
+    return sum((c * s for c, s in zip(coords, strides)), start)
 
 
 def flatten(coords: Sequence, sizes: Sequence):
@@ -88,16 +87,14 @@ def flatten_colex(coords: Sequence, sizes: Sequence):
 
 
 def digits(value, factor, *, lazy: bool = False):
-    """``(value // factor, value % factor)``, skipping the no-op factor 1
-    (``lazy``: SymPy's ``Mod`` left unevaluated, see :func:`remainder`).
+    """``(value // factor, value % factor)``, skipping the no-op factor 1.
 
-    Lazy leaves the quotient's ``floor`` unevaluated too, for a SymPy value
-    (SymPy's evaluation asks the assumptions of every argument: half the
-    time of building the Tenstorrent maps), and keeps one of SymPy's
-    simplifications, which Z3 needs (twice the work on the 16-core
-    height-sharded tensor's inverse without it): a remainder of a remainder
-    by a positive multiple, ``Mod(x, k·m) mod m``, is ``Mod(x, m)`` (for every
-    integer x: ``x mod k·m ≡ x`` modulo ``m``).
+    ``lazy`` leaves SymPy's ``floor`` and ``Mod`` unevaluated (see
+    :func:`remainder`; SymPy's evaluation asks the assumptions of every
+    argument: half the time of building the Tenstorrent maps) but keeps one
+    simplification Z3 needs (twice the work on the 16-core height-sharded
+    tensor's inverse without it): ``Mod(x, k·m) mod m`` is ``Mod(x, m)``
+    (for every integer x: ``x mod k·m ≡ x`` modulo ``m``).
 
     >>> digits(23, 4), digits(23, 1)
     ((5, 3), (23, 0))
@@ -108,11 +105,10 @@ def digits(value, factor, *, lazy: bool = False):
     if _is_one(factor):
         return value, 0 * value
     if not lazy or not isinstance(value, sympy.Basic) or value.is_Integer:
-        return value // factor, (remainder if lazy else _mod)(value, factor)
-    inner = value
-    if (isinstance(value, sympy.Mod) and value.args[1].is_Integer and _is_int(factor)
-            and 0 < factor and int(value.args[1]) % int(factor) == 0):
-        inner = value.args[0]
+        return value // factor, (remainder if lazy else operator.mod)(value, factor)
+    folds = (isinstance(value, sympy.Mod) and value.args[1].is_Integer and _is_int(factor)
+             and 0 < factor and int(value.args[1]) % int(factor) == 0)
+    inner = value.args[0] if folds else value
     return sympy.floor(value / factor, evaluate=False), remainder(inner, factor)
 
 
@@ -151,9 +147,8 @@ def deal(x, parts, block=1, *, lazy: bool = False):
     Index ``x`` goes to part ``(x // block) % parts`` at local index
     ``(x // (block·parts))·block + x % block``. A ceil-division tile is the
     deal in one round (``block = ⌈extent / parts⌉``); a memory's channel
-    interleave deals ``granule``-byte blocks over its channels. ``lazy``
-    leaves SymPy's ``Mod`` unevaluated (cheap to build on big expressions,
-    the same to NumPy and Z3).
+    interleave deals ``granule``-byte blocks over its channels. ``lazy``: as
+    in :func:`remainder`.
 
     >>> [deal(x, 3, 2) for x in (0, 1, 2, 5, 6, 7)]
     [(0, 0), (0, 1), (1, 0), (2, 1), (0, 2), (0, 3)]
@@ -163,7 +158,7 @@ def deal(x, parts, block=1, *, lazy: bool = False):
 
 def deal_part(x, parts, block=1, *, lazy: bool = False):
     """The part of :func:`deal` alone (building one SymPy term, not two)."""
-    mod = remainder if lazy else _mod
+    mod = remainder if lazy else operator.mod
     return mod(x, parts) if _is_one(block) else mod(x // block, parts)
 
 
@@ -171,7 +166,7 @@ def deal_local(x, parts, block=1, *, lazy: bool = False):
     """The local index of :func:`deal` alone."""
     if _is_one(block):
         return x // parts
-    return (x // (block * parts)) * block + (remainder if lazy else _mod)(x, block)
+    return (x // (block * parts)) * block + (remainder if lazy else operator.mod)(x, block)
 
 
 def undeal(part, local, parts, block=1, *, lazy: bool = False):
@@ -180,7 +175,7 @@ def undeal(part, local, parts, block=1, *, lazy: bool = False):
     >>> undeal(0, 3, 3, 2), undeal(2, 1, 3, 2)
     (7, 5)
     """
-    mod = remainder if lazy else _mod
+    mod = remainder if lazy else operator.mod
     if _is_one(block):
         return local * parts + part
     return ((local // block) * parts + part) * block + mod(local, block)
@@ -234,18 +229,10 @@ def remainder(value, modulus):
 
 def _strides(sizes_fastest_first: list) -> list:
     """Strides, fastest first; the slowest size is never used (it may be None)."""
-    out, running = [], 1
-    for k, size in enumerate(sizes_fastest_first):
-        out.append(_tidy(running))
-        if k + 1 < len(sizes_fastest_first):
-            running = running * size
-    return out
-
-
-def _tidy(value):
-    if isinstance(value, sympy.Basic) and value.is_Integer:
-        return int(value)
-    return value
+    if not sizes_fastest_first:
+        return []
+    running = itertools.accumulate(sizes_fastest_first[:-1], operator.mul, initial=1)
+    return [int(v) if isinstance(v, sympy.Basic) and v.is_Integer else v for v in running]
 
 
 def _is_int(value) -> bool:
@@ -255,9 +242,3 @@ def _is_int(value) -> bool:
 def _is_one(value) -> bool:
     return _is_int(value) and value == 1
 
-
-__all__ = [
-    "ceil_div", "colex_strides", "deal", "deal_local", "deal_part", "digits", "dot",
-    "face_offset", "face_position", "flatten", "flatten_colex", "remainder",
-    "row_major_strides", "undeal", "unflatten", "unflatten_colex",
-]
