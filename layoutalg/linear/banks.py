@@ -45,7 +45,7 @@ class BankModel:
     def __post_init__(self) -> None:
         if not is_int(self.element_bytes) or self.element_bytes not in ELEMENT_BYTES:
             kind = type(self.element_bytes).__name__
-            kind = "" if is_int(self.element_bytes) else f" (a {kind}, not an int)"
+            kind = f" (a {kind}, not an int)" if not is_int(self.element_bytes) else ""
             raise LinearLayoutError(f"element_bytes must be one of {ELEMENT_BYTES}; got "
                                     f"{describe(self.element_bytes)}{kind}")
         object.__setattr__(self, "element_bytes", int(self.element_bytes))
@@ -67,11 +67,9 @@ class BankModel:
 
 @dataclass(frozen=True)
 class BankConflicts:
-    """The conflict degree of one side of a conversion (1 = conflict-free).
-
-    ``witness`` names an instruction and two lanes on one bank at different
-    words (``lane`` and ``lane'``) when ``degree > 1``.
-    """
+    """The conflict degree of one side of a conversion (1 = conflict-free); when it is
+    more, ``witness`` names an instruction and two lanes (``lane``, ``lane'``) on one
+    bank at different words."""
 
     degree: int
     element_bytes: int

@@ -43,9 +43,8 @@ def _point(point: dict[str, int]) -> str:
 
 
 def check_injective(layout: LinearLayout) -> CheckResult:
-    """No two inputs hold the same element (rank = number of input bits).
-
-    REFUTED names the two inputs (the second primed), as ``la.check_injective`` does.
+    """No two inputs hold the same element (rank = number of input bits); REFUTED names
+    the two inputs (the second primed), as ``la.check_injective`` does.
 
     >>> broadcast = LinearLayout({"lane": [[0], [1]]})       # lanes 0 and 1 share an element
     >>> check_injective(broadcast).counterexample

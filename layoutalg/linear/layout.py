@@ -312,10 +312,8 @@ def _check_flat(flat: object, size: int, who: str) -> None:
 
 def distributed(reg=(), lane=(), warp=(), block=(), *, shape: Sequence[int] | None = None,
                 out_dims=None) -> LinearLayout:
-    """A register layout ``(register, lane, warp, block) → (dim0, …)``, gluon's argument order.
-
-    ``shape`` gives the out dims' sizes; with it, ``out_dims`` may name them (one
-    name per size; default ``dim0, dim1, …``).
+    """A register layout ``(register, lane, warp, block) → (dim0, …)``, gluon's argument
+    order; ``shape`` gives the out dims' sizes, and then ``out_dims`` may name them.
 
     >>> distributed(lane=[[1], [2]], warp=[[4], [8]]).out_dims    # SimpleBlocked
     (('dim0', 16),)

@@ -44,8 +44,9 @@ def parse_linear_layout(text: str, *, shape: Sequence[int] | None = None) -> Lin
         raise LinearLayoutError(f"parse_linear_layout: text must be a string; got "
                                 f"{describe(text)}")
     stated = True       # toString text states its out dim sizes; the attribute does not
-    if _EMPTY.match(text.strip()):
-        layout = _from_empty(text.strip())
+    if empty := _EMPTY.match(text.strip()):  # toString of a layout without in dims
+        where = "in '(empty layout with out-dims [...])'"
+        layout = LinearLayout([], _out_dims(empty.group(1) or "", where))
     elif "->" in text or "where out dims are" in text:
         layout = _from_tostring(text)
     else:
@@ -84,12 +85,6 @@ def _out_dims(listing: str, where: str) -> list[tuple[str, int]]:
                                     f"{where} (expected 'name (size n)')")
         out_dims.append((o.group(1), _number(o.group(2))))
     return out_dims
-
-
-def _from_empty(text: str) -> LinearLayout:
-    """Triton's text for a layout without in dims (``LinearLayout::toString``)."""
-    listing = _EMPTY.match(text).group(1)
-    return LinearLayout([], _out_dims(listing or "", "in '(empty layout with out-dims [...])'"))
 
 
 def _from_tostring(text: str) -> LinearLayout:

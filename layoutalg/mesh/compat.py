@@ -38,9 +38,7 @@ def _covered(a, b, shape, assume, timeout_ms) -> CheckResult:
 
 def _where(layout, index, shape) -> str:
     pes = layout.pes_for_element(index, shape)
-    if len(pes) == 1:
-        return f"PE {pes[0]}"
-    return f"all {layout.pe_rows}×{layout.pe_cols} PEs"
+    return f"PE {pes[0]}" if len(pes) == 1 else f"all {layout.pe_rows}×{layout.pe_cols} PEs"
 
 
 def _explain(a, b, shape, verdict: CheckResult) -> str:

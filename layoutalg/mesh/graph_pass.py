@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from layoutalg.errors import MeshError, describe
+from layoutalg.errors import MeshError
 from layoutalg.mesh.graph import ELEMENTWISE, OpGraph, require_layouts
 from layoutalg.mesh.layout import LayoutKind, MeshLayout
 from layoutalg.mesh.transforms import LayoutTransform, create_transform
+from layoutalg.validate import instance_of
 
 
 def required_input_layout(kind: str, input_index: int, output: MeshLayout, *,
@@ -26,8 +27,7 @@ def required_input_layout(kind: str, input_index: int, output: MeshLayout, *,
     >>> str(required_input_layout("matmul", 0, MeshLayout.grid(4, 4)))
     'Grid(4, 1)'
     """
-    if not isinstance(output, MeshLayout):
-        raise MeshError(f"required_input_layout: output must be a MeshLayout; got {describe(output)}")
+    instance_of(MeshError, "output", output, MeshLayout, where="required_input_layout")
     if kind == "matmul":
         if input_index not in (0, 1):
             raise MeshError(f"required_input_layout: matmul has inputs 0 and 1; got {input_index}")

@@ -26,6 +26,7 @@ from layoutalg.mesh.compat import compare
 from layoutalg.mesh.dtypes import check_element_size, element_size
 from layoutalg.mesh.kinds import WSE2, LayoutKind, check_dim_to_pe, pe_count
 from layoutalg.mesh.shapes import check_index, check_pe, check_shape, view, view_index
+from layoutalg.validate import instance_of
 from layoutalg.verify.combinators import linearize, scale
 
 
@@ -149,8 +150,6 @@ class MeshLayout:
         return MeshLayout(self.kind, self.pe_rows, self.pe_cols, self.block_rows,
                           self.block_cols, (b, a))
 
-    # -- the seed's API ------------------------------------------------------
-
     def pe_for_element(self, index, shape) -> tuple[int, int]:
         """The ``(row, col)`` of the PE holding element ``index``."""
         if self.is_replicated:
@@ -218,8 +217,7 @@ class MeshLayout:
         >>> MeshLayout.grid(32, 32).memory_per_pe((1024, 1024), 4)
         4096
         """
-        size = check_element_size(element_size)
-        return int(self.tile_elements(shape).max()) * size
+        return check_element_size(element_size) * int(self.tile_elements(shape).max())
 
     def memory_usage(self, shape, dtype: str = "float32"):
         """Tile bytes over every PE of the grid (``MemoryUsage``).
@@ -300,8 +298,7 @@ class MeshLayout:
 
 
 def require_layout(value: object, who: str, argument: str) -> MeshLayout:
-    if not isinstance(value, MeshLayout):
-        raise MeshError(f"{who}: {argument} must be a MeshLayout; got {describe(value)}")
+    instance_of(MeshError, argument, value, MeshLayout, where=who)
     return value
 
 

@@ -177,9 +177,8 @@ def _allocate(strategy: str, wants: list[tuple[str, int, int, int, int]]) -> lis
             top = o + size
         else:
             o, top = top, top + size
-        region = Region(tensor, buffer, o, size, start, end)
-        regions.append(region)
-        active.append(region)
+        regions.append(Region(tensor, buffer, o, size, start, end))
+        active.append(regions[-1])
     return regions
 
 
