@@ -29,15 +29,11 @@ from layoutalg.verify.claims import register_claim
 
 
 def _plain(check):
-    return lambda layout, **_solver_options: check(layout)
+    return lambda layout, *args, **_solver_options: check(layout, *args)
 
 
 def _conversion(layout, a, **_solver_options):
     return check_conversion(a, layout)
-
-
-def _equivalent(layout, other, **_solver_options):
-    return check_equivalent(layout, other)
 
 
 def _banks(layout, shared, element_bytes=4, **_solver_options):
@@ -54,6 +50,6 @@ register_claim("linear_surjective", _plain(check_surjective), index_map=False)
 register_claim("linear_invertible", _plain(check_invertible), index_map=False)
 register_claim("linear_conversion", _conversion, index_map=False, arguments=(1, 1),
                validate=_valid_layout)
-register_claim("linear_equivalent", _equivalent, index_map=False, arguments=(1, 1))
+register_claim("linear_equivalent", _plain(check_equivalent), index_map=False, arguments=(1, 1))
 register_claim("linear_bank_conflict_free", _banks, index_map=False, arguments=(1, 2),
                validate=_valid_layout)
