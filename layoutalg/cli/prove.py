@@ -6,7 +6,7 @@ import functools
 import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import TextIO
 
@@ -150,10 +150,8 @@ def _prepare_worker(files: tuple[str, ...]) -> None:
     the parent reports it."""
     _leave_sigint_to_parent()
     for file in files:
-        try:
+        with suppress(SpecError):
             prover.load_module(Path(file))
-        except SpecError:
-            continue
 
 
 @contextmanager

@@ -1,13 +1,11 @@
 """``layoutalg run SPEC``: execute a spec's layout on the emulated machine.
 
-A layout spec: place a random array by the layout on the family's machine,
-fetch it back, check the round trip, print bytes per memory and padding (a
-generic layout over symbolic sizes runs at example sizes that meet its
-assumptions).
-A dataflow spec (a ``Schedule``): run the tiled matmul on the KPU hierarchy
-and print the executor's counts beside the model's.
-Exit 0 when the run is right (round trip exact; counts equal the model and
-C equals numpy.matmul), 1 when it is not (what went wrong is printed).
+A layout is placed as a random array on its family's machine and fetched
+back (a generic layout over symbolic sizes runs at example sizes meeting
+its assumptions); a ``Schedule`` runs its tiled matmul on the KPU hierarchy,
+the executor's counts beside the model's. Exit 0 when the run is right
+(round trip exact; counts equal the model and C equals numpy.matmul), 1
+when it is not (what went wrong is printed).
 """
 
 from __future__ import annotations
@@ -30,6 +28,7 @@ from layoutalg.execute import CapacityError, MachineError, fetch, matmul, place
 from layoutalg.execute.targets import target_for
 from layoutalg.verify.chain import Chain
 from layoutalg.verify.instance import example_instance, sizes_text
+from layoutalg.verify.result import point_text
 
 
 def run_run(args, stream: TextIO) -> int:
@@ -77,13 +76,10 @@ def _fits_claim(spec) -> dict:
 
 
 def _schedule_of(subject):
-    """The dataflow schedule a spec built (itself, or the seed's reuse
-    model's), else None."""
-    if isinstance(subject, Schedule):
-        return subject
+    """The dataflow schedule a spec built (itself, or the seed's reuse model's), else None."""
     if isinstance(subject, SeedReuse):
         return subject.schedule
-    return None
+    return subject if isinstance(subject, Schedule) else None
 
 
 def _run_layout(subject, rng, console: Console, args, claimed: dict) -> int:
@@ -114,9 +110,9 @@ def _run_layout(subject, rng, console: Console, args, claimed: dict) -> int:
     console.print(_layout_table(placed, target, placed_s, fetched_s, fill))
     if wrong.size:
         first = np.unravel_index(wrong[0], data.shape)
-        point = ", ".join(f"{n}={int(v)}" for n, v in zip(m.domain.names, first))
+        point = point_text(m.domain.names, map(int, first))
         console.print(f"[red]round trip FAILED[/red]: {wrong.size} of {data.size} elements read "
-                      f"back another value, e.g. ({point}) wrote {data[first]} and read "
+                      f"back another value, e.g. {point} wrote {data[first]} and read "
                       f"{back[first]} — some element overwrote it (not injective)", markup=True)
         return 1
     console.print(f"round trip exact: fetch returned all {data.size} elements", markup=False)
@@ -124,25 +120,26 @@ def _run_layout(subject, rng, console: Console, args, claimed: dict) -> int:
 
 
 def _layout_table(placed, target, placed_s: float, fetched_s: float, fill) -> Table:
-    per_memory = placed.bytes_per_memory()
-    high = placed.high_water()
+    per_memory, machine = placed.bytes_per_memory(), target.machine
+    padding = placed.slots_holding(fill)
+    pct = 100.0 * padding / placed.slots if placed.slots else 0.0
     table = Table(title="placement", show_header=True, header_style="bold")
     table.add_column("counter")
     table.add_column("value", justify="right")
-    memories = len(per_memory)
-    name, names = target.machine.name, target.machine.plural
-    table.add_row("elements placed", f"{placed.elements:,}")
-    table.add_row(f"data bytes per {name} (min / max)",
-                  f"{int(per_memory.min()):,} / {int(per_memory.max()):,}")
-    table.add_row(f"{names} holding data", f"{int(np.count_nonzero(per_memory)):,} of {memories:,}")
-    table.add_row(f"high-water mark (max over {names})",
-                  f"{int(high.max()):,} of {target.machine.capacity:,} B")
-    padding = placed.slots_holding(fill)
-    pct = 100.0 * padding / placed.slots if placed.slots else 0.0
-    table.add_row(f"padding slots (still holding the fill {fill})",
-                  f"{padding:,} of {placed.slots:,} ({pct:.1f}%)")
-    table.add_row("plan", placed.method)
-    table.add_row("place / fetch time", f"{placed_s * 1e3:.1f} ms / {fetched_s * 1e3:.1f} ms")
+    for row in (
+        ("elements placed", f"{placed.elements:,}"),
+        (f"data bytes per {machine.name} (min / max)",
+         f"{int(per_memory.min()):,} / {int(per_memory.max()):,}"),
+        (f"{machine.plural} holding data",
+         f"{int(np.count_nonzero(per_memory)):,} of {len(per_memory):,}"),
+        (f"high-water mark (max over {machine.plural})",
+         f"{int(placed.high_water().max()):,} of {machine.capacity:,} B"),
+        (f"padding slots (still holding the fill {fill})",
+         f"{padding:,} of {placed.slots:,} ({pct:.1f}%)"),
+        ("plan", placed.method),
+        ("place / fetch time", f"{placed_s * 1e3:.1f} ms / {fetched_s * 1e3:.1f} ms"),
+    ):
+        table.add_row(*row)
     return table
 
 
@@ -154,8 +151,7 @@ def _run_schedule(schedule, rng, console: Console) -> int:
     dtype = np.dtype({2: "float16", 4: "float32", 8: "float64"}.get(schedule.element_bytes,
                                                                       "float32"))
     console.print(f"{schedule.label}; {schedule.element_bytes} B elements", markup=False)
-    a = rng.standard_normal((M, K)).astype(dtype)
-    b = rng.standard_normal((K, N)).astype(dtype)
+    a, b = _random((M, K), dtype, rng), _random((K, N), dtype, rng)
     start = time.perf_counter()
     try:
         c, counters = matmul(a, b, dataflow=schedule.dataflow, tiles=schedule.tiles)

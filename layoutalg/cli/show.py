@@ -18,6 +18,8 @@ from layoutalg.docgen.sampling import aligned_grid, evaluate_at
 from layoutalg.docgen.site import build_site
 from layoutalg.errors import OutputError, SpecError
 from layoutalg.runner.prover import DEFAULT_FOLDERS, Found, discover_some
+from layoutalg.validate import first_out_of_range
+from layoutalg.verify.result import point_text
 
 TERMINAL_SIDE = 32
 
@@ -74,14 +76,10 @@ def run_show(args, stream: TextIO) -> int:
 def terminal_picture(m: IndexMap, subject: object = None, *, glyphs: bool = False) -> Text:
     """Elements as coloured cells (one colour per memory), numbered so the picture
     reads without colour too: by the subject's own unit when it has one (a
-    Tenstorrent page), else offsets when every element has a cell and memory
-    numbers when a cell stands for a block.
-
-    A large layout is sampled along its tiles (``aligned_grid``, as the SVG
-    is): each tile gets whole cells, so no two cells of a row show the same
-    tile twice while another tile is skipped. With ``glyphs`` (a console
-    without colour, see ``needs_glyphs``) each cell also starts with a
-    letter for its memory, which the legend maps back to the memory.
+    Tenstorrent page), else offsets, or memory numbers when a cell stands for
+    a block. A large layout is sampled along its tiles (``aligned_grid``, as
+    the SVG is), so each tile gets whole cells. With ``glyphs`` (see
+    ``needs_glyphs``) each cell starts with its memory's letter, as in the legend.
     """
     grid = aligned_grid(m, TERMINAL_SIDE)
     rows, cols, cell_rows, cell_cols = grid.points(m)
@@ -98,16 +96,14 @@ def terminal_picture(m: IndexMap, subject: object = None, *, glyphs: bool = Fals
              for r, c, k, n in zip(cell_rows, cell_cols, memory_index, numbers)}
     text = Text()
     n_rows, n_cols = int(cell_rows.max()) + 1, int(cell_cols.max()) + 1
-    blank = "    " if glyphs else "   "
     for r in range(n_rows):
         for c in range(n_cols):
-            cell = cells.get((r, c))
-            if cell is None:
-                text.append(blank)
+            if (r, c) not in cells:
+                text.append("    " if glyphs else "   ")
                 continue
-            mark = glyph(cell[0]) if glyphs else ""
-            number = f"{cell[1] % 100:02d}" if glyphs else f"{cell[1] % 100:2d}"
-            text.append(f"{mark}{number} ", style=f"black on {picture.colour(cell[0], 0)}")
+            k, n = cells[r, c]
+            number = f"{glyph(k)}{n % 100:02d}" if glyphs else f"{n % 100:2d}"
+            text.append(f"{number} ", style=f"black on {picture.colour(k, 0)}")
         text.append("\n")
     memories = "letters and colours are memories" if glyphs else "colours are memories"
     if grid.sampled:
@@ -164,11 +160,9 @@ def memory_legend(names, keys: np.ndarray, shown: int = 6, extents=None, *,
     With ``glyphs``, each memory's letter first: ``A: 0 = (pe_row=0, ...)``."""
     items = []
     for k, key in enumerate(keys):
-        where = ", ".join(f"{n}={int(v)}" for n, v in zip(names, key))
-        missing = extents is not None and any(
-            not 0 <= int(v) < int(e) for v, e in zip(key, extents))
-        items.append((f"{glyph(k)}: " if glyphs else "") + f"{k} = ({where})"
-                     + (" (no such memory)" if missing else ""))
+        missing = extents is not None and first_out_of_range(map(int, key), extents)
+        items.append((f"{glyph(k)}: " if glyphs else "") + f"{k} = "
+                     + point_text(names, map(int, key)) + (" (no such memory)" if missing else ""))
     if len(items) > shown:
         items = items[: shown // 2] + ["…"] + items[-(shown // 2):]
     return f"memories ({len(keys)}): " + ", ".join(items)

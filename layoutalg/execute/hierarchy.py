@@ -150,15 +150,13 @@ class Levels:
             for level, machine in buffers.items():
                 machine.reserve(max(used[level], 1))
             self.memories = Memories(dram, buffers)
-        self.dram, self.buffers = self.memories.dram, self.memories.buffers
+        self.dram = self.memories.dram
         self._bytes = {level: machine.storage.reshape(-1)
-                       for level, machine in (("dram", self.dram), *self.buffers.items())}
+                       for level, machine in (("dram", self.dram), *self.memories.buffers.items())}
         self._channel_cache: dict[str, np.ndarray] = memo.setdefault("channel tables", {})
         self._addresses: dict[str, np.ndarray] = memo.setdefault("addresses", {})
         self._dram_maps: dict[str, IndexMap] = memo.setdefault("dram maps", {})
         self._tile_bounds: dict[tuple[str, tuple], tuple] = memo.setdefault("bounds", {})
-        self._views = self.memories.views
-        self._slot_views = self.memories.slot_views
 
     def _slot_bytes(self, level: str, capacity: int, label: str) -> int:
         """One full-tile slot per operand resident at ``level``, in A, B, C
@@ -218,22 +216,23 @@ class Levels:
 
     def view(self, level: str, operand: str, tile: tuple[int, int]) -> np.ndarray:
         """The tile's elements at a level (a view, trimmed to the tile's bounds)."""
-        if (level, operand, tile) not in self._views:
-            self._views[level, operand, tile] = self._view(level, operand, tile)
-        return self._views[level, operand, tile]
+        views = self.memories.views
+        if (level, operand, tile) not in views:
+            views[level, operand, tile] = self._view(level, operand, tile)
+        return views[level, operand, tile]
 
     def _view(self, level: str, operand: str, tile: tuple[int, int]) -> np.ndarray:
         (r0, r1), (c0, c1) = self.bounds(operand, tile)
         tr, tc = self.tile_shape(operand)
         key = (level, operand, (r1 - r0, c1 - c0))
-        if key in self._slot_views:   # one slot per operand: each tile shape has one view
-            return self._slot_views[key]
+        if key in self.memories.slot_views:   # one slot per operand: one view per tile shape
+            return self.memories.slot_views[key]
         start = (self.slots[level, operand] if level != "dram"
                  else int(self._dram_addresses(operand)[tile]))
         cells = self._bytes[level][start:start + tr * tc * self.dtype.itemsize]
         found = cells.view(self.dtype).reshape(tr, tc)[:r1 - r0, :c1 - c0]
         if level != "dram":
-            self._slot_views[key] = found
+            self.memories.slot_views[key] = found
         return found
 
     def _dram_addresses(self, operand: str) -> np.ndarray:
@@ -252,14 +251,10 @@ class Levels:
 
     def count_moves(self, operand: str, tiles: np.ndarray, elements: np.ndarray,
                     source: str, target: str) -> None:
-        """Count moves of ``operand``'s tiles from ``source`` to ``target``, all at once.
-
-        ``tiles`` numbers each moved tile row-major in the operand's tile
-        grid and ``elements`` is its size. Each move reads its elements at
-        ``source`` and writes them at ``target``; they cross the array when
-        one end is the registers; DRAM bytes are also split per channel.
-        Nothing is counted when nothing moves.
-        """
+        """Count moves of ``operand``'s tiles (``tiles``: row-major numbers in its
+        tile grid; ``elements``: their sizes) from ``source`` to ``target``:
+        reads at ``source``, writes at ``target``, array hops when one end is
+        the registers, and DRAM bytes per channel."""
         if tiles.size == 0:
             return
         total = int(elements.sum())
@@ -274,14 +269,10 @@ class Levels:
                 self.tally.add_channels(operand, kind, moves @ table.reshape(moves.size, -1))
 
     def channel_bytes(self, operand: str, tile) -> np.ndarray:
-        """Bytes of the tile's elements on each channel.
-
-        Each tile row is one contiguous byte range; the bytes a range puts on
-        channel ``c`` are ``P_c(end) − P_c(start)``, with ``P_c(x)`` the bytes
-        of ``[0, x)`` that decode to ``c`` (a test compares it with decoding
-        every element). Computed for every tile of the operand at once, on
-        first use.
-        """
+        """Bytes of the tile's elements on each channel. Each tile row is one byte
+        range, putting ``P_c(end) − P_c(start)`` bytes on channel ``c``, with
+        ``P_c(x)`` the bytes of ``[0, x)`` that decode to ``c`` (a test compares
+        it with decoding every element); made for all the operand's tiles at once."""
         return self._channel_table(operand)[tuple(tile)]
 
     def _channel_table(self, operand: str) -> np.ndarray:

@@ -61,7 +61,6 @@ class Machine:
     capacity: int
     name: str = "memory"
     _store: _Store = field(default=None, compare=False, repr=False)
-    names: tuple[str, ...] = field(default=(), init=False, compare=False, repr=False)
     shape: tuple[int, ...] = field(default=(), init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -74,7 +73,6 @@ class Machine:
                 raise MachineError(
                     f"Machine: each dim must be (name, positive int); got {describe(dim)}")
         object.__setattr__(self, "dims", tuple((name, int(n)) for name, n in self.dims))
-        object.__setattr__(self, "names", tuple(name for name, _ in self.dims))
         object.__setattr__(self, "shape", tuple(n for _, n in self.dims))
         object.__setattr__(self, "capacity", positive_int(
             MachineError, "capacity", self.capacity, where="Machine", unit="bytes"))

@@ -1,10 +1,8 @@
 """``place`` and ``fetch``: move an array onto a machine by a layout, and back.
 
 The layout maps array coordinates to the machine's memory coordinates
-followed by the coordinates inside a memory (row-major). Nothing runs per
-element in Python: grids, tiles and block-cyclic deals become a few strided
-copies, other per-dimension layouts one broadcast scatter per block of rows,
-and the rest one evaluated scatter per block (see :mod:`.plan`).
+followed by the coordinates inside a memory (row-major); nothing runs per
+element in Python (see :mod:`.plan`).
 """
 
 from __future__ import annotations

@@ -1,18 +1,17 @@
 """How to move an array to and from the machine's cells, fastest exact way first.
 
 A plan turns an :class:`~.analysis.Analysis` and the machine's row length
-(cells per memory) into NumPy copies: **strided** (each axis's destination
-table is a few mixed-radix progressions, e.g. full tiles then the trimmed
-edge: a few strided views, no index arrays), **broadcast** (separable but
-irregular tables: their broadcast sum, one scatter per block of rows) or
-**general** (the map evaluated per block of rows). Every plan is exact: the
-strided form is checked against the tables it replaces, the others use the
-tables or the map themselves.
+(cells per memory) into NumPy copies: **strided** (few strided views, when
+each axis's table is a few mixed-radix progressions), **broadcast** (the
+tables' broadcast sum, one scatter per block of rows) or **general** (the
+map evaluated per block of rows). Every plan is exact: the strided form is
+checked against the tables it replaces, the others use them or the map.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -193,17 +192,10 @@ def plan_for(found: Analysis, row: int) -> StridedPlan | BlockPlan:
     if terms is None:
         return GeneralPlan(found, row)
     constant, tables = terms
-    segments = []
-    for axis, extent in enumerate(found.extents):
-        table = tables.get(axis)
-        if table is None:
-            segments.append([Segment(0, extent, 0, ((extent, 0),) if extent > 1 else ())])
-            continue
-        found_segments = progressions(table)
-        if found_segments is None:
-            return BroadcastPlan(found.extents, constant, tables)
-        segments.append(found_segments)
-    if np.prod([len(s) for s in segments], dtype=np.int64) > MAX_COPIES:
+    segments = [progressions(tables[axis]) if axis in tables
+                else [Segment(0, extent, 0, ((extent, 0),) if extent > 1 else ())]
+                for axis, extent in enumerate(found.extents)]
+    if None in segments or math.prod(map(len, segments)) > MAX_COPIES:
         return BroadcastPlan(found.extents, constant, tables)
     return StridedPlan(found.extents, constant, segments)
 

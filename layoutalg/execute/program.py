@@ -63,12 +63,12 @@ class Program:
                              steps.index[INDEXED_BY[x][1]].tolist())) for x in "ABC"}
         new = {x: steps.changed[x].tolist() for x in "ABC"}
         first_touch = steps.first_touch.tolist()
+        note = labels.append if labels is not None else (lambda event: None)
 
         def copy(moves, x, tile, pairs):
             for source, target in pairs:
                 moves.append((view(target, x, tile), view(source, x, tile)))
-                if labels is not None:
-                    labels.append(("copy", x, tile, source, target))
+                note(("copy", x, tile, source, target))
 
         c_tile = None
         for s in range(steps.count):
@@ -83,15 +83,13 @@ class Program:
             if fresh:
                 for level in self._zero_levels:
                     moves.append((view(level, "C", c_tile), None))
-                    if labels is not None:
-                        labels.append(("zero", "C", c_tile, level))
+                    note(("zero", "C", c_tile, level))
             elif new["C"][s]:
                 copy(moves, "C", c_tile, fills["C"])
             c = view(inner["C"], "C", c_tile)
             product = None if fresh else self._trimmed.setdefault(
                 c.shape, self._scratch[:c.shape[0], :c.shape[1]])
-            if labels is not None:
-                labels.append(("product",))
+            note(("product",))
             yield moves, view(inner["A"], "A", a_tile), view(inner["B"], "B", b_tile), c, product
         moves = []
         if c_tile is not None:

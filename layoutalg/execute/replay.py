@@ -1,15 +1,8 @@
 """Replay a refuted check's counterexample on the emulated machine.
 
-A REFUTED verdict names a witness; a replay shows what it does on the
-machine: ``injective`` — both elements read back the value of whichever
-was written last (every element that collides is counted); ``in_bounds``
-— placing stops, the slot is not on the machine; ``images_valid`` — the
-value sits in a slot the layout calls padding; ``surjective`` — the valid
-slot still holds the fill after placing every element; ``fits`` — placing
-stops with the memory and the bytes; ``conflict_free`` (a
-:class:`layoutalg.channel.ChannelLayout`) — the step's concurrent tiles
-stream beat by beat: the requests that meet on one channel in one cycle,
-and the cycles the step takes. ``bijective`` replays its refuted part.
+A REFUTED verdict names a witness; a replay runs it on a machine and shows
+what it does there (for each check: the table in docs/execute.md):
+``bijective`` replays whichever of its parts was refuted.
 """
 
 from __future__ import annotations
@@ -55,17 +48,13 @@ def replay(result: CheckResult, subject, *, dataflow: str = "os", element_bytes:
            capacity: int | None = None) -> Replay:
     """Run ``result``'s counterexample on a machine built for ``subject``.
 
-    Args:
-        result: a REFUTED CheckResult of a core check (on ``subject``'s
-            index map) or of ``la.channel.check_conflict_free`` (on a
-            ChannelLayout ``subject``, with its ``dataflow``).
-        subject: the IndexMap (or family object with ``.index_map()``) or
-            ChannelLayout the check was asked about.
-        element_bytes, offsets_in_bytes: how elements sit in memory (as for
-            ``check_fits``); memory_dims: codomain dims that pick a memory
-            (default all but the last).
-        capacity: bytes per memory for ``fits`` (default: read from the
-            result's reason).
+    ``result`` is a REFUTED CheckResult of a core check on ``subject`` (an
+    IndexMap, or an object with ``.index_map()``), or of
+    ``la.channel.check_conflict_free`` on a ChannelLayout (with its
+    ``dataflow``). ``element_bytes``, ``offsets_in_bytes``: how elements sit
+    in memory (as for ``check_fits``); ``memory_dims``: codomain dims that pick
+    a memory (default all but the last); ``capacity``: bytes per memory for
+    ``fits`` (default: read from the result's reason).
 
     >>> import layoutalg as la
     >>> bad = la.strided((16, 8), (1, 8))          # rows overlap
@@ -241,30 +230,25 @@ def _overflow(run: _Run) -> Replay:
 
 
 def replay_channel_conflict(result: CheckResult, layout, *, dataflow: str = "os") -> Replay:
-    """Stream one step's concurrent tiles beat by beat and show the conflict.
-
-    Each concurrent tile issues its ``beats`` granules in order, one per cycle
-    starting at cycle 0; a channel serves one granule per cycle, first come
-    first served (A before B before C within a cycle).
-    """
+    """Stream one step's concurrent tiles beat by beat and show the conflict:
+    each tile issues its ``beats`` granules in order, one per cycle from cycle
+    0; a channel serves one granule per cycle, first come first served (A
+    before B before C within a cycle)."""
     if not isinstance(layout, ChannelLayout):
         raise MachineError(f"replay: a conflict_free result replays on the ChannelLayout it "
                            f"checked; got {describe(layout)}")
     example = result.counterexample or {}
-    missing = [k for k in ("ti", "tj", "tk") if k not in example]
-    if missing:
+    if any(k not in example for k in ("ti", "tj", "tk")):
         raise MachineError(f"replay: the counterexample must name ti, tj, tk; got {example}")
     step = {k: int(example[k]) for k in ("ti", "tj", "tk")}
-    matrices = concurrent(dataflow)
     beats = layout.beats
     channel_of, lines = {}, []
-    for x in matrices:
+    for x in concurrent(dataflow):
         base = layout.address(x, step["ti"], step["tj"], step["tk"])
         channels = np.asarray(layout.decoder.channel(base + layout.interleave * np.arange(beats)))
         channel_of[x] = channels
-        tile = tuple(step[d] for d in TILE_DIMS[x])
-        lines.append(f"{x} tile {tile} at address {base}: beats on channels "
-                     f"{_runs(channels)}")
+        lines.append(f"{x} tile {tuple(step[d] for d in TILE_DIMS[x])} at address {base}: "
+                     f"beats on channels {_runs(channels)}")
     finish, waits, first = _stream(channel_of, beats, layout.num_channels)
     point = point_text(("ti", "tj", "tk"), tuple(step.values()))
     if first is None:

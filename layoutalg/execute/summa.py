@@ -1,25 +1,18 @@
-"""SUMMA on a PE mesh, as the Cerebras GEMM example runs it.
+"""SUMMA on a PE mesh, as the Cerebras GEMM example runs it (docs/execute.md).
 
-PE ``(r, c)`` of a ``Pr × Pc`` mesh owns the ``Ti × Tj`` tile ``C[r, c]``. K is
-cut into ``S = ⌈K/Tk⌉`` panels; A's tile ``(r, s)`` lives on PE
-``(r, s mod Pc)`` and B's tile ``(s, c)`` on PE ``(s mod Pr, c)`` (block-cyclic
-over K: a square mesh with ``K = P·Tk`` is the example's layout exactly).
-Step ``s``: each A tile's owner broadcasts it along its PE row, each B
-tile's owner along its PE column, and every PE accumulates
-``C += A_recv · B_recv``.
-
-A PE row's products are one batched ``numpy.matmul`` over its stacked tiles
-in the mesh's memory. A received tile is bit for bit the owner's, so the
-product reads the owners' tiles through broadcast views instead of copying
-them (that copy costs as much as the product); the receive buffers are
-still reserved in every PE, so the capacity check is the real one, and
-their writes are counted. PE rows never read each other's C, so each row
-runs its ``S`` steps in turn (its C tiles stay in cache) and ``workers``
-threads may share the rows: every C element still sums its products in step
-order, bit for bit as a step-by-step run. Edge tiles are padded with zeros
+PE ``(r, c)`` of a ``Pr × Pc`` mesh owns the ``Ti × Tj`` tile ``C[r, c]``; K is
+cut into ``S = ⌈K/Tk⌉`` panels, A's tile ``(r, s)`` on PE ``(r, s mod Pc)`` and
+B's tile ``(s, c)`` on PE ``(s mod Pr, c)`` (a square mesh with ``K = P·Tk`` is
+the example's layout exactly). Step ``s`` broadcasts each A tile along its PE
+row and each B tile along its PE column; every PE accumulates
+``C += A_recv · B_recv``. A PE row's products are one batched
+``numpy.matmul`` reading the owners' tiles through broadcast views (a
+received tile is bit for bit the owner's); the receive buffers are still
+reserved, so the capacity check is real, and their writes counted. Each PE
+row runs its steps in order, so ``workers`` threads sharing the rows give
+the step-by-step result bit for bit. Edge tiles are padded with zeros
 (never counted). A broadcast counts one message from the owner to each
-other PE of the row (column): bytes, 32-bit wavelets, Manhattan hops and
-bytes × hops, in closed form over the steps
+other PE of its line, in closed form over the steps
 (``tests/execute/test_execute_matmul.py`` holds them to a loop).
 """
 
