@@ -11,6 +11,7 @@ it is on — so the picture can outline the tiles that conflict.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import sympy
@@ -24,16 +25,12 @@ ITERATION = ("ti", "tj", "tk")
 _DATAFLOW = re.compile(r"^channel_conflict_free\((\w+)")
 
 
-def first_tile(layout: ChannelLayout, matrix: str) -> int:
-    """The global number of ``matrix``'s tile (0, 0): A's tiles come first, then B's, then C's."""
-    m, n, k = (int(v) for v in (layout.m_tiles, layout.n_tiles, layout.k_tiles))
-    return {"A": 0, "B": m * k, "C": m * k + k * n}[matrix]
-
-
 def global_tile(layout: ChannelLayout, matrix: str, row: int, col: int) -> int:
-    """``matrix``'s tile ``(row, col)`` as a global tile number (the picture's element)."""
-    cols = int(layout.tile_extents(matrix)[1])
-    return first_tile(layout, matrix) + row * cols + col
+    """``matrix``'s tile ``(row, col)`` as a global tile number (the picture's element):
+    A's tiles come first, then B's, then C's."""
+    m, n, k = (int(v) for v in (layout.m_tiles, layout.n_tiles, layout.k_tiles))
+    first = {"A": 0, "B": m * k, "C": m * k + k * n}[matrix]
+    return first + row * int(layout.tile_extents(matrix)[1]) + col
 
 
 def channel_at(layout: ChannelLayout, matrix: str, row: int, col: int, beat: int = 0) -> int:
@@ -97,12 +94,11 @@ def _channel_marks(layout: ChannelLayout, channel: int, total: int) -> list:
     claim got wrong (every tile of its colour is on it)."""
     for matrix in MATRICES:
         rows, cols = (int(v) for v in layout.tile_extents(matrix))
-        for row in range(rows):
-            for col in range(cols):
-                if channel_at(layout, matrix, row, col) == channel:
-                    tile = global_tile(layout, matrix, row, col)
-                    return [((tile,), f"tile {tile} ({matrix}) is on channel {channel}, which "
-                             f"holds {total} B: every tile of its colour is there")]
+        for row, col in itertools.product(range(rows), range(cols)):
+            if channel_at(layout, matrix, row, col) == channel:
+                tile = global_tile(layout, matrix, row, col)
+                return [((tile,), f"tile {tile} ({matrix}) is on channel {channel}, which "
+                         f"holds {total} B: every tile of its colour is there")]
     return []
 
 
@@ -130,4 +126,4 @@ def _iteration_marks(layout: ChannelLayout, claim: str, ce: dict) -> list:
     return marks
 
 
-__all__ = ["channel_at", "conflict_marks", "first_tile", "global_tile"]
+__all__ = ["channel_at", "conflict_marks", "global_tile"]

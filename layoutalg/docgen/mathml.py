@@ -87,7 +87,6 @@ def block(latex: str) -> str:
     return f'<div class="formula" style="{BLOCK_STYLE}">{rendered}</div>'
 
 
-
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
 _MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$\w])\$(?=\S)([^$\n]+?)(?<=\S)\$(?![\w$])", re.S)
 _CODE_SPAN = re.compile(r"(`+)(?:.+?)\1", re.S)

@@ -20,8 +20,7 @@ from layoutalg.errors import LayoutError
 from layoutalg.runner.prover import Found, Outcome, discover, prove
 from layoutalg.verify.chain import Chain
 
-MARK = {"PROVED": "**PROVED**", "REFUTED": "**REFUTED**", "UNKNOWN": "**UNKNOWN**",
-        "ERROR": "**ERROR**"}
+MARK = {status: f"**{status}**" for status in ("PROVED", "REFUTED", "UNKNOWN", "ERROR")}
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from layoutalg.core.index_map import IndexMap
 from layoutalg.docgen.sampling import Grid, aligned_grid, element_coords, evaluate_at
 from layoutalg.verify.brute import image_table
 from layoutalg.verify.instance import example_instance, sizes_text
+from layoutalg.verify.result import point_text as coords_text
 
 MAX_SIDE = 48  # cells per side drawn; larger layouts are sampled evenly
 CELL = 22
@@ -221,9 +222,8 @@ def point_text(m: IndexMap, point: tuple[int, ...]) -> str:
     """``element (i=992, j=0) → (pe_row=32, pe_col=0, offset=0): pe_row=32
     is outside [0, 32)`` — an element, its image and what is out of bounds."""
     image = tuple(int(v) for v in m(*point))
-    element = ", ".join(f"{n}={v}" for n, v in zip(m.domain.names, point))
-    text = f"element ({element}) → (" + ", ".join(
-        f"{n}={v}" for n, v in zip(m.codomain.names, image)) + ")"
+    text = (f"element {coords_text(m.domain.names, point)} → "
+            f"{coords_text(m.codomain.names, image)}")
     outside = [f"{n}={v} is outside [0, {int(e)})"
                for n, v, e in zip(m.codomain.names, image, m.codomain.extents)
                if _is_number(e) and not 0 <= v < int(e)]

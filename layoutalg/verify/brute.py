@@ -1,8 +1,8 @@
 """Brute-force twins of every check: NumPy enumeration of small concrete maps.
 
-Same names and verdict meanings as the Z3 checks. They exist to be compared
-with Z3 (differential tests) and to cross-check small specs; they never
-return UNKNOWN, and refuse symbolic or too large maps with VerificationError.
+Same names and verdict meanings as the Z3 checks, to be compared with Z3
+(differential tests) and to cross-check small specs; they never return
+UNKNOWN, and refuse symbolic or too large maps with VerificationError.
 """
 
 from __future__ import annotations
@@ -34,8 +34,14 @@ def points(space: Space, limit: int = MAX_POINTS) -> np.ndarray:
         raise VerificationError(f"enumeration of {space} ({size} points) exceeds the limit {limit}")
     if space.rank == 0:
         return np.zeros((1, 0), dtype=np.int64)
-    grids = np.indices(space.extents, dtype=np.int64)
-    return grids.reshape(space.rank, -1).T
+    return np.indices(space.extents, dtype=np.int64).reshape(space.rank, -1).T
+
+
+def _columns(values, n: int) -> np.ndarray:
+    """An ``(n, len(values))`` array, each value broadcast to a column."""
+    if not values:
+        return np.zeros((n, 0), dtype=np.int64)
+    return np.stack([np.broadcast_to(v, (n,)) for v in values], axis=1)
 
 
 def image_table(m: IndexMap) -> tuple[np.ndarray, np.ndarray]:
@@ -47,22 +53,11 @@ def image_table(m: IndexMap) -> tuple[np.ndarray, np.ndarray]:
     refuses it (``UndefinedValueError`` naming the point), never inventing 0.
     """
     xs = points(m.domain)
-    images = m.apply(*xs.T) if m.domain.rank else m.apply()
-    ys = np.stack([np.broadcast_to(v, (len(xs),)) for v in images], axis=1) if images else (
-        np.zeros((len(xs), 0), dtype=np.int64))
-    return xs, ev.narrow(ys)
+    return xs, ev.narrow(_columns(m.apply(*xs.T), len(xs)))
 
 
-def _images_at(m: IndexMap, at: np.ndarray) -> np.ndarray:
-    """``m``'s exact images of the rows of ``at``, an ``(n, rank)`` array."""
-    images = m.apply(*at.T) if m.domain.rank else m.apply()
-    if not images:
-        return np.zeros((len(at), 0), dtype=object)
-    return np.stack([np.broadcast_to(v, (len(at),)) for v in images], axis=1).astype(object)
-
-
-def _result(status, check, m_label, start, counterexample=None, reason=""):
-    return CheckResult(status, check, m_label, counterexample, reason,
+def _result(status, check, subject, start, counterexample=None, reason="enumerated"):
+    return CheckResult(status, check, subject, counterexample, reason,
                        time.perf_counter() - start, method="enumeration")
 
 
@@ -80,7 +75,7 @@ def _first_bad(check: str, m: IndexMap, start: float, xs, ys, bad, reason: str) 
     ``reason`` naming the element ``{x}`` and its image ``{y}``."""
     rows = np.flatnonzero(bad)
     if rows.size == 0:
-        return _result(Status.PROVED, check, m.label, start, reason="enumerated")
+        return _result(Status.PROVED, check, m.label, start)
     x = xs[rows[0]]
     return _result(Status.REFUTED, check, m.label, start, _named(m.domain.names, x),
                    reason.format(x=point_text(m.domain.names, x),
@@ -97,14 +92,11 @@ def check_in_bounds(m: IndexMap) -> CheckResult:
 def check_injective(m: IndexMap) -> CheckResult:
     start = time.perf_counter()
     xs, ys = image_table(m)
-    if len(ys) < 2:
-        return _result(Status.PROVED, "injective", m.label, start, reason="enumerated")
     order = np.lexsort(ys.T[::-1]) if ys.shape[1] else np.arange(len(ys))
     sorted_ys = ys[order]
-    same = np.all(sorted_ys[1:] == sorted_ys[:-1], axis=1)
-    hits = np.flatnonzero(same)
+    hits = np.flatnonzero(np.all(sorted_ys[1:] == sorted_ys[:-1], axis=1))
     if hits.size == 0:
-        return _result(Status.PROVED, "injective", m.label, start, reason="enumerated")
+        return _result(Status.PROVED, "injective", m.label, start)
     a, b = xs[order[hits[0]]], xs[order[hits[0] + 1]]
     names = m.domain.names
     return _result(Status.REFUTED, "injective", m.label, start,
@@ -146,7 +138,7 @@ def check_surjective(m: IndexMap) -> CheckResult:
     slots = points(m.codomain)
     empty = np.flatnonzero(_valid_mask(m, slots) & ~_occupied(m, ys))
     if empty.size == 0:
-        return _result(Status.PROVED, "surjective", m.label, start, reason="enumerated")
+        return _result(Status.PROVED, "surjective", m.label, start)
     p = slots[empty[0]]
     return _result(Status.REFUTED, "surjective", m.label, start, _named(m.codomain.names, p),
                    f"not onto: valid slot {point_text(m.codomain.names, p)} holds no element")
@@ -159,7 +151,7 @@ def check_bijective(m: IndexMap) -> CheckResult:
         if verdict.refuted:
             return _result(Status.REFUTED, "bijective", m.label, start,
                            verdict.counterexample, verdict.reason)
-    return _result(Status.PROVED, "bijective", m.label, start, reason="enumerated")
+    return _result(Status.PROVED, "bijective", m.label, start)
 
 
 def check_bijective_by_parts(chain) -> CheckResult:
@@ -168,18 +160,18 @@ def check_bijective_by_parts(chain) -> CheckResult:
     outside the next part's domain leaves the chain undefined there: REFUTED
     at that point of the chain's domain."""
     start = time.perf_counter()
-    xs = points(chain.parts[0].domain)
-    reached = xs
+    names = chain.parts[0].domain.names
+    xs = reached = points(chain.parts[0].domain)
     for part, after in zip(chain.parts, chain.parts[1:]):
-        images = _images_at(part, reached)
+        images = _columns(part.apply(*reached.T), len(reached)).astype(object)
         limits = np.array(after.domain.extents, dtype=object)
         outside = np.flatnonzero(np.any((images < 0) | (images >= limits), axis=1))
         if outside.size:
             k = outside[0]
             return _result(Status.REFUTED, "bijective_by_parts", chain.label, start,
-                           _named(chain.parts[0].domain.names, xs[k]),
+                           _named(names, xs[k]),
                            f"the chain is not defined everywhere: {part.label} sends "
-                           f"{point_text(chain.parts[0].domain.names, xs[k])} to "
+                           f"{point_text(names, xs[k])} to "
                            f"{point_text(part.codomain.names, images[k])}, outside "
                            f"{after.domain}")
         reached = images
@@ -208,7 +200,7 @@ def check_equivalent(m1: IndexMap, m2: IndexMap) -> CheckResult:
     _, b = image_table(m2)
     bad = np.flatnonzero(np.any(a != b, axis=1))
     if bad.size == 0:
-        return _result(Status.PROVED, "equivalent", subject, start, reason="enumerated")
+        return _result(Status.PROVED, "equivalent", subject, start)
     k = bad[0]
     return _result(Status.REFUTED, "equivalent", subject, start, _named(m1.domain.names, xs[k]),
                    f"they differ at {point_text(m1.domain.names, xs[k])}: {m1.label} gives "
@@ -218,8 +210,7 @@ def check_equivalent(m1: IndexMap, m2: IndexMap) -> CheckResult:
 
 def padding(m: IndexMap) -> Padding:
     """Codomain slots no element occupies, counted by enumeration."""
-    _, ys = image_table(m)
-    filled = _occupied(m, ys)
+    filled = _occupied(m, image_table(m)[1])
     return Padding(int(filled.size - filled.sum()), int(filled.size), method="enumeration")
 
 
@@ -238,7 +229,7 @@ def check_fits(m: IndexMap, capacity: int, *, per: Sequence[str] | None = None,
                        dict(zip(slot, ys.T)))
     need = np.broadcast_to(need, (len(ys),))
     if len(need) == 0 or need.max() <= capacity:
-        return _result(Status.PROVED, "fits", m.label, start, reason="enumerated")
+        return _result(Status.PROVED, "fits", m.label, start)
     k = int(np.argmax(need))
     where = tuple(int(ys[k, j]) for j in memory)
     label = where[0] if len(where) == 1 else where
@@ -249,17 +240,16 @@ def check_fits(m: IndexMap, capacity: int, *, per: Sequence[str] | None = None,
 
 
 def check_conflict_free(space: Space, accesses: Mapping[str, IndexMap],
-                        resource: IndexMap | None = None, *, subject: str = "accesses") -> CheckResult:
+                        resource: IndexMap | None = None, *,
+                        subject: str = "accesses") -> CheckResult:
     start = time.perf_counter()
     named = validate_conflicts(space, accesses, resource)
     its = points(space)
     used = {}
     for label, access in named.items():
-        address = np.stack([np.broadcast_to(v, (len(its),)) for v in access.apply(*its.T)], axis=1)
-        if resource is not None:
-            address = np.stack([np.broadcast_to(v, (len(its),))
-                                for v in resource.apply(*address.T)], axis=1)
-        used[label] = address
+        address = _columns(access.apply(*its.T), len(its))
+        used[label] = address if resource is None else _columns(
+            resource.apply(*address.T), len(its))
     for x, y in itertools.combinations(used, 2):
         clash = np.flatnonzero(np.all(used[x] == used[y], axis=1))
         if clash.size:
@@ -269,4 +259,4 @@ def check_conflict_free(space: Space, accesses: Mapping[str, IndexMap],
                            _named(space.names, point),
                            f"conflict at {point_text(space.names, point)}: {x} and {y} both use "
                            f"{point_text(names, used[x][clash[0]])}")
-    return _result(Status.PROVED, "conflict_free", subject, start, reason="enumerated")
+    return _result(Status.PROVED, "conflict_free", subject, start)

@@ -33,6 +33,7 @@ from layoutalg.core import evaluate as ev
 from layoutalg.core.exact import Memo, is_exact, key, mark_exact
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
+from layoutalg.core.tiling import flatten
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_in_bounds
 from layoutalg.verify.one_query import inverse_misses
@@ -185,9 +186,8 @@ def _inverse_by_enumeration(then: IndexMap, start: float) -> CheckResult:
                               ("left", then.domain.names, _left_miss(then))):
         if miss is not None:
             where = q.named(names, miss)
-            text = ", ".join(f"{n}={v}" for n, v in where.items())
             return CheckResult(Status.REFUTED, "inverse", then.label, counterexample=where,
-                               reason=f"its inverse is not {side} at ({text})",
+                               reason=f"its inverse is not {side} at ({_text(where)})",
                                seconds=time.perf_counter() - start, method="enumeration")
     return CheckResult(Status.PROVED, "inverse", then.label,
                        reason="right on every valid slot and left on every point sent to one "
@@ -197,56 +197,55 @@ def _inverse_by_enumeration(then: IndexMap, start: float) -> CheckResult:
 def _right_miss(then: IndexMap) -> list[int] | None:
     """A valid slot ``y`` with ``g(y)`` outside the domain or ``then(g(y)) != y``."""
     slots = _grid(then.codomain.extents)
-    size = len(slots[0])
     claimed = _claimed(then, slots)
-    back = _values(then.inverse, then.codomain.symbols, slots, size)
-    inside = np.ones(size, dtype=bool)
-    for values, extent in zip(back, then.domain.extents):
-        inside &= (values >= 0) & (values < extent)
-    ok = ~claimed | inside
+    back = _values(then.inverse, then.codomain.symbols, slots)
+    ok = ~claimed | _inside(back, then.domain.extents)
     if np.all(ok):
         hit = [np.asarray(values[claimed]).astype(np.int64) for values in back]
-        again = _values(then.exprs, then.domain.symbols, hit, len(hit[0]))
+        again = _values(then.exprs, then.domain.symbols, hit)
         ok[claimed] = np.all([a == s[claimed] for a, s in zip(again, slots)], axis=0)
-    if np.all(ok):
-        return None
-    k = int(np.flatnonzero(~ok)[0])
-    return [int(s[k]) for s in slots]
+    return _first(~ok, slots)
 
 
 def _left_miss(then: IndexMap) -> list[int] | None:
     """A point ``z`` sent to a valid slot inside the codomain with ``g(then(z)) != z``."""
     z = _grid(then.domain.extents)
-    size = len(z[0])
-    images = _values(then.exprs, then.domain.symbols, z, size)
-    lands = np.ones(size, dtype=bool)
-    for values, extent in zip(images, then.codomain.extents):
-        lands &= (values >= 0) & (values < extent)
+    images = _values(then.exprs, then.domain.symbols, z)
+    lands = _inside(images, then.codomain.extents)
     if then.valid is not None and np.any(lands):
         lands[lands] = _claimed(then, [np.asarray(v[lands]).astype(np.int64) for v in images])
-    again = _values(then.inverse, then.codomain.symbols, images, size)
-    moved = lands & ~np.all([a == v for a, v in zip(again, z)], axis=0)
-    if not np.any(moved):
-        return None
-    k = int(np.flatnonzero(moved)[0])
-    return [int(v[k]) for v in z]
+    again = _values(then.inverse, then.codomain.symbols, images)
+    return _first(lands & ~np.all([a == v for a, v in zip(again, z)], axis=0), z)
 
 
-def _values(exprs, symbols, values, size) -> list[np.ndarray]:
+def _first(bad: np.ndarray, points: list[np.ndarray]) -> list[int] | None:
+    """The first of the ``points`` (one array per coordinate) where ``bad`` holds."""
+    hits = np.flatnonzero(bad)
+    return [int(p[hits[0]]) for p in points] if hits.size else None
+
+
+def _inside(values: list[np.ndarray], extents) -> np.ndarray:
+    """Which points (one array per coordinate) lie in the box ``[0, extents)``."""
+    return np.all([(v >= 0) & (v < e) for v, e in zip(values, extents)], axis=0)
+
+
+def _values(exprs, symbols, values) -> list[np.ndarray]:
     """``exprs`` over ``symbols`` at the points ``values`` (one array per symbol)."""
     env = dict(zip(symbols, values))
-    return [np.broadcast_to(np.asarray(ev.evaluate(e, env)), (size,)) for e in exprs]
+    return [np.broadcast_to(np.asarray(ev.evaluate(e, env)), (len(values[0]),)) for e in exprs]
+
+
+def _text(where: dict) -> str:
+    return ", ".join(f"{n}={v}" for n, v in where.items())
 
 
 def _inverse_verdict(then, outcome, start, side, point) -> CheckResult:
     if outcome.answer == "unknown":
         return q.result(Status.UNKNOWN, "inverse", then.label, start,
                         reason=f"cannot tell whether its inverse is {side}: {outcome.reason}")
-    names = then.codomain.names if side == "right" else then.domain.names
-    where = q.named(names, point())
-    text = ", ".join(f"{n}={v}" for n, v in where.items())
+    where = q.named(then.codomain.names if side == "right" else then.domain.names, point())
     return q.result(Status.REFUTED, "inverse", then.label, start, counterexample=where,
-                    reason=f"its inverse is not {side} at ({text})"
+                    reason=f"its inverse is not {side} at ({_text(where)})"
                     f"{q.params_text(q.parameter_values(outcome, [then]))}")
 
 
@@ -281,15 +280,10 @@ def reached_condition(first: IndexMap, then: IndexMap) -> sympy.Basic | str | No
     make too large a predicate to check, and a sentence saying so is returned.
     """
     z = _grid(then.domain.extents)
-    size = len(z[0])
-    real = np.ones(size, dtype=bool)
-    for values, extent in zip(z, first.codomain.extents):
-        real &= values < extent
-    if first.valid is not None:
-        real &= _condition(first.valid, first.codomain.symbols, z, size)
-    images = _values(then.exprs, then.domain.symbols, z, size)
-    for values, extent in zip(images, then.codomain.extents):
-        real &= (values >= 0) & (values < extent)
+    real = _inside(z, first.codomain.extents)
+    real &= _condition(first.valid, first.codomain.symbols, z)
+    images = _values(then.exprs, then.domain.symbols, z)
+    real &= _inside(images, then.codomain.extents)
     extents = then.codomain.extents
     filled = np.zeros(math.prod(extents), dtype=bool)
     if np.any(real):
@@ -303,30 +297,26 @@ def reached_condition(first: IndexMap, then: IndexMap) -> sympy.Basic | str | No
     if len(runs) > RUN_LIMIT:
         return (f"its valid slots minus {len(unreached)} unreached ones in {len(runs)} runs "
                 f"(more than {RUN_LIMIT}) would be too large a predicate to check")
-    strides = [math.prod(extents[k + 1:]) for k in range(len(extents))]
-    flat = sum((s * stride for s, stride in zip(then.codomain.symbols, strides)), sympy.Integer(0))
+    flat = flatten(then.codomain.symbols, extents)
     return sympy.Not(sympy.Or(*(
         sympy.Eq(flat, a) if b == a + 1 else sympy.And(flat >= a, flat < b) for a, b in runs)))
 
 
 def _claimed(then: IndexMap, slots: list[np.ndarray]) -> np.ndarray:
     """Which of the enumerated ``slots`` ``then.valid`` calls real."""
-    size = len(slots[0]) if slots else 1
-    if then.valid is None:
-        return np.ones(size, dtype=bool)
-    return _condition(then.valid, then.codomain.symbols, slots, size)
+    return _condition(then.valid, then.codomain.symbols, slots)
 
 
 def _grid(extents) -> list[np.ndarray]:
     """Every point of a concrete box, one flat array per dim (row-major)."""
-    axes = np.meshgrid(*(np.arange(e) for e in extents), indexing="ij")
-    return [axis.ravel() for axis in axes]
+    return [axis.ravel() for axis in np.meshgrid(*map(np.arange, extents), indexing="ij")]
 
 
-def _condition(condition, symbols, values, size) -> np.ndarray:
-    """A condition over ``symbols`` at the points ``values`` (one array per symbol)."""
-    env = dict(zip(symbols, values))
-    return np.broadcast_to(np.asarray(ev.evaluate(condition, env), dtype=bool), (size,))
+def _condition(condition, symbols, values) -> np.ndarray:
+    """``condition`` (None: true) over ``symbols`` at the points ``values`` (one array per
+    symbol)."""
+    truth = True if condition is None else ev.evaluate(condition, dict(zip(symbols, values)))
+    return np.broadcast_to(np.asarray(truth, dtype=bool), (len(values[0]),))
 
 
 def _at_least(a, b) -> bool:

@@ -11,9 +11,10 @@ import sympy
 from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.core.space import Space
 from layoutalg.errors import MapError, describe
+from layoutalg.validate import instance_of
 from layoutalg.verify import query as q
-from layoutalg.verify.result import CheckResult, point_text
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
+from layoutalg.verify.result import CheckResult, point_text
 
 
 def resource_exprs(space: Space, access: IndexMap, resource: IndexMap | None) -> tuple:
@@ -25,8 +26,7 @@ def resource_exprs(space: Space, access: IndexMap, resource: IndexMap | None) ->
 
 
 def validate(space, accesses, resource) -> dict[str, IndexMap]:
-    if not isinstance(space, Space):
-        raise MapError(f"check_conflict_free: space must be a Space; got {describe(space)}")
+    instance_of(MapError, "space", space, Space, where="check_conflict_free")
     if not isinstance(accesses, Mapping) or len(accesses) < 2:
         raise MapError(
             "check_conflict_free: accesses must map at least two names to IndexMaps; "

@@ -7,24 +7,16 @@ when the postcondition holds for every index (Z3, through
 maps built by ``strided`` and ``compose``), REFUTED with the index where it
 fails — so a wrong answer from elsewhere (pycute's, a paper's) is refuted,
 not trusted. ``method="enumeration"`` asks the same questions of the
-brute-force twins (``layoutalg.verify.brute``).
-
-- ``coalesce(L)``: same size, ``R ≡ L``;
-- ``composition(A, B)``: ``R(i) == A(B(i))`` for every ``i < size(B)``;
-- ``complement(L, M)``: ``(filter(L), R)`` a bijection onto ``[0, N)``, ``N``
-  the least multiple of L's span that is ``>= M``;
-- ``logical_divide(A, B)``: ``R ≡ A ∘ (B, complement(B, size(A)))``, both proved;
-- ``zipped/tiled_divide``, ``blocked/raked_product``: the logical result
-  ``L`` proved, and ``R ≡ L ∘ P`` for the permutation ``P`` of its modes;
-- ``logical_product(A, B)``: ``R = (A, C ∘ B)`` with
-  ``C = complement(A, size(A)·cosize(B))``, both proved;
-- ``right_inverse(L)``: ``L(R(i)) == i`` for every ``i < size(R)``;
-- ``left_inverse(L)``: ``R(L(i)) == i`` for every ``i < size(L)``.
+brute-force twins (``layoutalg.verify.brute``). Each function's docstring
+states its postcondition; docs/cute.md tabulates them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import itertools
+import operator
 import time
 
 from layoutalg.core import cute_algebra as cute
@@ -32,7 +24,8 @@ from layoutalg.core import cute_tiling as tiling
 from layoutalg.core.cute import strided
 from layoutalg.core.cute_layout import CuteLayout, as_layout
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import MapError, describe
+from layoutalg.errors import MapError
+from layoutalg.validate import one_of
 from layoutalg.verify import brute, checks
 from layoutalg.verify.compose import compose
 from layoutalg.verify.result import CheckResult, Status
@@ -59,8 +52,7 @@ def check_layout_equivalent(a: object, b: object, *, method: str = "z3") -> Chec
     'sizes differ: 2 vs 3; index i=2 lies in one domain only'
     """
     check = _checks(method)
-    first = _as_map(a, "a")
-    second = _as_map(b, "b")
+    first, second = _as_map(a, "a"), _as_map(b, "b")
     n1, n2 = first.domain.extents[0], second.domain.extents[0]
     if n1 != n2:
         return _sizes_differ("equivalent", f"{first.label} ≡ {second.label}", n1, n2)
@@ -254,27 +246,20 @@ def _composed(first: CuteLayout, cosize: int, then: CuteLayout, name: str) -> In
 
 def _checks(method: str):
     """The module answering the checks: ``layoutalg.verify.checks`` (Z3) or its twin ``brute``."""
-    if method == "z3":
-        return checks
-    if method == "enumeration":
-        return brute
-    raise MapError(f"method must be one of {METHODS}; got {describe(method)}")
+    return checks if one_of(MapError, "method", method, METHODS) == "z3" else brute
 
 
 def _rank_product(check, block, tiler, result, block_first, method):
     product, rank = tiling.rank_product_parts(block, tiler)
     made = tiling.blocked_product if block_first else tiling.raked_product
     result = made(block, tiler) if result is None else as_layout(result, "result")
-    first = prove_logical_product(*_product_args(block, tiler, rank), product, method=method)
+    args = (tiling.append_modes(as_layout(block, "block"), rank),
+            tiling.append_modes(as_layout(tiler, "tiler"), rank))
+    first = prove_logical_product(*args, product, method=method)
     permutation = _permutation(product,
                                lambda t: tiling.zip_product(t, rank, block_first=block_first))
     return _all_of(check, f"{result} = {check}({block}, {tiler})",
                    [first, _as_regrouping(check, result, product, permutation, method)])
-
-
-def _product_args(block, tiler, rank):
-    return (tiling.append_modes(as_layout(block, "block"), rank),
-            tiling.append_modes(as_layout(tiler, "tiler"), rank))
 
 
 def _regrouped(check, a, tiler, result, regroup, method):
@@ -297,9 +282,7 @@ def _permutation(layout: CuteLayout, regroup) -> CuteLayout:
     leaves = layout.leaves()
     labels = _relabel(layout.shape, iter(range(len(leaves))))
     moved = regroup(CuteLayout(layout.shape, labels))
-    steps = [1]
-    for s, _ in leaves[:-1]:
-        steps.append(steps[-1] * s)
+    steps = list(itertools.accumulate((s for s, _ in leaves[:-1]), operator.mul, initial=1))
     strides = _relabel(moved.shape, iter(steps[label] if s > 1 else 0
                                          for s, label in moved.leaves()))
     return CuteLayout(moved.shape, strides)
@@ -347,14 +330,11 @@ def _kept(a: CuteLayout, tiler: tuple, result: CuteLayout, method: str) -> list[
 
 
 def _as_map(value: object, argument: str) -> IndexMap:
-    if isinstance(value, IndexMap):
-        return value
-    return as_layout(value, argument).index_map()
+    return value if isinstance(value, IndexMap) else as_layout(value, argument).index_map()
 
 
 def _named(result: CheckResult, check: str) -> CheckResult:
-    return CheckResult(result.status, check, result.subject, result.counterexample,
-                       result.reason, result.seconds, result.method)
+    return dataclasses.replace(result, check=check)
 
 
 def _refuted(check, subject, counterexample, reason) -> CheckResult:

@@ -2,25 +2,24 @@
 
 Used by :mod:`layoutalg.verify.enumerated` (inside ``query.shortcuts``, i.e.
 ``layoutalg prove`` and ``bench/isl.py``) instead of asking Z3 when a map has
-concrete sizes and few points. Every point is listed and every image
-computed exactly (:mod:`layoutalg.core.evaluate`: int64 only where interval
-bounds prove no wrap, Python ints otherwise), so each verdict is as
-complete as a proof; its ``method`` is ``"enumeration"``.
+concrete sizes and few points. Every image is computed exactly
+(:mod:`layoutalg.core.evaluate`: int64 only where interval bounds prove no
+wrap, Python ints otherwise), so each verdict is as complete as a proof; its
+``method`` is ``"enumeration"``.
 
-This is a second implementation beside the test oracles
-(:mod:`layoutalg.verify.brute`, ``tests/oracles``), written differently on
-purpose so the differential tests compare two things: the coordinates are
-an open grid (each dimension's values broadcast, so a term of one
-coordinate is computed on that coordinate's values only), collisions are
-found by one mixed-radix code per image sorted once (not a row sort), and
-filled slots by a flat index into the codomain.
+A second implementation beside the test oracles (:mod:`layoutalg.verify.brute`,
+``tests/oracles``), written differently on purpose so the differential tests
+compare two things: the coordinates are an open grid (a term of one coordinate
+is computed on that coordinate's values only), collisions are found by one
+mixed-radix code per image sorted once (not a row sort), and filled slots by a
+flat index into the codomain.
 
-Each function returns a ``CheckResult`` with the counterexample format of
-the Z3 check of the same name (domain names; a second point primed), or
-None when it declines (an image too large for a code, say): the caller
-then asks Z3, which keeps its guards. A map that divides by 0 at some
-point has no value there: the evaluator raises ``UndefinedValueError``
-(never a verdict), and the caller leaves the check to Z3.
+Each function returns a ``CheckResult`` with the counterexample format of the
+Z3 check of the same name (domain names; a second point primed), or None when
+it declines (an image too large for a code, say): the caller then asks Z3,
+which keeps its guards. A map that divides by 0 at some point has no value
+there: the evaluator raises ``UndefinedValueError`` (never a verdict), and the
+caller leaves the check to Z3.
 """
 
 from __future__ import annotations
@@ -45,29 +44,19 @@ def _axes(space: Space) -> list[np.ndarray]:
             for k, e in enumerate(space.extents)]
 
 
-def _flat(values, shape) -> list[np.ndarray]:
-    return [np.broadcast_to(v, shape).reshape(-1) for v in values]
-
-
 def _images(m: IndexMap) -> list[np.ndarray]:
     """``m``'s exact images of every domain point (row-major), one 1-D array per dim."""
-    env = dict(zip(m.domain.symbols, _axes(m.domain)))
-    return _flat(ev.evaluate_all(m.exprs, env), tuple(m.domain.extents))
+    env, shape = dict(zip(m.domain.symbols, _axes(m.domain))), tuple(m.domain.extents)
+    return [np.broadcast_to(v, shape).reshape(-1) for v in ev.evaluate_all(m.exprs, env)]
 
 
 def _condition(valid, space: Space, columns: list[np.ndarray] | None = None) -> np.ndarray:
     """``valid`` at the given slots (``columns``), or at every slot of ``space``."""
-    if columns is None:
-        env = dict(zip(space.symbols, _axes(space)))
-        count = math.prod(space.extents)
-    else:
-        env = dict(zip(space.symbols, columns))
-        count = len(columns[0]) if columns else 1
-    if valid is None:
-        return np.ones(count, dtype=bool)
-    value = np.asarray(ev.evaluate(valid, env), dtype=bool)
-    shape = tuple(space.extents) if columns is None else (count,)
-    return np.broadcast_to(value, shape).reshape(-1)
+    grid = columns is None
+    env = dict(zip(space.symbols, _axes(space) if grid else columns))
+    shape = tuple(space.extents) if grid else (len(columns[0]) if columns else 1,)
+    value = True if valid is None else ev.evaluate(valid, env)
+    return np.broadcast_to(np.asarray(value, dtype=bool), shape).reshape(-1)
 
 
 def _outside(m: IndexMap, ys: list[np.ndarray]) -> np.ndarray:
@@ -98,9 +87,13 @@ def _proved(check: str, subject: str, start: float) -> CheckResult:
     return _done(Status.PROVED, check, subject, start, reason="every point enumerated")
 
 
+def _begin(m: IndexMap, ys, start: float | None):
+    """The images (computed unless given) and the start time (now unless given)."""
+    return _images(m) if ys is None else ys, time.perf_counter() if start is None else start
+
+
 def in_bounds(m: IndexMap, ys=None, start: float | None = None) -> CheckResult:
-    start = time.perf_counter() if start is None else start
-    ys = _images(m) if ys is None else ys
+    ys, start = _begin(m, ys, start)
     bad = np.flatnonzero(_outside(m, ys))
     if bad.size == 0:
         return _proved("in_bounds", m.label, start)
@@ -130,8 +123,7 @@ def _codes(ys: list[np.ndarray]) -> np.ndarray | None:
 
 
 def injective(m: IndexMap, ys=None, start: float | None = None) -> CheckResult | None:
-    start = time.perf_counter() if start is None else start
-    ys = _images(m) if ys is None else ys
+    ys, start = _begin(m, ys, start)
     codes = _codes(ys)
     if codes is None:
         return None
@@ -150,8 +142,7 @@ def injective(m: IndexMap, ys=None, start: float | None = None) -> CheckResult |
 
 
 def images_valid(m: IndexMap, ys=None, start: float | None = None) -> CheckResult:
-    start = time.perf_counter() if start is None else start
-    ys = _images(m) if ys is None else ys
+    ys, start = _begin(m, ys, start)
     inside = np.flatnonzero(~_outside(m, ys))
     ok = _condition(m.valid, m.codomain, [y[inside] for y in ys])
     bad = inside[~ok]
@@ -164,8 +155,7 @@ def images_valid(m: IndexMap, ys=None, start: float | None = None) -> CheckResul
 
 
 def surjective(m: IndexMap, ys=None, start: float | None = None) -> CheckResult:
-    start = time.perf_counter() if start is None else start
-    ys = _images(m) if ys is None else ys
+    ys, start = _begin(m, ys, start)
     inside = ~_outside(m, ys)
     filled = np.zeros(math.prod(m.codomain.extents), dtype=bool)
     if inside.any():
@@ -200,10 +190,8 @@ def equivalent(m1: IndexMap, m2: IndexMap) -> CheckResult | None:
     if tuple(m1.domain.extents) != tuple(m2.domain.extents):
         return None
     a, b = _images(m1), _images(m2)
-    differ = np.zeros(math.prod(m1.domain.extents), dtype=bool)
-    for u, v in zip(a, b):
-        differ |= np.asarray(u != v, dtype=bool)
-    bad = np.flatnonzero(differ)
+    differ = [np.asarray(u != v, dtype=bool) for u, v in zip(a, b)]
+    bad = np.flatnonzero(np.any(differ, axis=0))
     if bad.size == 0:
         return _proved("equivalent", subject, start)
     x = _point(m1.domain, bad[0])

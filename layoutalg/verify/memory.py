@@ -10,10 +10,10 @@ import sympy
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Extent
 from layoutalg.errors import MapError, describe
-from layoutalg.validate import is_bool, is_int
+from layoutalg.validate import boolean, is_int, positive_int
 from layoutalg.verify import query as q
-from layoutalg.verify.result import CheckResult, Status, point_text
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS, checked_timeout
+from layoutalg.verify.result import CheckResult, Status, point_text
 
 
 def memory_dims(m: IndexMap, per: Sequence[str] | None) -> tuple[list[int], list[int]]:
@@ -83,20 +83,14 @@ def check_fits(
     """
     if not isinstance(m, IndexMap):
         raise MapError(f"check_fits: m must be an IndexMap; got {describe(m)}")
-    if is_int(element_bytes):
-        element_bytes = int(element_bytes)
-    if not is_int(element_bytes) or element_bytes < 1:
-        raise MapError(f"check_fits: element_bytes must be a positive int; got {describe(element_bytes)}")
+    element_bytes = positive_int(MapError, "element_bytes", element_bytes, where="check_fits")
     if is_int(capacity):
         capacity = int(capacity)
     if isinstance(capacity, bool) or not isinstance(capacity, (int, sympy.Expr)):
         raise MapError(f"check_fits: capacity must be a number of bytes; got {describe(capacity)}")
     if capacity < 0 if isinstance(capacity, int) else capacity.is_negative:
         raise MapError(f"check_fits: capacity must be at least 0 bytes; got {describe(capacity)}")
-    if not is_bool(offsets_in_bytes):
-        raise MapError(f"check_fits: offsets_in_bytes must be True or False; "
-                       f"got {describe(offsets_in_bytes)}")
-    offsets_in_bytes = bool(offsets_in_bytes)
+    offsets_in_bytes = boolean(MapError, "offsets_in_bytes", offsets_in_bytes, where="check_fits")
     timeout_ms = checked_timeout(timeout_ms)
     memory, inside = memory_dims(m, per)
     start = time.perf_counter()

@@ -206,7 +206,8 @@ def _block(position: int, o: sympy.Symbol, terms, inverse) -> Block | None:
     inner_first: list[sympy.Symbol] = []
     divisors: list[sympy.Expr] = []
     while len(remaining) > 1:
-        peeled = [x for x in remaining if _is_mod_of(inverse[x], rest)]
+        peeled = [x for x in remaining
+                  if isinstance(inverse[x], sympy.Mod) and inverse[x].args[0] == rest]
         if len(peeled) != 1:
             return None
         x = peeled[0]
@@ -224,10 +225,6 @@ def _block(position: int, o: sympy.Symbol, terms, inverse) -> Block | None:
     digits = [top] + inner_first[::-1]
     return Block(position, tuple(digits), tuple(coefficient[x] for x in digits),
                  tuple(divisors[::-1]), zeros)
-
-
-def _is_mod_of(node: sympy.Basic, rest: sympy.Basic) -> bool:
-    return isinstance(node, sympy.Mod) and node.args[0] == rest
 
 
 def _quotient(rest, divisor, others) -> sympy.Basic | None:

@@ -70,16 +70,12 @@ def integral(e: sympy.Basic) -> bool:
         return True
     if isinstance(e, sympy.Symbol):
         return bool(e.is_integer)
-    if isinstance(e, (sympy.Add, sympy.Mul, sympy.Min, sympy.Max)):
+    if isinstance(e, (sympy.Add, sympy.Mul, sympy.Min, sympy.Max, sympy.Mod)):
         return all(integral(a) for a in e.args)
     if isinstance(e, sympy.Pow):
         base, exponent = e.args
         return exponent.is_Integer and exponent >= 0 and integral(base)
-    if isinstance(e, (sympy.floor, sympy.ceiling)):
-        return True
-    if isinstance(e, sympy.Mod):
-        return all(integral(a) for a in e.args)
-    return False
+    return isinstance(e, (sympy.floor, sympy.ceiling))
 
 
 class _Rewriter:
