@@ -1,16 +1,14 @@
 """PyTorch DTensor layouts and redistributions, proved (issue 16, item 1).
 
-A DTensor is a tensor on a device mesh with one placement per mesh dim:
-``Shard(d)`` (``torch.chunk``'s rule: chunks of ⌈n/k⌉, trailing ranks get
-fewer rows or none), ``Replicate()`` or ``Partial()``. ``DTensorLayout``
-reads the mesh shape (or a ``DeviceMesh``), the placements (torch's objects,
-their printed forms ``"S(0)"``, ``"R"``, ``"P"``, or dicts) and the global
-shape (ints or symbols), and builds the map element → (mesh coordinate,
-local index) from the core combinators. ``check_exactly_once`` and
-``check_local_shapes`` prove it is torch's layout; ``Redistribution`` and
-``check_redistribution`` prove a plan of collectives delivers every element
-exactly once to the right local index, or name the rank and element it
-loses (pytorch#194457: ``specs/dtensor.py``). torch is never imported.
+``DTensorLayout`` reads a mesh shape (or a ``DeviceMesh``), one placement per
+mesh dim (``Shard(d)``: ``torch.chunk``'s rule; ``Replicate()``; ``Partial()``;
+torch's objects, their printed forms or dicts) and a global shape (ints or
+symbols), and builds the map element → (mesh coordinate, local index) from
+the core combinators. ``check_exactly_once`` and ``check_local_shapes`` prove
+it is torch's layout; ``check_redistribution`` proves a ``Redistribution``
+delivers every element exactly once to the right local index, or names the
+rank and element it loses (pytorch#194457: ``specs/dtensor.py``). torch is
+never imported.
 
 Importing this package registers the spec claims ``torch_local_shapes`` (a
 DTensorLayout) and ``delivers`` (a Redistribution); ``bijective`` on a

@@ -1,20 +1,12 @@
 """The index map of a DTensor layout, built from the core combinators.
 
 Element ``(copies…, d0, d1, …)`` → ``(m0, m1, …, l0, l1, …)``: the mesh
-coordinate of the rank holding it and its index in that rank's local tensor.
-A mesh dim that replicates (or holds partial summands) has one copy of every
-element per rank along it, carried in the domain as the coordinate ``m<k>``
-it lands on, so a bijection onto the valid slots says: every rank holds each
-element of its shard exactly once.
-
-A tensor dim sharded by one mesh dim is ``split`` by ``c = ⌈n/k⌉`` and the
-rank extent ``pad``-ded to ``k`` (``torch.chunk``'s rule: trailing ranks get
-fewer rows or none). By several mesh dims, left to right as DTensor does:
-when the nested pieces are one flat ``torch.chunk`` by the product (always
-when it divides the size) the same split, then ``delinearize`` of the flat
-rank into the mesh coordinates; otherwise the pieces (2/1/1/1 for 5 rows on
-a 2×2 mesh) are no split of fixed size, and a ``chunks`` step over the
-concrete boundaries gives the flat rank and local row (``_pieces``).
+coordinate of the rank holding it and its index in that rank's local tensor,
+a replicated (or partial) mesh dim's copy carried in the domain as the ``m<k>``
+it lands on. ``docs/dtensor.md`` ("The index map") gives the steps: ``split``
+by ``⌈n/k⌉`` and ``pad`` to ``k``; ``delinearize`` for several mesh dims whose
+nested pieces are one flat chunk; else a ``chunks`` step over the concrete
+piece boundaries (``_pieces``: 2/1/1/1 for 5 rows on a 2×2 mesh).
 """
 
 from __future__ import annotations

@@ -5,14 +5,12 @@ A plan is a source layout and steps (``AllGather``, ``AllToAll``,
 dims and modelled by the slot of its input each output slot *reads*, written
 from how DTensor runs the collective, not from the layouts.
 
-``check_redistribution`` proves, over every element and every copy of it
-the target places, that following the reads back through every step
-reaches a real (non-padding) slot of each intermediate layout and, in the
-source, a slot holding that very element; and that the target layout is a
-bijection onto its slots: every rank receives each element it should hold
-exactly once, at the right local index. Not modelled: the reduction of
-Partial placements (no step takes a Partial), and which processes may talk
-(each step reads only along its own mesh dims by construction).
+``check_redistribution`` proves that, for every element and copy the target
+places, following the reads back through every step reaches a real slot of
+each intermediate layout and, in the source, the slot holding that very
+element, and that the target is a bijection onto its slots (``docs/dtensor.md``).
+Not modelled: the reduction of Partial placements (no step takes a Partial),
+and which processes may talk (each step reads only along its own mesh dims).
 """
 
 from __future__ import annotations

@@ -40,13 +40,8 @@ def plan_redistribution(source: DTensorLayout, target_placements, *,
         else:
             steps.append(AllGather((k,), now[k].dim))
             now[k] = Replicate()
-    for k, after in enumerate(target):
-        if now[k] != after:
-            steps.append(LocalChunk(k, after.dim))
-            now[k] = after
-    if flatten:
-        steps = _flattened(steps)
-    return Redistribution(source, steps)
+    steps += [LocalChunk(k, after.dim) for k, after in enumerate(target) if now[k] != after]
+    return Redistribution(source, _flattened(steps) if flatten else steps)
 
 
 def _dims(*placements_) -> set[int]:
@@ -56,13 +51,10 @@ def _dims(*placements_) -> set[int]:
 def _lone_swaps(now: list, target: tuple) -> set[int]:
     """Mesh dims going Shard(a) → Shard(b) where no other mesh dim shards a or b,
     before or after: an all_to_all there leaves every nested order as it was."""
-    swaps = set()
-    for k, (before, after) in enumerate(zip(now, target)):
-        if isinstance(before, Shard) and isinstance(after, Shard) and before != after:
-            others = _dims(*(now[:k] + now[k + 1:]), *(target[:k] + target[k + 1:]))
-            if not others & {before.dim, after.dim}:
-                swaps.add(k)
-    return swaps
+    return {k for k, (before, after) in enumerate(zip(now, target))
+            if isinstance(before, Shard) and isinstance(after, Shard) and before != after
+            and not _dims(*now[:k], *now[k + 1:], *target[:k], *target[k + 1:])
+            & {before.dim, after.dim}}
 
 
 def _to_gather(now: list, target: tuple, swap: set[int]) -> set[int]:

@@ -26,7 +26,7 @@ from layoutalg.dtensor.layout import DTensorLayout
 from layoutalg.dtensor.maps import by_pieces, is_flat, names
 from layoutalg.dtensor.placements import Placement, Replicate, Shard
 from layoutalg.errors import DTensorError, describe
-from layoutalg.validate import is_int, nonnegative_int
+from layoutalg.validate import is_int, nonnegative_int, one_of
 
 SIZES = ("pieces", "flat")
 
@@ -54,8 +54,7 @@ class AllGather:
                                f"got {describe(self.mesh_dims)}")
         object.__setattr__(self, "mesh_dims", tuple(sorted(int(k) for k in dims)))
         nonnegative_int(DTensorError, "dim", self.dim, where="AllGather")
-        if self.sizes not in SIZES:
-            raise DTensorError(f"AllGather: sizes must be one of {SIZES}; got {self.sizes!r}")
+        one_of(DTensorError, "sizes", self.sizes, SIZES, where="AllGather")
 
     def __str__(self) -> str:
         flat = "" if self.sizes == "pieces" else ", flat sizes"
@@ -108,14 +107,9 @@ class AllToAll:
         k = before.mesh_shape[m]
         p, q = slot[f"l{self.from_dim}"], slot[f"l{self.to_dim}"]
 
-        def gather(size):
-            return digits(p, ceil_div(size, k))
-
-        def keep(size):
-            return (flatten((a, q), (None, ceil_div(size, k))),)
-
-        rank, row = _per_rank(before, self.from_dim, m, slot, gather)
-        (column,) = _per_rank(before, self.to_dim, m, slot, keep)
+        rank, row = _per_rank(before, self.from_dim, m, slot,
+                              lambda size: digits(p, ceil_div(size, k)))
+        (column,) = _per_rank(before, self.to_dim, m, slot, _kept(a, q, k))
         return _ordered(before, {**slot, f"m{m}": rank, f"l{self.from_dim}": row,
                                  f"l{self.to_dim}": column})
 
@@ -140,16 +134,17 @@ class LocalChunk:
 
     def reads(self, before: DTensorLayout, slot: dict) -> list[sympy.Expr]:
         m, i = self.mesh_dim, self.dim
-        a, k = slot[f"m{m}"], before.mesh_shape[m]
-
-        def keep(size):
-            return (flatten((a, slot[f"l{i}"]), (None, ceil_div(size, k))),)
-
-        (row,) = _per_rank(before, i, m, slot, keep)
+        (row,) = _per_rank(before, i, m, slot, _kept(slot[f"m{m}"], slot[f"l{i}"],
+                                                     before.mesh_shape[m]))
         return _ordered(before, {**slot, f"l{i}": row})
 
 
 Step = AllGather | AllToAll | LocalChunk
+
+
+def _kept(rank, row, parts):
+    """Size ↦ the row ``row`` of rank ``rank``'s own chunk over ``parts`` ranks."""
+    return lambda size: (flatten((rank, row), (None, ceil_div(size, parts))),)
 
 
 def _ordered(layout: DTensorLayout, source: dict) -> list:

@@ -7,11 +7,9 @@
     >>> la.tt.tile_offset(17, 18)
     786
 
-See ``docs/tt.md`` for the model and where it follows TT-Metal rather than
-the seed document's prose. TTNN's ``MemoryConfig`` (object, printed form or
-dict) comes in through ``tensor_spec`` / ``MemoryConfig.of`` (``docs/bridges.md``);
-``check_padded_to_shards``, ``check_padding_disjoint`` and ``check_l1_fit`` /
-``check_l1_guard`` check sharded tensors' padding and L1 budget.
+The model, and where it follows TT-Metal rather than the seed document's
+prose: ``docs/tt.md``; TTNN's ``MemoryConfig`` (through ``tensor_spec`` /
+``MemoryConfig.of``) and the padding and L1-budget checks: ``docs/bridges.md``.
 """
 
 from __future__ import annotations

@@ -1,15 +1,6 @@
-"""Checks of the Tenstorrent family, each asked of Z3 over a page or element map.
-
-- ``check_holds_pages(spec, where, pages)``: the bank or core ``where`` holds
-  exactly ``pages`` (∃p: p ∈ pages ≠ location(p) = where).
-- ``check_page_count(spec, count)``: the tensor has exactly ``count`` pages
-  (every element lands on a page below ``count``, and each of those pages
-  holds an element).
-- ``check_aligned(spec, alignment)``: every page starts at an aligned address.
-- ``check_fits_memory(spec)``: each bank or core holds its pages within its
-  memory (L1 per core, or a DRAM bank), naming the core and the bytes.
-
-Brute-force twins with the same names live in ``tests/oracles/tt.py``.
+"""Checks of the Tenstorrent family, each asked of Z3 over a page or element map
+(the Z3 question of each: ``docs/tt.md``, "Checks and claims"). Brute-force
+twins with the same names live in ``tests/oracles/tt.py``.
 """
 
 from __future__ import annotations
@@ -71,7 +62,8 @@ def holds_reason(m: IndexMap, key, claimed: frozenset[int], page: int, actual) -
 
 def check_holds_pages(subject: object, where: object, pages: object, *, assume=(),
                       timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
-    """The bank or core ``where`` holds exactly the pages ``pages``.
+    """The bank or core ``where`` holds exactly the pages ``pages``
+    (∃p: p ∈ pages ≠ location(p) = where).
 
     >>> from layoutalg.tt import TensorSpec, ShardSpec
     >>> spec = TensorSpec((128, 128), "bfloat16", memory=ShardSpec("BLOCK", (2, 2), (64, 64)),

@@ -1,11 +1,9 @@
 """Device presets: DRAM banks, L1 size, worker grid and alignment.
 
-Numbers are those TT-Metal uses for each architecture: DRAM banks (8 on
-Grayskull, 12 on Wormhole, 8 on Blackhole), L1 bytes per Tensix core, the
-worker (Tensix) grid as ``(x, y) = (columns, rows)``, and the allocator's
-alignment (L1 16 B everywhere; DRAM 32 B on Grayskull/Wormhole, 64 B on
-Blackhole). Real boards may harvest rows of workers and reserve the bottom
-of L1 for firmware; give a smaller grid or a ``base_address`` to model that.
+The numbers are those TT-Metal uses for each architecture (DRAM banks, L1
+bytes per Tensix core, the worker grid as ``(x, y) = (columns, rows)``, the
+allocator's alignment); ``docs/tt.md`` tabulates them. Real boards harvest
+worker rows and reserve the bottom of L1: give a smaller grid or a ``base_address``.
 """
 
 from __future__ import annotations

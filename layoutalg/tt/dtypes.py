@@ -1,9 +1,7 @@
 """Data types a TT-Metal tensor may hold, and their sizes.
 
-Dense types store one element in ``bits // 8`` bytes. The block-float types
-``bfloat8_b`` and ``bfloat4_b`` exist only in TILE layout: each face row
-shares one exponent byte, so a tile is its mantissas plus an exponent
-section (``Tile.tile_bytes``), and a bfloat4_b element is half a byte.
+Block-float ``bfloat8_b`` and ``bfloat4_b`` are TILE only: each face row shares
+one exponent byte (``Tile.tile_bytes``); a bfloat4_b element is half a byte.
 """
 
 from __future__ import annotations

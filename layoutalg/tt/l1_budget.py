@@ -1,27 +1,20 @@
 """L1 per core: what is taken, what is free, and whether a tensor or a circular buffer fits.
 
 A Tensix core's L1 (TT-Metal's allocator, ``tt_metal/impl/allocator``) holds,
-from the bottom: a reserved region up to the base allocator address
-(firmware, kernel config), then the program's static circular buffers growing
-up; L1 buffers (tensors) are allocated from the top down. A program fails
-when the CB region ends above the lowest L1 buffer ("Statically allocated
-circular buffers ... clash with L1 buffers ... L1 buffer allocated at A and
-static circular buffer region ends at B", tt_metal/impl/program/program.cpp).
-
-The room a new CB or tensor really has is the *free* L1, lowest buffer
-address minus CB region end (``get_max_l1_space``). TTNN's
-``to_memory_config`` compared a shard against the *max* L1 (L1 size minus the
-base address: ``l1_size_per_core() - get_base_allocator_addr(L1)`` in
+from the bottom, a reserved region up to the base allocator address, then the
+static circular buffers growing up; L1 buffers are allocated from the top
+down. A program fails when the CB region ends above the lowest L1 buffer
+("Statically allocated circular buffers ... clash with L1 buffers",
+tt_metal/impl/program/program.cpp). The room a new CB or tensor has is the
+*free* L1, lowest buffer address minus CB region end (``get_max_l1_space``);
+TTNN's ``to_memory_config`` compared against the *max* L1
+(``l1_size_per_core() - get_base_allocator_addr(L1)`` in
 ``ttnn/cpp/ttnn/operations/core/to_memory_config/to_memory_config_op.cpp``, the
-lines tt-metal#54991's diff replaces) instead and ran into the clash (tt-metal#54621; tt-metal#54991,
-an open PR, proposes the fix), and the clash message gave no breakdown
-(tt-metal#28835). Here ``max_l1`` is ``l1_bytes - reserved``: it is TTNN's
-guard exactly when ``reserved`` is the base address alone; a ``reserved`` that
-also holds other CBs gives a smaller limit than TTNN's (a guard that admits
-less), so a refutation of it holds for TTNN's guard too.
-``check_l1_fit`` answers with the breakdown of the core that overflows;
-``check_l1_guard`` proves or refutes, for every size at once, that a guard
-admits only what fits.
+lines the open PR tt-metal#54991 replaces) and ran into the clash
+(tt-metal#54621, with no breakdown: tt-metal#28835; ``docs/real-bugs.md``).
+Here ``max_l1`` is ``l1_bytes - reserved``: TTNN's guard exactly when
+``reserved`` is the base address alone, else a smaller limit (a guard that
+admits less), so a refutation of it holds for TTNN's guard too.
 """
 
 from __future__ import annotations

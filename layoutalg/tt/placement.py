@@ -1,20 +1,15 @@
 """Where each page goes: a bank and slot (interleaved) or a core and slot (sharded).
 
 A placement is written once with the core's digit arithmetic
-(``layoutalg.core.tiling``: row-major and colexicographic (un)flattening, a
-round-robin deal), so the same code yields both the page/element index maps
-that Z3 checks and, evaluated, the concrete page locations.
-
-- ``Interleaved``: page ``p`` → bank ``p % B``, slot ``p // B``.
-- ``Sharded2D``: the legacy ShardSpec. Pages form a ``[PH, PW]`` grid cut
-  into shards of ``[sph, spw]`` pages, numbered row-major. HEIGHT and WIDTH
-  give shard ``k`` to the ``k``-th core in orientation order; BLOCK puts
-  shard ``(r, c)`` on core ``(x=c, y=r)`` (ROW_MAJOR) or ``(x=r, y=c)``
-  (COL_MAJOR), which is the same order restricted to the cores the shards
-  use (TT-Metal shrinks a block grid to the shard grid when it converts the
-  spec to N-d sharding). Pages inside a shard are row-major.
-- ``ShardedNd``: shards numbered row-major over the N-d shard grid; shard
-  ``s`` → core ``s % ncores`` at shard slot ``s // ncores``.
+(``layoutalg.core.tiling``: (un)flattening, a round-robin deal), so the same
+code yields the index maps Z3 checks and, evaluated, the page locations.
+The rules (``docs/tt.md``): ``Interleaved``: page ``p`` → bank ``p % B``,
+slot ``p // B``. ``Sharded2D`` (the legacy ShardSpec): shards of the 2D page
+grid numbered row-major; HEIGHT and WIDTH give shard ``k`` to the ``k``-th
+core in orientation order, BLOCK shard ``(r, c)`` to core ``(x=c, y=r)``
+(ROW_MAJOR) or ``(x=r, y=c)`` (COL_MAJOR): TT-Metal shrinks a block grid to
+the shard grid when it converts the spec to N-d sharding. ``ShardedNd``:
+shard ``s`` of the N-d shard grid → core ``s % ncores``, slot ``s // ncores``.
 """
 
 from __future__ import annotations
@@ -122,9 +117,6 @@ class Sharded2D(_OnCores):
         valid = sympy.And(sympy.Lt(pr, self.pages_2d[0]), sympy.Lt(pc, self.pages_2d[1]))
         return (pr, pc), valid
 
-    def shard_count(self) -> int:
-        return self.shard_grid[0] * self.shard_grid[1]
-
 
 @dataclass(frozen=True)
 class ShardedNd(_OnCores):
@@ -149,12 +141,9 @@ class ShardedNd(_OnCores):
     def shard_volume(self) -> int:
         return math.prod(self.shard_pages)
 
-    def shard_count(self) -> int:
-        return math.prod(self.shard_grid)
-
     @property
     def slots(self) -> int:
-        return ceil_div(self.shard_count(), self.cores) * self.shard_volume
+        return ceil_div(math.prod(self.shard_grid), self.cores) * self.shard_volume
 
     def forward(self, coords, pages_2d):
         outer, inner = zip(*(digits(q, s) for q, s in zip(coords, self.shard_pages)))

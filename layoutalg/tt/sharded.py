@@ -1,9 +1,8 @@
 """Shard specifications: ``ShardSpec`` (HEIGHT / WIDTH / BLOCK), ``NdShardSpec``,
 and ``create_sharded_memory_config``, which derives a shard shape from a grid.
 
-A core grid is ``(x, y)``: x counts columns, y rows, as TT-Metal's
-``CoreCoord``. Orientation orders the cores: ROW_MAJOR walks y outer, x
-inner; COL_MAJOR walks x outer, y inner.
+A core grid is ``(x, y)`` = (columns, rows), as TT-Metal's ``CoreCoord``;
+ROW_MAJOR orientation walks y outer, x inner, COL_MAJOR x outer, y inner.
 """
 
 from __future__ import annotations
@@ -102,10 +101,8 @@ class ShardSpec:
 
 @dataclass(frozen=True, init=False)
 class NdShardSpec:
-    """The newer N-d shard spec: a shard shape over every dim of the tensor.
-
-    Shards are numbered row-major over the shard grid; shard ``s`` goes to
-    core ``s % ncores`` (cores in orientation order) at slot ``s // ncores``.
+    """The newer N-d shard spec: a shard shape over every dim of the tensor
+    (placed as ``placement.ShardedNd``).
 
     >>> NdShardSpec((1, 64, 64), (4, 1)).num_cores
     4
@@ -135,14 +132,8 @@ def create_sharded_memory_config(
     orientation: str | None = None,
     use_height_and_width_as_shard_shape: bool = False,
 ) -> ShardSpec:
-    """Derive a ``ShardSpec`` as ``ttnn.create_sharded_memory_config`` does.
-
-    The tensor is seen as ``[prod(shape[:-1]), shape[-1]]``. BLOCK divides
-    the height by the grid's rows and the width by its columns (COL_MAJOR
-    swaps them); HEIGHT divides the height, WIDTH the width, by all cores;
-    an uneven grid is refused with TTNN's ``Invalid sharding core_grid``. With
-    ``use_height_and_width_as_shard_shape`` the last two dims *are* the shard
-    shape, COL_MAJOR swapping them to ``(width, height)`` as in TTNN.
+    """Derive a ``ShardSpec`` as ``ttnn.create_sharded_memory_config`` does (the
+    rules: ``docs/tt.md``, "Deriving a shard shape").
 
     >>> create_sharded_memory_config((2, 64, 128), (4, 2), "BLOCK").shard_shape
     (64, 32)

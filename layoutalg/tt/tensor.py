@@ -1,12 +1,8 @@
 """``TensorSpec``: a TT-Metal tensor's shape, pages and where each page lives.
 
-A tensor is viewed in 2D as ``[prod(shape[:-1]), shape[-1]]``. TILE tensors
-first pad the last two dims of the N-d shape to tile multiples
-(``[3, 40, 50]`` → ``[3, 64, 64]`` → 2D ``[192, 64]``); a rank-1 tensor is
-one row. ROW_MAJOR pages are rows (a shard's width when WIDTH or BLOCK
-sharded); TILE pages are tiles. Pages are numbered row-major over the 2D
-page grid and placed by the memory config (``placement``); every page
-occupies ``align_up(page_bytes, alignment)`` bytes of its bank or core.
+The 2D view, tile padding, pages and alignment are those of ``docs/tt.md``
+("The model"): ``[3, 40, 50]`` → ``[3, 64, 64]`` → 2D ``[192, 64]``; pages are
+numbered row-major over the 2D page grid and placed by the memory config.
 """
 
 from __future__ import annotations
@@ -162,7 +158,7 @@ class TensorSpec:
 
     @property
     def num_pages(self) -> int:
-        """
+        """Pages of the tensor.
         >>> TensorSpec((64, 64), "bfloat16", layout="ROW_MAJOR").num_pages
         64
         """
@@ -252,9 +248,7 @@ class TensorSpec:
         if not is_int(page) or not 0 <= page < self.num_pages:
             raise TTError(f"page must be an int in [0, {self.num_pages}); got {describe(page)}")
         image = self.page_map()(int(page))
-        if self.is_sharded:
-            return (image[0], image[1]), image[2]
-        return image[0], image[1]
+        return ((image[0], image[1]), image[2]) if self.is_sharded else (image[0], image[1])
 
     def _slots_table(self) -> dict[Location, list[int | None]]:
         pages = np.arange(self.num_pages, dtype=np.int64)

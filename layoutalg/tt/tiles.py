@@ -1,14 +1,8 @@
 """Tiles and faces: where an element sits inside one tile page.
 
-A tile is stored face by face. Faces are at most 16 wide and 16 tall; they
-follow each other in row-major face order, and elements inside a face are
-row-major. For the default 32×32 tile:
-``offset = (2·(i//16) + j//16)·256 + (i%16)·16 + j%16``.
-
-The tile shapes and their faces are TT-Metal's (``TILE_FACE_HW_CHOICES``):
-32×32, 16×32, 32×16 and 16×16 tiles have 16×16 faces; the short tiles
-8×32, 4×32, 2×32, 1×32 have faces as short as the tile (8×16 … 1×16), so
-they hold two faces side by side; 8×16 … 1×16 tiles are a single face.
+A tile is stored face by face (faces at most 16×16, in row-major face order,
+row-major inside), as ``docs/tt.md`` tabulates. The tile shapes and their
+faces are TT-Metal's (``TILE_FACE_HW_CHOICES``).
 """
 
 from __future__ import annotations

@@ -9,9 +9,8 @@ BLOCK_SHARDED), ``buffer_type`` (DRAM or L1), and a ``shard_spec``
 (``shard_shape`` over every dim, ``grid``, ``orientation``,
 ``shard_distribution_strategy``). ``MemoryConfig.of`` reads TTNN's objects by
 those fields, or a dict of them; ``tensor_spec`` pairs one with a shape and
-dtype into the family's ``TensorSpec``. ``ttnn`` is never imported: its PyPI
-wheel is built for CPython 3.10 only, so elsewhere the plain forms are the way
-in; on a 3.10 machine with ``ttnn``, pass its objects as they are.
+dtype into the family's ``TensorSpec``. ``ttnn`` (a CPython 3.10 wheel) is never
+imported (``docs/bridges.md``).
 """
 
 from __future__ import annotations

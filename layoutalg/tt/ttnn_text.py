@@ -9,10 +9,10 @@ tt-metal's graph-capture tests and model configs) as::
                  physical_shard_shape=std::nullopt),nd_shard_spec=std::nullopt,
                  created_with_nd_shard_spec=0)
 
-``parse_memory_config`` turns that text into the dict ``MemoryConfig.of``
-reads: enum values by name, ``std::nullopt`` as None, ``{a, b}`` and
-``Shape([...])`` as int lists, a core range set as ``((x0, y0), (x1, y1))``
-pairs. Older prints separate fields with ``;``; both are read.
+``parse_memory_config`` turns it into the dict ``MemoryConfig.of`` reads: enums
+by name, ``std::nullopt`` as None, ``{a, b}`` and ``Shape([...])`` as int lists,
+a core range set as ``((x0, y0), (x1, y1))`` pairs; fields split by ``,`` or
+(older prints) ``;``.
 """
 
 from __future__ import annotations
@@ -80,8 +80,7 @@ def _value(token: str, text: str):
         if ranges:
             return [((int(a), int(b)), (int(c), int(d))) for a, b, c, d in ranges]
         return [_value(part, text) for part in _split(inner, text)] if inner else []
-    call = _CALL.match(token)
-    if call:
+    if call := _CALL.match(token):
         name, inner = call.groups()
         if name == "Shape":
             return _value(inner, text)
