@@ -1,19 +1,15 @@
 """Bank conflicts of lanes that access memory together (shared memory, channels).
 
-An access map sends ``(step…, lane)`` to a byte address: the lanes (threads
-of a warp, DMA streams) of one step issue together. With banks of
-``bank_bytes`` bytes, ``bank = (addr // bank_bytes) % num_banks``; two lanes
-of a step conflict when they hit one bank at different words (the same word
-is a broadcast, not a conflict). A memory-channel decoder
-(:class:`~layoutalg.channel.interleave.Interleave`, optionally swizzled) can
-stand in for the banks; channels do not broadcast.
-
-For 16-byte vector accesses (``ld.shared.v4``, ``ldmatrix``) the 32 four-byte
-banks serve a quarter-warp of 8 lanes per phase, and a 16-byte-aligned access
-covers 4 consecutive banks, so conflicts within a phase are exactly conflicts
-on ``Banks(num_banks=8, bank_bytes=16)``. :func:`check_bank_conflicts` states
-that with a :class:`~layoutalg.channel.bank_model.BankModel` (phases, access
-width, reads and writes) and reports the conflict degree.
+An access map sends ``(step…, lane)`` to a byte address; the lanes (threads
+of a warp, DMA streams) of one step issue together. Two lanes of a step
+conflict when they hit one bank, ``(addr // bank_bytes) % num_banks``, at
+different words (one word is a broadcast). An
+:class:`~layoutalg.channel.interleave.Interleave` channel decoder (optionally
+swizzled) can stand in for the banks; channels do not broadcast. 16-byte
+vector accesses (``ld.shared.v4``, ``ldmatrix``) are served 8 lanes per
+phase, each covering 4 consecutive banks: exactly ``Banks(8, 16)``.
+:func:`check_bank_conflicts` states phases, access width, reads and writes
+with a :class:`~layoutalg.channel.bank_model.BankModel` and reports degrees.
 """
 
 from __future__ import annotations
@@ -81,16 +77,13 @@ def check_bank_conflict_free(
     if method == "enumeration":
         return _enumerated(access, resource, lane, subject, start, "", assume, timeout_ms)
     x, bounds = q.unknowns(access.domain)
-    other = sympy.Symbol(f"{lane}'", integer=True, nonnegative=True)
-    bounds = bounds + [query.Bounded(other, 0, access.domain.extents[position])]
-    y = x[:position] + (other,) + x[position + 1:]
     (a,) = q.images(access, x)
-    (b,) = substitute_exprs(access.exprs, access.domain.symbols, y)
+    (other,), (b,), more = _other_lanes(access, x, position, 1)
     constraints = [sympy.Lt(x[position], other), q.eq(resource_of(resource, a),
                                                       resource_of(resource, b))]
     if isinstance(resource, Banks):
         constraints.append(q.ne(resource.word(a), resource.word(b)))
-    outcome = q.run(bounds, constraints, [access], assume=assume, timeout_ms=timeout_ms)
+    outcome = q.run(bounds + more, constraints, [access], assume=assume, timeout_ms=timeout_ms)
     if outcome.answer == "unsat":
         return q.result(Status.PROVED, "bank_conflict_free", subject, start,
                         reason=f"the lanes of every step use distinct banks of {resource}")
@@ -108,7 +101,7 @@ def check_bank_conflict_free(
     return q.result(
         Status.REFUTED, "bank_conflict_free", subject, start,
         counterexample={**q.named(access.domain.names, point), f"{lane}'": second,
-                        **{str(k): int(v) for k, v in params.items()}},
+                        **_sizes(params)},
         reason=f"conflict at step {_step_text(access, lane, point)}: {lane} {point[position]} "
         f"(byte {first_addr}) and {lane} {second} (byte {second_addr}) both use bank "
         f"{int(resource_of(resource, first_addr))} of {resource}{q.params_text(params)}")
@@ -183,18 +176,12 @@ def check_bank_conflicts(
             where = q.concrete(access, params)(*point)[0]
             return q.result(Status.REFUTED, "bank_conflicts", subject, start,
                             counterexample={**q.named(access.domain.names, point),
-                                            "address": int(where),
-                                            **{str(k): int(v) for k, v in params.items()}},
+                                            "address": int(where), **_sizes(params)},
                             reason=f"{lane} {point[position]} accesses byte {where}, not a "
                             f"multiple of the {model.access_bytes}-byte access"
                             f"{q.params_text(params)}")
-    lanes = [x[position]] + [sympy.Symbol(lane + "'" * k, integer=True, nonnegative=True)
-                             for k in range(1, max_degree + 1)]
-    extent = access.domain.extents[position]
-    bounds = bounds + [query.Bounded(s, 0, extent) for s in lanes[1:]]
-    images = [a] + [substitute_exprs(access.exprs, access.domain.symbols,
-                                     x[:position] + (s,) + x[position + 1:])[0]
-                    for s in lanes[1:]]
+    others, other_images, more = _other_lanes(access, x, position, max_degree)
+    lanes, images, bounds = [x[position], *others], [a, *other_images], bounds + more
     constraints = [sympy.Lt(p, r) for p, r in zip(lanes, lanes[1:])]
     constraints.append(q.eq(model.phase(lanes[0]), model.phase(lanes[-1])))
     constraints += [q.eq(model.bank(images[0]), model.bank(b)) for b in images[1:]]
@@ -270,11 +257,26 @@ def _refuted(access, model, lane, op, outcome, x, lanes, subject, start) -> Chec
     return q.result(
         Status.REFUTED, "bank_conflicts", subject, start,
         counterexample={**q.named(access.domain.names, point), f"{lane}'": second,
-                        "bank": bank, "degree": degree,
-                        **{str(k): int(v) for k, v in params.items()}},
+                        "bank": bank, "degree": degree, **_sizes(params)},
         reason=f"{degree}-way conflict at step {_step_text(access, lane, point)}: {lane} {first} "
         f"(byte {byte_a}) and {lane} {second} (byte {byte_b}) both use bank {bank} in phase "
         f"{model.phase(first)}{q.params_text(params)}")
+
+
+def _other_lanes(access, x, position: int, count: int):
+    """``count`` more lanes ``lane'``, ``lane''``… of the step of point ``x``: their
+    symbols, the access map's address at each, and their bounds."""
+    lane = access.domain.names[position]
+    symbols = [sympy.Symbol(lane + "'" * k, integer=True, nonnegative=True)
+               for k in range(1, count + 1)]
+    images = [substitute_exprs(access.exprs, access.domain.symbols,
+                               x[:position] + (s,) + x[position + 1:])[0] for s in symbols]
+    extent = access.domain.extents[position]
+    return symbols, images, [query.Bounded(s, 0, extent) for s in symbols]
+
+
+def _sizes(params) -> dict[str, int]:
+    return {str(k): int(v) for k, v in params.items()}
 
 
 def _step_text(access, lane: str, point) -> str:

@@ -1,19 +1,14 @@
 """Address → channel decoders: modulo interleave and address ranges.
 
-A memory with N channels decodes a byte address in one of two ways:
-
 - **interleave** (seed 003, "Key insight"): consecutive ``granule``-byte
   blocks go to consecutive channels, ``channel = (addr // granule) % N``,
-  and the block lands at ``(addr // (granule·N))·granule + addr % granule``
-  inside its channel: the core's round-robin deal (``core.tiling.deal``).
-  Memory controllers often hash higher address bits into the channel
-  bits; pass a :class:`~layoutalg.channel.swizzle.Swizzle`
-  to apply one to the address first.
-- **range**: channel c owns ``[c·channel_bytes, (c+1)·channel_bytes)``,
-  ``channel = addr // channel_bytes``.
+  the core's round-robin deal (``core.tiling.deal``); memory controllers
+  often hash higher address bits into the channel bits, so a
+  :class:`~layoutalg.channel.swizzle.Swizzle` may be applied first.
+- **range**: channel c owns ``[c·channel_bytes, (c+1)·channel_bytes)``.
 
-Each decoder works on ints, on NumPy int arrays (bitwise swizzles) and on
-SymPy expressions (the index vocabulary, for Z3).
+Each decoder works on ints, NumPy int arrays (bitwise swizzles) and SymPy
+expressions (for Z3).
 """
 
 from __future__ import annotations
@@ -81,10 +76,6 @@ class Interleave:
         return IndexMap(domain, codomain, [self.channel(a), self.offset(a)], inverse=inverse,
                         name=name or str(self))
 
-    def channel_map(self, address_bytes: Extent) -> IndexMap:
-        """``[addr] → [channel]``: the resource map of a conflict check."""
-        return _channel_map(self, address_bytes, "Interleave.channel_map")
-
     def __str__(self) -> str:
         hashed = "" if self.swizzle is None else f" after {self.swizzle}"
         return f"interleave({self.num_channels} channels × {self.granule} B{hashed})"
@@ -128,19 +119,8 @@ class ByRange:
                         inverse=[flatten((c, o), (None, self.channel_bytes))],
                         name=name or str(self))
 
-    def channel_map(self, address_bytes: Extent) -> IndexMap:
-        """``[addr] → [channel]``: the resource map of a conflict check."""
-        return _channel_map(self, address_bytes, "ByRange.channel_map")
-
     def __str__(self) -> str:
         return f"range({self.num_channels} channels × {self.channel_bytes} B)"
 
 
 __all__ = ["ByRange", "Interleave"]
-
-
-def _channel_map(decoder: Interleave | ByRange, address_bytes: Extent, where: str) -> IndexMap:
-    domain = Space(addr=positive_size(ChannelError, "address_bytes", address_bytes, where=where))
-    (a,) = domain.symbols
-    return IndexMap(domain, Space(channel=decoder.num_channels), [decoder.channel(a)],
-                    name=str(decoder))

@@ -1,31 +1,14 @@
 """The iteration space of a tiled matmul schedule, and which tiles it reads together.
 
-One iteration ``(ti, tj, tk)`` of ``C += A × B`` touches ``A[ti, tk]``,
-``B[tk, tj]`` and ``C[ti, tj]``. Every schedule visits the same
-``m × n × k`` box; the loop order only decides which operand stays resident
-in the PEs, and so which two tiles stream from memory *at the same time*:
-
-| dataflow | loop order (outer → inner) | resident | streamed together |
-|---|---|---|---|
-| ``"os"`` output-stationary | ti → tj → tk | C | A, B |
-| ``"ws"`` weight-stationary | tk → tj → ti | B | A, C (partial sums) |
-| ``"is"`` input-stationary | tk → ti → tj | A | B, C (partial sums) |
-
-A tuple of matrix names (``("A", "B", "C")``) names the concurrent set
-directly. Loads that overlap *across* iterations (prefetching the next
-tiles, draining C) are outside this model.
-
-Two grains of concurrency:
-
-- ``"tile"``: a tile is one access, on the channel of its base address (the
-  seed's model). Sound only where every tile sits on one channel — see
-  :func:`layoutalg.channel.check_single_channel`.
-- ``"beat"``: the tiles stream in lockstep, one ``interleave``-byte granule
-  per beat; iteration ``(ti, tj, tk, beat)`` reads granule ``beat`` of each.
-
-and a third for whole-tile transfers in no particular beat order:
-``"footprint"``: two tiles conflict if any granule of one shares a channel
-with any granule of the other (dims ``beat_A``, ``beat_B``, …).
+One iteration ``(ti, tj, tk)`` touches ``A[ti, tk]``, ``B[tk, tj]`` and
+``C[ti, tj]``; the loop order (``LOOP_ORDERS``) decides which operand stays
+resident (``RESIDENT``) and so which tiles stream together (``DATAFLOWS``;
+a tuple of matrix names names the set directly). Grains (``GRAINS``):
+``"tile"`` (one access on the base address's channel, sound where
+:func:`layoutalg.channel.check_single_channel` holds), ``"beat"`` (granules
+in lockstep, dim ``beat``) and ``"footprint"`` (any granule against any,
+dims ``beat_A``…). ``docs/channel.md`` has the tables; loads that overlap
+across iterations are outside the model.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import KW_ONLY, dataclass, field, replace
+from functools import cached_property, partial
 
 import numpy as np
 import sympy
@@ -21,7 +21,7 @@ OPTIONS = ("matrix", "round_robin", "iteration_aware", "hardware")
 PAIRED = ("iteration_aware", "hardware")  # A on even, B on odd channels
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class ChannelLayout:
     """The tiles of ``C = A × B`` (A ``m×k``, B ``k×n``, C ``m×n`` tiles) over N channels.
 
@@ -50,43 +50,26 @@ class ChannelLayout:
     """
 
     option: str
+    _: KW_ONLY
     num_channels: Extent
     m_tiles: Extent
     n_tiles: Extent
     k_tiles: Extent
     tile_bytes: int
-    interleave: int
-    channel_bytes: Extent
+    interleave: int = 64
+    channel_bytes: Extent | None = None
     name: str | None = field(default=None, compare=False)
 
-    def __init__(self, option: str, *, num_channels, m_tiles, n_tiles, k_tiles, tile_bytes,
-                 interleave: int = 64, channel_bytes: int | None = None,
-                 name: str | None = None) -> None:
-        owner = "ChannelLayout"
-        set_ = object.__setattr__
-        set_(self, "option", one_of(ChannelError, "option", option, OPTIONS, where=owner))
-        for key, value in (("num_channels", num_channels), ("m_tiles", m_tiles),
-                           ("n_tiles", n_tiles), ("k_tiles", k_tiles)):
-            set_(self, key, positive_size(ChannelError, key, value, where=owner))
-        set_(self, "tile_bytes", positive_int(ChannelError, "tile_bytes", tile_bytes, where=owner))
-        set_(self, "interleave", positive_int(ChannelError, "interleave", interleave, where=owner))
-        if name is not None and not isinstance(name, str):
-            raise ChannelError(f"{owner}: name must be a string; got {describe(name)}")
-        set_(self, "name", name)
-        self._check_rules()
-        if channel_bytes is None:
-            set_(self, "channel_bytes", _tidy(opt.CAPACITY[self.option](self)))
-        else:
-            set_(self, "channel_bytes", positive_int(ChannelError, "channel_bytes", channel_bytes,
-                                                     where=owner))
-            if self.range_decoded and channel_bytes % self.tile_bytes:
-                raise ChannelError(
-                    f"{owner}: channel_bytes must be a multiple of tile_bytes "
-                    f"({self.tile_bytes}) for option {self.option!r}, whose channels hold whole "
-                    f"tiles; got {channel_bytes}")
-
-    def _check_rules(self) -> None:
-        owner, n = "ChannelLayout", self.num_channels
+    def __post_init__(self) -> None:
+        owner, set_ = "ChannelLayout", partial(object.__setattr__, self)
+        set_("option", one_of(ChannelError, "option", self.option, OPTIONS, where=owner))
+        for key in ("num_channels", "m_tiles", "n_tiles", "k_tiles"):
+            set_(key, positive_size(ChannelError, key, getattr(self, key), where=owner))
+        for key in ("tile_bytes", "interleave"):
+            set_(key, positive_int(ChannelError, key, getattr(self, key), where=owner))
+        if self.name is not None and not isinstance(self.name, str):
+            raise ChannelError(f"{owner}: name must be a string; got {describe(self.name)}")
+        n = self.num_channels
         if self.tile_bytes % self.interleave:
             raise ChannelError(
                 f"{owner}: tile_bytes must be a multiple of interleave ({self.interleave}), so "
@@ -99,6 +82,16 @@ class ChannelLayout:
             raise ChannelError(
                 f"{owner}: num_channels must be an int of at least 3 for option 'matrix' (one "
                 f"channel group per matrix A, B, C); got {n}")
+        if self.channel_bytes is None:
+            set_("channel_bytes", _tidy(opt.CAPACITY[self.option](self)))
+            return
+        set_("channel_bytes", positive_int(ChannelError, "channel_bytes", self.channel_bytes,
+                                           where=owner))
+        if self.range_decoded and self.channel_bytes % self.tile_bytes:
+            raise ChannelError(
+                f"{owner}: channel_bytes must be a multiple of tile_bytes "
+                f"({self.tile_bytes}) for option {self.option!r}, whose channels hold whole "
+                f"tiles; got {self.channel_bytes}")
 
     # -- structure ---------------------------------------------------------------------------
 
@@ -182,10 +175,8 @@ class ChannelLayout:
     def index_map(self) -> IndexMap:
         """``[tile] → [channel, offset]``: base location of every tile, numbered A, B, C
         row-major (the seed's global tile index); pictures colour tiles by channel."""
-        (address,) = self._tile_address().exprs
-        dec = self.decoder
-        return IndexMap(self._tile_address().domain, self._location_space(),
-                        [dec.channel(address), dec.offset(address)], name=self.label)
+        tiles = self._tile_address()
+        return self._decoded(tiles.domain, tiles.exprs[0], self.label)
 
     def layout_steps(self) -> tuple[IndexMap, IndexMap]:
         """``index_map()`` as its two steps: global tile → its base byte
@@ -200,12 +191,9 @@ class ChannelLayout:
         >>> to_address(5), decode(1280)   # B's tile (0, 1): the 6th tile, dealt to channel 1
         ((1280,), (1, 256))
         """
-        memory = self._tile_address().codomain
-        (a,) = memory.symbols
-        dec = self.decoder
-        decode = IndexMap(memory, self._location_space(), [dec.channel(a), dec.offset(a)],
-                          name=f"decode: {dec}")
-        return self._tile_address(), decode
+        tiles = self._tile_address()
+        memory = tiles.codomain
+        return tiles, self._decoded(memory, memory.symbols[0], f"decode: {self.decoder}")
 
     def _tile_address(self) -> IndexMap:
         """Global tile → base byte address, one piece per matrix (A, B, C row-major)."""
@@ -221,8 +209,11 @@ class ChannelLayout:
         return IndexMap(space, Space(address=self.memory_bytes), [sympy.Piecewise(*pieces)],
                         name="tile base address")
 
-    def _location_space(self) -> Space:
-        return Space(channel=self.num_channels, offset=_as_extent(self.channel_bytes))
+    def _decoded(self, domain: Space, address, name: str) -> IndexMap:
+        """``domain → [channel, offset]`` of ``address`` under the decoder."""
+        dec, space = self.decoder, Space(channel=self.num_channels,
+                                         offset=_as_extent(self.channel_bytes))
+        return IndexMap(domain, space, [dec.channel(address), dec.offset(address)], name=name)
 
     # -- concrete look-ups ---------------------------------------------------------------------
 
@@ -258,14 +249,9 @@ class ChannelLayout:
         subs = {by_name[k]: positive_int(ChannelError, k, v, where="bind")
                 for k, v in values.items()}
 
-        def put(value):
-            return _tidy(sympy.sympify(value).subs(subs))
-
-        return ChannelLayout(
-            self.option, num_channels=put(self.num_channels), m_tiles=put(self.m_tiles),
-            n_tiles=put(self.n_tiles), k_tiles=put(self.k_tiles), tile_bytes=self.tile_bytes,
-            interleave=self.interleave, name=self.name,
-            channel_bytes=None if is_symbolic(self.channel_bytes) else self.channel_bytes)
+        sizes = ("num_channels", "m_tiles", "n_tiles", "k_tiles")
+        return replace(self, **{k: _tidy(sympy.sympify(getattr(self, k)).subs(subs)) for k in sizes},
+                       channel_bytes=None if is_symbolic(self.channel_bytes) else self.channel_bytes)
 
     def __str__(self) -> str:
         return (f"{self.label}: {self.decoder}, {self.beats} beats of {self.interleave} B "
@@ -294,7 +280,6 @@ def _as_extent(value):
 
 def _tidy(value):
     if isinstance(value, sympy.Basic):
-        value = sympy.sympify(value)
         return int(value) if value.is_Integer else value
     return int(value)
 

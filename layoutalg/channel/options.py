@@ -1,32 +1,17 @@
 """The four tile → address schemes of seed 003, as formulas.
 
 Every formula takes a tile's row and column ``(r, c)`` in its matrix's tile
-grid — A is ``(ti, tk)``, B ``(tk, tj)``, C ``(ti, tj)`` — and works alike on
-ints, NumPy int arrays and SymPy expressions, so one definition serves
-``layout.address``, vectorized enumeration and the Z3 queries.
-
-Sizes: ``m, n, k`` tiles (C is m × n, A m × k, B k × n), ``N`` channels,
-``T`` bytes per tile, ``g`` bytes per interleave granule (one beat).
-
-- ``matrix`` (option 1): channels split into three contiguous groups,
-  sizes ``⌈N/3⌉, ⌊(N+1)/3⌋, ⌊N/3⌋`` for A, B, C (the seed's 2/1/1 for N = 4
-  and 3/3/2 for N = 8); each matrix row-major from its group's first byte;
-  channels decoded by range.
-- ``round_robin`` (option 2): one global tile index (A, then B, then C, each
-  row-major), tile G at ``G·T``; channel ``G mod N`` — interleave at tile
-  granularity.
-- ``iteration_aware`` (option 3): with H = N/2, ``A[ti,tk]`` on channel
-  ``2·((ti+tk) mod H)``, ``B[tk,tj]`` on ``2·((tk+tj) mod H) + 1``,
-  ``C[ti,tj]`` on ``2·((ti+tj) mod H)``; inside a channel each matrix row
-  gets ``⌈cols/H⌉`` tile slots (dense when H divides cols), C after A;
-  address ``channel·channel_bytes + slot·T``; decoded by range.
-- ``hardware`` (option 4): the seed's ``layout_tiles``: walk the tiles in
-  order, putting each A or B tile at the first granule at or after the
-  previous tile's end whose interleave channel is its target (A on
-  ``2·((ti+tk) mod H)``, B on ``2·((tk+tj) mod H) + 1``), C tiles packed
-  after; decoded by interleave at ``g``. The walk has a closed form (see
-  :func:`hardware_granule`), checked against a port of the seed's loop in
-  the tests.
+grid (A ``(ti, tk)``, B ``(tk, tj)``, C ``(ti, tj)``) and works alike on ints,
+NumPy int arrays and SymPy expressions, so one definition serves
+``layout.address``, vectorized enumeration and the Z3 queries. The options
+(``docs/channel.md`` tabulates their formulas): ``matrix`` (option 1, channel
+groups of ``⌈N/3⌉, ⌊(N+1)/3⌋, ⌊N/3⌋`` for A, B, C, range-decoded),
+``round_robin`` (option 2, global tile G at ``G·T``, channel ``G mod N``),
+``iteration_aware`` (option 3, with H = N/2: A on ``2·((ti+tk) mod H)``, B on
+``2·((tk+tj) mod H) + 1``, C on ``2·((ti+tj) mod H)``, ``⌈cols/H⌉`` slots per
+matrix row, C after A, range-decoded) and ``hardware`` (option 4, the seed's
+``layout_tiles`` walk in closed form, :func:`hardware_granule`, checked
+against a port of the seed's loop in the tests).
 """
 
 from __future__ import annotations
@@ -43,9 +28,7 @@ TILE_DIMS = {"A": ("ti", "tk"), "B": ("tk", "tj"), "C": ("ti", "tj")}
 
 
 def vmax(*values):
-    if is_symbolic(*values):
-        return sympy.Max(*values)
-    return max(int(v) for v in values)
+    return sympy.Max(*values) if is_symbolic(*values) else max(int(v) for v in values)
 
 
 def grid(sizes, matrix: str):
@@ -59,11 +42,8 @@ def linear(s, matrix, r, c):
     return flatten((r, c), grid(s, matrix))
 
 
-# -- option 1: matrix-level channel groups ------------------------------------------------
-
-
 def matrix_groups(n_channels):
-    """``(first channel, channel count)`` of A, B, C."""
+    """Option 1: ``(first channel, channel count)`` of A, B, C."""
     a, b, c = (n_channels + 2) // 3, (n_channels + 1) // 3, n_channels // 3
     return {"A": (0, a), "B": (a, b), "C": (a + b, c)}
 
@@ -92,11 +72,8 @@ def matrix_units(s, matrix, r, c, channel_bytes):
     return s.tile_bytes, first * (channel_bytes // s.tile_bytes) + linear(s, matrix, r, c)
 
 
-# -- option 2: tile round-robin --------------------------------------------------------------
-
-
 def global_tile(s, matrix, r, c):
-    """The seed's ``get_global_tile_index``: A, then B, then C, each row-major."""
+    """Option 2: the seed's ``get_global_tile_index``: A, then B, then C, each row-major."""
     m, n, k = s.m_tiles, s.n_tiles, s.k_tiles
     start = {"A": 0, "B": m * k, "C": m * k + k * n}[matrix]
     return start + linear(s, matrix, r, c)
@@ -107,28 +84,13 @@ def total_tiles(s):
     return m * k + k * n + m * n
 
 
-def round_robin_address(s, matrix, r, c, channel_bytes):
-    return global_tile(s, matrix, r, c) * s.tile_bytes
-
-
 def round_robin_units(s, matrix, r, c, channel_bytes):
     return s.tile_bytes, global_tile(s, matrix, r, c)
 
 
-def round_robin_capacity(s):
-    return s.tile_bytes * cdiv(total_tiles(s), s.num_channels)
-
-
-# -- option 3: iteration-aware even/odd channels -----------------------------------------------
-
-
-def half(n_channels):
-    return n_channels // 2
-
-
 def iteration_aware_slot(s, matrix, r, c):
-    """Designed ``(channel, slot)``: the tile sits at ``slot · tile_bytes`` in its channel."""
-    h = half(s.num_channels)
+    """Option 3: designed ``(channel, slot)``; the tile sits at ``slot · tile_bytes``."""
+    h = s.num_channels // 2
     per_a, per_c = cdiv(s.k_tiles, h), cdiv(s.n_tiles, h)
     start, per = {"A": (0, per_a), "B": (0, per_c), "C": (s.m_tiles * per_a, per_c)}[matrix]
     channel = 2 * deal_part(r + c, h, lazy=True) + (1 if matrix == "B" else 0)
@@ -152,16 +114,13 @@ def iteration_aware_units(s, matrix, r, c, channel_bytes):
 
 
 def iteration_aware_capacity(s):
-    h = half(s.num_channels)
+    h = s.num_channels // 2
     per_a, per_c = cdiv(s.k_tiles, h), cdiv(s.n_tiles, h)
     return s.tile_bytes * vmax(s.m_tiles * (per_a + per_c), s.k_tiles * per_c)
 
 
-# -- option 4: hardware interleave with targeted base addresses ----------------------------------
-
-
 def hardware_granule(s, matrix, r, c):
-    """Granule index of a tile's base address under the seed's greedy walk.
+    """Option 4: granule index of a tile's base address under the seed's greedy walk.
 
     With ``t = T/g`` granules per tile and ``d = t mod N``, each targeted
     tile starts ``t + ((target − previous target − d) mod N)`` granules
@@ -188,14 +147,6 @@ def hardware_granule(s, matrix, r, c):
     return last_b + t + (r * n + c) * t
 
 
-def hardware_address(s, matrix, r, c, channel_bytes):
-    return hardware_granule(s, matrix, r, c) * s.interleave
-
-
-def hardware_units(s, matrix, r, c, channel_bytes):
-    return s.interleave, hardware_granule(s, matrix, r, c)
-
-
 def hardware_capacity(s):
     end = hardware_granule(s, "C", s.m_tiles - 1, s.n_tiles - 1) + s.tile_bytes // s.interleave
     return s.interleave * cdiv(end, s.num_channels)
@@ -203,9 +154,9 @@ def hardware_capacity(s):
 
 ADDRESS = {
     "matrix": matrix_address,
-    "round_robin": round_robin_address,
+    "round_robin": lambda s, matrix, r, c, _: global_tile(s, matrix, r, c) * s.tile_bytes,
     "iteration_aware": iteration_aware_address,
-    "hardware": hardware_address,
+    "hardware": lambda s, matrix, r, c, _: hardware_granule(s, matrix, r, c) * s.interleave,
 }
 PLACE = {"matrix": matrix_place, "iteration_aware": iteration_aware_place}
 # (unit bytes, unit count): the address is their product, the unit an integer
@@ -214,11 +165,11 @@ UNITS = {
     "matrix": matrix_units,
     "round_robin": round_robin_units,
     "iteration_aware": iteration_aware_units,
-    "hardware": hardware_units,
+    "hardware": lambda s, matrix, r, c, _: (s.interleave, hardware_granule(s, matrix, r, c)),
 }
 CAPACITY = {
     "matrix": matrix_capacity,
-    "round_robin": round_robin_capacity,
+    "round_robin": lambda s: s.tile_bytes * cdiv(total_tiles(s), s.num_channels),
     "iteration_aware": iteration_aware_capacity,
     "hardware": hardware_capacity,
 }

@@ -8,19 +8,13 @@ permutes offsets by
     zzz_msk = bit_msk << (M - min(0, S))
     apply(x) = x ^ shiftr(x & yyy_msk, S)      (shiftr by a negative S shifts left)
 
-with ``M >= 0``, ``B >= 0`` and ``|S| >= B`` (its static_asserts), so the B
-bits at ``M + max(0, S)`` (the "row") are XORed into the B bits at
-``M + max(0, -S)`` (the "column" the banks see), and the lowest M bits stay.
-GPU kernels lay shared-memory tiles out this way so that a column of a
-row-major tile spreads over all banks.
-
-:meth:`Swizzle.expr` writes exactly that with the core bit operations
-(:mod:`layoutalg.core.bits`), which Z3 decides for symbolic tile sizes
-(``layoutalg.verify.z3_backend``: only the touched bits are blasted). An index
-map or a ``CuteLayout`` composes with it (:meth:`Swizzle.after`), as CuTe's
-``ComposedLayout<Swizzle, 0, Layout>`` does. :func:`xor_expr` keeps the old
-arithmetic form (``//`` and ``%`` digit sums) for the measurements in
-``bench/bitvector.py``.
+with ``M >= 0``, ``B >= 0`` and ``|S| >= B`` (its static_asserts): the B bits
+at ``M + max(0, S)`` are XORed into the B bits at ``M + max(0, -S)`` and the
+lowest M bits stay. :meth:`Swizzle.expr` writes that with the core bit
+operations (:mod:`layoutalg.core.bits`), which Z3 decides for symbolic tile
+sizes; :meth:`Swizzle.after` composes it after an index map or
+``CuteLayout`` (CuTe's ``ComposedLayout<Swizzle, 0, Layout>``);
+:func:`xor_expr` keeps the old ``//``/``%`` form for ``bench/bitvector.py``.
 """
 
 from __future__ import annotations

@@ -63,10 +63,8 @@ def check_meets_compulsory(subject: Schedule | SeedReuse, operand: str | None = 
     short = [sympy.Lt(num, comp * den, evaluate=False) for num, den, comp in
              (claims[x] for x in chosen)]
     schedule = subject.schedule if isinstance(subject, SeedReuse) else subject
-    parameters = _parameters(*(v for x in chosen for v in claims[x]), *schedule.assumptions)
-    assumptions = [*q.checked_assumptions(assume, parameters), *schedule.assumptions]
-    outcome = q.ask([], [sympy.Or(*short)], parameters=parameters, assumptions=assumptions,
-                    timeout_ms=timeout_ms)
+    parameters, outcome = _ask(schedule, [], short, [v for x in chosen for v in claims[x]],
+                               assume, timeout_ms)
     names = ", ".join(f"{x} ≥ {COMPULSORY[x]}" for x in chosen)
     scope = "for every size" if parameters else "here"
     return q.verdict(outcome, "meets_compulsory", subject.label, start,
@@ -109,10 +107,8 @@ def check_stationary_once(schedule: Schedule, *, assume: Assume = (),
     else:
         measured, expected = {"read": t.get("dram", x, "read")}, {"read": whole}
     wrong = [sympy.Ne(measured[k], expected[k], evaluate=False) for k in measured]
-    parameters = _parameters(*measured.values(), whole, *schedule.assumptions)
-    assumptions = [*q.checked_assumptions(assume, parameters), *schedule.assumptions]
-    outcome = q.ask([], [sympy.Or(*wrong)], parameters=parameters, assumptions=assumptions,
-                    timeout_ms=timeout_ms)
+    parameters, outcome = _ask(schedule, [], wrong, [*measured.values(), whole], assume,
+                               timeout_ms)
     return q.verdict(outcome, "stationary_once", schedule.label, start,
                      proved=f"{x} (stationary) crosses DRAM exactly once "
                      f"({COMPULSORY[x]} elements)",
@@ -174,11 +170,8 @@ def check_tiles_fit(schedule: Schedule, capacities: Capacities | None = None, *,
     bounds = [q.Bounded(p, 0, n) for p, n in zip(point, schedule.trips)]
     need = {lv: step_footprint(schedule, lv, point) for lv in ("l2", "register")}
     over = [sympy.Gt(need[lv], capacities.of(lv), evaluate=False) for lv in need]
-    parameters = _parameters(*schedule.problem, *schedule.tiles, capacities.l2_bytes,
-                             capacities.register_bytes, *schedule.assumptions)
-    assumptions = [*q.checked_assumptions(assume, parameters), *schedule.assumptions]
-    outcome = q.ask(bounds, [sympy.Or(*over)], parameters=parameters, assumptions=assumptions,
-                    timeout_ms=timeout_ms)
+    parameters, outcome = _ask(schedule, bounds, over, [*schedule.problem, *schedule.tiles,
+                               capacities.l2_bytes, capacities.register_bytes], assume, timeout_ms)
     return q.verdict(
         outcome, "tiles_fit", schedule.label, start,
         proved=f"every step's tiles fit L2 ({capacities.l2_bytes} B) and the "
@@ -208,60 +201,54 @@ def check_energy_below(subject: Schedule, other: Schedule, costs: AccessCosts = 
                        assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """``subject`` spends strictly less energy than ``other`` on the same problem
     (concrete sizes; exact arithmetic)."""
-    start = time.perf_counter()
-    _same_problem("check_energy_below", subject, other)
-    doubt = _contradicted("energy_below", subject, other, assume, timeout_ms, start)
-    if doubt is not None:
-        return doubt
-    mine, theirs = energy(subject, costs).total, energy(other, costs).total
-    verdict = Status.PROVED if mine < theirs else Status.REFUTED
-    relation = "<" if mine < theirs else "≥"
-    return CheckResult(verdict, "energy_below", f"{subject.label} vs {other.label}",
-                       counterexample=None if verdict is Status.PROVED else
-                       {"energy": round(mine), "other": round(theirs)},
-                       reason=f"energy {mine} under {subject.dataflow.upper()} {relation} {theirs} "
-                       f"under {other.dataflow.upper()}",
-                       seconds=time.perf_counter() - start, method="evaluation")
+    def judge():
+        mine, theirs = energy(subject, costs).total, energy(other, costs).total
+        return mine < theirs, {"energy": round(mine), "other": round(theirs)}, (
+            f"energy {mine} under {subject.dataflow.upper()} {'<' if mine < theirs else '≥'} "
+            f"{theirs} under {other.dataflow.upper()}")
+
+    return _compared("energy_below", subject, other, assume, timeout_ms, judge)
 
 
 def check_reuse_above(subject: Schedule, other: Schedule, operand: str, factor: int = 1, *,
                       assume: Assume = (), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """``operand``'s DRAM reuse (MACs per element crossing DRAM) under
     ``subject`` exceeds ``factor`` times that under ``other`` (concrete)."""
-    start = time.perf_counter()
     one_of(DataflowError, "operand", operand, OPERANDS, where="check_reuse_above")
-    _same_problem("check_reuse_above", subject, other)
-    doubt = _contradicted("reuse_above", subject, other, assume, timeout_ms, start)
-    if doubt is not None:
-        return doubt
-    mine, theirs = (traffic(s).accesses("dram", operand) for s in (subject, other))
-    macs = traffic(subject).macs
-    # reuse = macs / moved, so reuse_s > f·reuse_o  ⇔  moved_o > f·moved_s
-    verdict = Status.PROVED if theirs > factor * mine else Status.REFUTED
-    return CheckResult(verdict, "reuse_above", f"{subject.label} vs {other.label}",
-                       counterexample=None if verdict is Status.PROVED else
-                       {"moved": mine, "other_moved": theirs},
-                       reason=f"{operand} crosses DRAM as {mine} elements under "
-                       f"{subject.dataflow.upper()} and {theirs} under {other.dataflow.upper()}: "
-                       f"reuse {macs}/{mine} vs {macs}/{theirs} MACs per element (asked for more "
-                       f"than {factor}×)", seconds=time.perf_counter() - start,
-                       method="evaluation")
+
+    def judge():
+        mine, theirs = (traffic(s).accesses("dram", operand) for s in (subject, other))
+        macs = traffic(subject).macs
+        # reuse = macs / moved, so reuse_s > f·reuse_o  ⇔  moved_o > f·moved_s
+        return theirs > factor * mine, {"moved": mine, "other_moved": theirs}, (
+            f"{operand} crosses DRAM as {mine} elements under {subject.dataflow.upper()} and "
+            f"{theirs} under {other.dataflow.upper()}: reuse {macs}/{mine} vs {macs}/{theirs} "
+            f"MACs per element (asked for more than {factor}×)")
+
+    return _compared("reuse_above", subject, other, assume, timeout_ms, judge)
 
 
-def _contradicted(check, subject, other, assume, timeout_ms, start) -> CheckResult | None:
-    """UNKNOWN when the door cannot show the assumptions hold (a verdict by
-    evaluation under assumptions no size meets proves nothing), else None.
-    ``assume`` is checked like the Z3 checks' (MapError); none given: no query."""
+def _compared(check, subject, other, assume, timeout_ms, judge) -> CheckResult:
+    """The verdict ``judge()`` gives as ``(holds, counterexample, reason)`` on two
+    concrete schedules of one problem, by evaluation. UNKNOWN instead when the door
+    cannot show the assumptions hold (a verdict under assumptions no size meets
+    proves nothing); ``assume`` is checked like the Z3 checks' (MapError), and
+    none given asks no query."""
+    start = time.perf_counter()
+    _same_problem(f"check_{check}", subject, other)
+    subject_text = f"{subject.label} vs {other.label}"
     own = [*subject.assumptions, *other.assumptions]
     parameters = _parameters(*own)
     assumed = q.checked_assumptions(assume, parameters)
-    if not assumed:
-        return None
-    possible = q.ask([], [sympy.false], parameters=parameters, assumptions=[*assumed, *own],
-                     timeout_ms=timeout_ms)
-    if possible.answer != "unknown":
-        return None
-    return q.unknown(check, f"{subject.label} vs {other.label}", start, possible)
+    if assumed:
+        possible = q.ask([], [sympy.false], parameters=parameters, assumptions=[*assumed, *own],
+                         timeout_ms=timeout_ms)
+        if possible.answer == "unknown":
+            return q.unknown(check, subject_text, start, possible)
+    holds, counterexample, reason = judge()
+    return CheckResult(Status.PROVED if holds else Status.REFUTED, check, subject_text,
+                       counterexample=None if holds else counterexample, reason=reason,
+                       seconds=time.perf_counter() - start, method="evaluation")
 
 
 def _same_problem(where: str, subject, other) -> None:
@@ -271,6 +258,15 @@ def _same_problem(where: str, subject, other) -> None:
     if subject.problem != other.problem or subject.element_bytes != other.element_bytes:
         raise DataflowError(f"{where}: both schedules must solve the same problem; got "
                             f"{subject.problem} and {other.problem}")
+
+
+def _ask(schedule, bounds, bad, exprs, assume, timeout_ms):
+    """``(parameters, outcome)``: Z3 asked for a point meeting one of ``bad`` over the
+    sizes in ``exprs`` (each ≥ 1), under ``assume`` and the schedule's assumptions."""
+    parameters = _parameters(*exprs, *schedule.assumptions)
+    assumptions = [*q.checked_assumptions(assume, parameters), *schedule.assumptions]
+    return parameters, q.ask(bounds, [sympy.Or(*bad)], parameters=parameters,
+                             assumptions=assumptions, timeout_ms=timeout_ms)
 
 
 def _parameters(*exprs) -> list[sympy.Symbol]:

@@ -1,35 +1,17 @@
 """The counting rule: one place that says what moves where, step by step.
 
-Both the analytical model (:func:`layoutalg.dataflow.traffic`) and the
-executor count accesses by this rule; the model is its closed form, and the
-tests show the two agree exactly.
-
-**The rule.** Each storage level an operand is resident in (see
-``RESIDENCY`` in :mod:`layoutalg.dataflow.schedule`) holds one tile of it.
-Walking the loop nest in order, at every step:
-
-1. *write-back*: a level holding a C tile other than the one this step
-   needs sends it to the level before it in C's chain (innermost first);
-2. *fill*: a level holding a tile other than the one this step needs
-   fetches it from the level before it (outermost first) — except a C tile
-   never touched before, which starts at zero in place (no access: C is
-   written, not read, on its first visit; read-modify-write after that);
-3. *compute*: the step's ``mi·nj·kk`` MACs. The stationary operand is read
-   from the registers once per MAC (C: read and written per MAC, without
-   the read on its first touch). A streaming input tile is read once from
-   L2 and hops into every PE that uses it (one array access per MAC). A
-   streaming C tile is read from L2 (not on its first touch), its partial
-   sums hop through the array (one per MAC), and it is written back to L2.
-
-After the last step every level holding C writes it back (innermost first).
-A move of n elements from level P to level Q is n reads at P and n writes at
-Q; when one end is the registers the elements cross the array (n hops).
-
-Hence the **Timeloop rule**: a level refetches a tile exactly when the index
-of a loop that indexes it changes. When the one loop that does not index it
-advances, the loops inside it wrap around, refetching the tile if one of
-them indexes it and has more than one trip (otherwise the tile is reused).
-:func:`fetch_factor` is that rule in closed form.
+The analytical model (:func:`layoutalg.dataflow.traffic`) is its closed form
+and the executor counts by it; the tests show the three agree exactly. The
+rule in full is in ``docs/dataflow.md`` ("The counting rule"): each level an
+operand is resident in (``RESIDENCY``) holds one tile of it; at every step a
+level holding another C tile writes it back (innermost first), a level
+holding another tile fetches the needed one from its parent (outermost
+first; a C tile never touched before starts at zero, no access), then the
+step's MACs run (:func:`accesses`); after the last step C is written back.
+A move of n elements is n reads at its source, n writes at its target, and
+n array hops when one end is the registers. Hence the Timeloop rule
+(:func:`fetch_factor`): a level refetches a tile exactly when the index of
+a loop that indexes it changes.
 
 For an executor: perform each event of :func:`events` on the emulated
 memories and add :func:`accesses` of it to the counters; the totals equal
@@ -38,22 +20,17 @@ memories and add :func:`accesses` of it to the counters; the totals equal
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import pairwise, product
 
 import numpy as np
 import sympy
 
-from layoutalg.dataflow.schedule import (
-    INDEXED_BY,
-    LOOP_ORDER,
-    LOOPS,
-    OPERANDS,
-    Schedule,
-    ceil_div,
-)
+from layoutalg.core.tiling import ceil_div
+from layoutalg.dataflow.schedule import INDEXED_BY, LOOP_ORDER, LOOPS, OPERANDS, Schedule
 from layoutalg.errors import DataflowError
 from layoutalg.validate import concrete_sizes, instance_of, one_of
 
@@ -79,11 +56,8 @@ class Step:
 
 @dataclass(frozen=True)
 class Move:
-    """``elements`` of one operand tile copied from ``source`` to ``target``.
-
-    ``purpose`` is "fill" (bring a tile in) or "writeback" (send C partial
-    sums out).
-    """
+    """``elements`` of one operand tile copied from ``source`` to ``target``;
+    ``purpose`` is "fill" (bring a tile in) or "writeback" (C partial sums out)."""
 
     operand: str
     tile: Tile
@@ -113,8 +87,7 @@ class Compute:
 
     @property
     def macs(self) -> int:
-        mi, nj, kk = self.shape
-        return mi * nj * kk
+        return math.prod(self.shape)
 
 
 Event = Move | Zero | Compute
@@ -128,18 +101,15 @@ def loop_nest(schedule: Schedule) -> Iterator[Step]:
     """
     instance_of(DataflowError, "schedule", schedule, Schedule, where="loop_nest")
     concrete_sizes(DataflowError, "loop_nest", schedule, *schedule.problem, *schedule.tiles)
-    outer, middle, inner = schedule.loop_order
-    for a in range(schedule.trip(outer)):
-        for b in range(schedule.trip(middle)):
-            for c in range(schedule.trip(inner)):
-                yield Step(**{outer: a, middle: b, inner: c})
+    order = schedule.loop_order
+    for values in product(*(range(schedule.trip(loop)) for loop in order)):
+        yield Step(**dict(zip(order, values)))
 
 
 def extent(schedule: Schedule, loop: str, index: int) -> tuple[int, int]:
     """Element range ``[start, stop)`` of tile ``index`` along ``loop`` (edge tiles trimmed)."""
-    size, dim = schedule.tile(loop), schedule.dim(loop)
-    start = index * size
-    return start, min(start + size, dim)
+    start = index * schedule.tile(loop)
+    return start, min(start + schedule.tile(loop), schedule.dim(loop))
 
 
 def tile_bounds(schedule: Schedule, operand: str, tile: Tile) -> tuple[tuple[int, int], ...]:
@@ -149,8 +119,7 @@ def tile_bounds(schedule: Schedule, operand: str, tile: Tile) -> tuple[tuple[int
 
 
 def tile_elements(schedule: Schedule, operand: str, tile: Tile) -> int:
-    (r0, r1), (c0, c1) = tile_bounds(schedule, operand, tile)
-    return (r1 - r0) * (c1 - c0)
+    return math.prod(stop - start for start, stop in tile_bounds(schedule, operand, tile))
 
 
 def events(schedule: Schedule) -> Iterator[Event]:
@@ -158,18 +127,19 @@ def events(schedule: Schedule) -> Iterator[Event]:
     held: dict[tuple[str, str], Tile | None] = {
         (x, level): None for x in OPERANDS for level in schedule.residency(x)[1:]}
     touched: set[Tile] = set()
-    c_chain = schedule.residency("C")
-    for step in loop_nest(schedule):
-        needed_c = step.tile("C")
-        for parent, level in reversed(list(pairwise(c_chain))):
+
+    def write_back(keep):  # C tiles other than ``keep``, innermost level first
+        for parent, level in reversed(list(pairwise(schedule.residency("C")))):
             old = held["C", level]
-            if old is not None and old != needed_c:
+            if old is not None and old != keep:
                 yield Move("C", old, tile_elements(schedule, "C", old), level, parent, "writeback")
                 held["C", level] = None
+
+    for step in loop_nest(schedule):
+        yield from write_back(step.tile("C"))
         for operand in OPERANDS:
             needed = step.tile(operand)
-            chain = schedule.residency(operand)
-            for parent, level in pairwise(chain):
+            for parent, level in pairwise(schedule.residency(operand)):
                 if held[operand, level] == needed:
                     continue
                 elements = tile_elements(schedule, operand, needed)
@@ -178,14 +148,11 @@ def events(schedule: Schedule) -> Iterator[Event]:
                 else:
                     yield Move(operand, needed, elements, parent, level, "fill")
                 held[operand, level] = needed
-        first = needed_c not in touched
-        touched.add(needed_c)
+        first = step.tile("C") not in touched
+        touched.add(step.tile("C"))
         spans = (extent(schedule, loop, step.index(loop)) for loop in LOOPS)
         yield Compute(step, tuple(stop - start for start, stop in spans), first)
-    for parent, level in reversed(list(pairwise(c_chain))):
-        last = held["C", level]
-        if last is not None:
-            yield Move("C", last, tile_elements(schedule, "C", last), level, parent, "writeback")
+    yield from write_back(None)
 
 
 def accesses(schedule: Schedule, event: Event) -> list[tuple[str, str, str, int]]:
@@ -205,30 +172,21 @@ def accesses(schedule: Schedule, event: Event) -> list[tuple[str, str, str, int]
         if "register" in (event.source, event.target):
             found.append(("array", event.operand, "hop", n))
         return found
-    return _compute_accesses(schedule, event)
-
-
-def _compute_accesses(schedule: Schedule, event: Compute) -> list[tuple[str, str, str, int]]:
     mi, nj, _ = event.shape
-    macs = event.macs
-    out_tile = mi * nj
+    macs, first = event.macs, event.first_touch
     found = [("mac", "-", "op", macs)]
-    for operand in OPERANDS:
-        elements = tile_elements(schedule, operand, event.step.tile(operand))
-        if operand == schedule.stationary:
-            if operand == "C":
-                first = out_tile if event.first_touch else 0
-                found.append(("register", "C", "read", macs - first))
-                found.append(("register", "C", "write", macs))
-            else:
-                found.append(("register", operand, "read", macs))
-        elif operand == "C":
-            found.append(("l2", "C", "read", 0 if event.first_touch else elements))
-            found.append(("array", "C", "hop", macs))
-            found.append(("l2", "C", "write", elements))
+    for x in OPERANDS:
+        elements = tile_elements(schedule, x, event.step.tile(x))
+        if x == schedule.stationary == "C":
+            found += [("register", "C", "read", macs - (mi * nj if first else 0)),
+                      ("register", "C", "write", macs)]
+        elif x == schedule.stationary:
+            found.append(("register", x, "read", macs))
+        elif x == "C":
+            found += [("l2", "C", "read", 0 if first else elements), ("array", "C", "hop", macs),
+                      ("l2", "C", "write", elements)]
         else:
-            found.append(("l2", operand, "read", elements))
-            found.append(("array", operand, "hop", macs))
+            found += [("l2", x, "read", elements), ("array", x, "hop", macs)]
     return found
 
 
@@ -271,17 +229,11 @@ def fetch_factor(schedule: Schedule, operand: str):
 def factor(dataflow: str, operand: str, problem: tuple, tiles: tuple):
     """:func:`fetch_factor` on raw sizes: ints, SymPy, or NumPy arrays of tiles
     (the tile search evaluates many tilings at once)."""
-    order = LOOP_ORDER[dataflow]
+    order, at = LOOP_ORDER[dataflow], LOOPS.index
     (free,) = [loop for loop in LOOPS if loop not in INDEXED_BY[operand]]
-    position = LOOPS.index
-    inner = order[order.index(free) + 1:]
-    changes = [tiles[position(loop)] < problem[position(loop)] for loop in inner]
-    trip = ceil_div(problem[position(free)], tiles[position(free)])
-    return _where_any(changes, trip)
-
-
-def _where_any(conditions: list, value):
-    """``value`` if any condition holds, else 1 (ints, NumPy arrays or SymPy)."""
+    conditions = [tiles[at(loop)] < problem[at(loop)] for loop in order[order.index(free) + 1:]]
+    value = ceil_div(problem[at(free)], tiles[at(free)])
+    # value if any condition holds, else 1 (ints, NumPy arrays or SymPy)
     if not conditions:
         return 1
     if any(isinstance(c, np.ndarray) for c in conditions):

@@ -1,20 +1,11 @@
 """A tiled matmul schedule: which operand stays in the PEs and the loop order.
 
-``C[M×N] = A[M×K] · B[K×N]`` is cut into tiles ``Ti × Tj × Tk`` and run as
-three nested tile loops over ``ti < ⌈M/Ti⌉``, ``tj < ⌈N/Tj⌉``, ``tk < ⌈K/Tk⌉``
-(edge tiles are smaller). A dataflow fixes the loop order and where each
-operand lives in the hierarchy DRAM → L2 → PE array (registers):
-
-=========  ==============  ===========  ============================
-dataflow   loop order      stationary   resident in L2 (one tile each)
-=========  ==============  ===========  ============================
-``os``     ti → tj → tk    C            A, B, C
-``ws``     tk → tj → ti    B            A, C   (B goes DRAM → PEs)
-``is``     tk → ti → tj    A            B, C   (A goes DRAM → PEs)
-=========  ==============  ===========  ============================
-
-These are the seed's allocations (its capacity constraints count exactly
-these tiles); IS is WS with the roles of A and B exchanged.
+``C[M×N] = A[M×K] · B[K×N]`` is cut into ``Ti × Tj × Tk`` tiles (edge tiles
+smaller) and run as three tile loops. A dataflow fixes the loop order
+(``LOOP_ORDER``), the stationary operand (``STATIONARY``) and the levels
+holding one tile of each operand (``RESIDENCY``): the seed's allocations,
+its capacity constraints count exactly these tiles; IS is WS with A and B
+exchanged (table in ``docs/dataflow.md``).
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """The seed's reuse factors (document 004), as a model the checks can judge.
 
-The seed gives each operand a reuse factor per dataflow:
-
-=======  ==============  =====================  ============
-operand  OS              WS                     both
-=======  ==============  =====================  ============
-A        ⌈N/Tj⌉          ⌈Tj/array_cols⌉
-B        ⌈M/Ti⌉          ⌈M/Ti⌉·⌈K/Tk⌉
-C        ⌈K/Tk⌉          ⌈K/Tk⌉
-=======  ==============  =====================  ============
-
-A reuse factor r means each tile fetched serves r of the tile uses, so the
-traffic it implies is ``uses × tile elements / r`` with one use of each
-operand tile per step (``⌈M/Ti⌉·⌈N/Tj⌉·⌈K/Tk⌉`` steps). For WS's B that is
-``⌈N/Tj⌉·Tk·Tj`` elements — less than the ``K·N`` that must cross DRAM
-whenever ``Tk < K``: B tiles at different ``tk`` are different data and
-cannot be reused across K. ``check_meets_compulsory`` refutes it.
+The seed gives each operand a reuse factor per dataflow (OS: A ``⌈N/Tj⌉``,
+B ``⌈M/Ti⌉``, C ``⌈K/Tk⌉``; WS: A ``⌈Tj/array_cols⌉``, B ``⌈M/Ti⌉·⌈K/Tk⌉``,
+C ``⌈K/Tk⌉``). A factor r implies ``uses × tile elements / r`` elements of
+traffic, one use of each operand tile per step. For WS's B that is
+``⌈N/Tj⌉·Tk·Tj``, less than the ``K·N`` that must cross DRAM whenever
+``Tk < K`` (B tiles at different ``tk`` are different data):
+``check_meets_compulsory`` refutes it.
 """
 
 from __future__ import annotations

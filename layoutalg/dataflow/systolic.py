@@ -1,20 +1,12 @@
 """Cycles of an R×C systolic array (the SCALE-Sim analytical model).
 
 A GEMM ``(M, N, K)`` maps onto the array as a spatial ``Sr × Sc`` block and
-a temporal extent ``T`` (SCALE-Sim, Samajdar et al. 2018):
-
-========  ==========  ==========  ============================
-dataflow  Sr, Sc, T   per fold    what fills the array
-========  ==========  ==========  ============================
-``os``    M, N, K     R + C + T − 2   outputs stay; A, B skew in
-``ws``    K, N, M     2R + C + T − 2  weights preload (R cycles)
-``is``    K, M, N     2R + C + T − 2  inputs preload (R cycles)
-========  ==========  ==========  ============================
-
-The block is cut into ``⌈Sr/R⌉·⌈Sc/C⌉`` folds run one after another; a
-schedule's cycles are the sum over its steps of the cycles of each step's
-``mi × nj × kk`` block. Compute cycles only: DRAM bandwidth stalls are
-outside this model.
+a temporal extent ``T`` (SCALE-Sim, Samajdar et al. 2018): OS ``(M, N, K)``,
+WS ``(K, N, M)``, IS ``(K, M, N)``, cut into ``⌈Sr/R⌉·⌈Sc/C⌉`` folds of
+``R + C + T − 2`` cycles (OS) or ``2R + C + T − 2`` (WS, IS: R more to
+preload the stationary operand). A schedule's cycles are the sum over its
+steps of each step's ``mi × nj × kk`` block. Compute cycles only: DRAM
+bandwidth stalls are outside this model.
 """
 
 from __future__ import annotations

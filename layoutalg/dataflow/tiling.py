@@ -1,17 +1,14 @@
 """Tile selection under the seed's capacity constraints, by exhaustive search.
 
-The tiles resident at each level must fit it (full tiles, in bytes):
-
-- OS: ``(Ti·Tk + Tk·Tj + Ti·Tj)·e ≤ L2`` and ``Ti·Tj·e ≤ registers``;
-- WS: ``(Ti·Tk + Ti·Tj)·e ≤ L2`` and ``Tk·Tj·e ≤ registers``;
-- IS: ``(Tk·Tj + Ti·Tj)·e ≤ L2`` and ``Ti·Tk·e ≤ registers``.
-
-These are the seed's constraints; the seed states OS's register bound only
-as an assumption ("C fits in PE registers"), here it is checked like the
-others. Access counts depend on the tile *counts* only, so the search
-visits, per dimension D, the smallest tile for each count ``n``
-(``⌈D/⌈D/T⌉⌉``): any other tile with the same count needs more room and
-has the same traffic. Every candidate is scored with NumPy at once.
+The full tiles resident at each level must fit it, in bytes (``e`` per
+element): OS ``(Ti·Tk + Tk·Tj + Ti·Tj)·e ≤ L2``, ``Ti·Tj·e ≤ registers``;
+WS ``(Ti·Tk + Ti·Tj)·e ≤ L2``, ``Tk·Tj·e ≤ registers``; IS
+``(Tk·Tj + Ti·Tj)·e ≤ L2``, ``Ti·Tk·e ≤ registers``. These are the seed's
+constraints (its OS register bound, only an assumption there, is checked
+here). Access counts depend on the tile *counts* only, so per dimension D
+the search visits the smallest tile for each count (``⌈D/⌈D/T⌉⌉``): any
+other tile with that count needs more room for the same traffic. Every
+candidate is scored with NumPy at once.
 """
 
 from __future__ import annotations

@@ -1,26 +1,19 @@
 """Exact per-level, per-operand access counts of a schedule, in closed form.
 
-The numbers are the totals of the counting rule in
-:mod:`layoutalg.dataflow.reuse` (the tests run that rule step by step and
-compare). With ``S_X`` the elements of operand X, ``R_X`` its fetch factor
-(the Timeloop rule) and ``F_X = S_X·R_X`` the elements brought into each
-level that holds a tile of it:
-
-- input X (A, B), each link parent → level of its chain: ``F_X`` reads at
-  the parent, ``F_X`` writes at the level;
-- C, each link: fills ``F_C − S_C`` (its first visit starts at zero), write-
-  backs ``F_C``;
-- links that end at the registers cross the array (one hop per element);
-- compute (``M·N·K`` MACs): the stationary operand is read from registers
-  per MAC (C: ``MNK − MN`` reads, ``MNK`` writes); a streaming input is
-  read from L2 once per step that uses it (``S_X`` times the trip count of
-  the loop that does not index it) and hops into PEs once per MAC; a
-  streaming C is read from L2 ``MN·(⌈K/Tk⌉ − 1)`` and written ``MN·⌈K/Tk⌉``
-  times, its partial sums hopping once per MAC.
+The totals of the counting rule in :mod:`layoutalg.dataflow.reuse` (the
+tests run that rule step by step and compare); ``docs/dataflow.md`` tabulates
+them. With ``S_X`` the elements of operand X and ``F_X = S_X·R_X`` (``R_X``
+its fetch factor, the Timeloop rule): each link parent → level of an input's
+chain moves ``F_X`` (a read at the parent, a write at the level); C's links
+fill ``F_C − S_C`` (its first visit starts at zero) and write back ``F_C``;
+links ending at the registers cross the array. Compute (``M·N·K`` MACs)
+reads the stationary operand from the registers per MAC (C: ``MNK − MN``
+reads, ``MNK`` writes); a streaming input is read from L2 ``S_X`` times the
+trip count of its free loop and hops per MAC; a streaming C is read from L2
+``MN·(⌈K/Tk⌉ − 1)`` and written ``MN·⌈K/Tk⌉`` times, hopping per MAC.
 
 Every count is an int for concrete sizes and a SymPy expression (with
-``ceiling`` and ``Piecewise``) for symbolic ones, which is what the Z3
-proofs take.
+``ceiling`` and ``Piecewise``) for symbolic ones, which the Z3 proofs take.
 """
 
 from __future__ import annotations
@@ -31,17 +24,9 @@ from itertools import pairwise
 
 import sympy
 
+from layoutalg.core.tiling import ceil_div
 from layoutalg.dataflow.reuse import factor
-from layoutalg.dataflow.schedule import (
-    INDEXED_BY,
-    LEVELS,
-    LOOPS,
-    OPERANDS,
-    RESIDENCY,
-    STATIONARY,
-    Schedule,
-    ceil_div,
-)
+from layoutalg.dataflow.schedule import INDEXED_BY, LEVELS, LOOPS, OPERANDS, RESIDENCY, Schedule
 from layoutalg.errors import DataflowError
 from layoutalg.validate import instance_of, one_of
 
@@ -52,50 +37,34 @@ KEYS = tuple((level, operand, kind) for level in LEVELS for operand in OPERANDS
 
 
 def closed_form(dataflow: str, problem: tuple, tiles: tuple) -> dict[tuple[str, str, str], object]:
-    """Access counts keyed ``(level, operand, kind)`` plus ``("mac", "-", "op")``.
-
-    Sizes may be ints, SymPy expressions, or NumPy arrays of tiles (one
-    entry per candidate tiling).
-    """
+    """Access counts keyed ``(level, operand, kind)`` plus ``("mac", "-", "op")``; sizes
+    may be ints, SymPy expressions, or NumPy arrays of tiles (one per candidate tiling)."""
     counts: dict[tuple[str, str, str], object] = {key: 0 for key in KEYS}
-    M, N, K = problem
-    macs = M * N * K
-    position = LOOPS.index
-
-    def size(operand):
-        rows, cols = INDEXED_BY[operand]
-        return problem[position(rows)] * problem[position(cols)]
-
-    for operand in OPERANDS:
-        chain = RESIDENCY[dataflow][operand]
-        whole = size(operand)
-        fetched = whole * factor(dataflow, operand, problem, tiles)
+    macs, at = problem[0] * problem[1] * problem[2], LOOPS.index
+    for x in OPERANDS:
+        rows, cols = INDEXED_BY[x]
+        whole = problem[at(rows)] * problem[at(cols)]
+        fetched = whole * factor(dataflow, x, problem, tiles)
         # fills parent → level, and C's write-backs level → parent
-        fills, back = (fetched - whole, fetched) if operand == "C" else (fetched, 0)
-        for parent, level in pairwise(chain):
-            counts[parent, operand, "read"] += fills
-            counts[level, operand, "write"] += fills
-            counts[level, operand, "read"] += back
-            counts[parent, operand, "write"] += back
+        fills, back = (fetched - whole, fetched) if x == "C" else (fetched, 0)
+        for parent, level in pairwise(RESIDENCY[dataflow][x]):
+            counts[parent, x, "read"] += fills
+            counts[level, x, "write"] += fills
+            counts[level, x, "read"] += back
+            counts[parent, x, "write"] += back
             if "register" in (parent, level):
-                counts["array", operand, "hop"] += fills + back
-    stationary = STATIONARY[dataflow]
-    for operand in OPERANDS:
-        if operand == stationary:
-            if operand == "C":
-                counts["register", "C", "read"] += macs - size("C")
+                counts["array", x, "hop"] += fills + back
+        if "register" in RESIDENCY[dataflow][x]:  # the stationary operand
+            counts["register", x, "read"] += macs - whole if x == "C" else macs
+            if x == "C":
                 counts["register", "C", "write"] += macs
-            else:
-                counts["register", operand, "read"] += macs
             continue
-        (free,) = [loop for loop in LOOPS if loop not in INDEXED_BY[operand]]
-        steps_using = ceil_div(problem[position(free)], tiles[position(free)])
-        counts["array", operand, "hop"] += macs
-        if operand == "C":
-            counts["l2", "C", "read"] += size("C") * (steps_using - 1)
-            counts["l2", "C", "write"] += size("C") * steps_using
-        else:
-            counts["l2", operand, "read"] += size(operand) * steps_using
+        (free,) = [loop for loop in LOOPS if loop not in (rows, cols)]
+        steps_using = ceil_div(problem[at(free)], tiles[at(free)])
+        counts["array", x, "hop"] += macs
+        counts["l2", x, "read"] += whole * (steps_using - 1) if x == "C" else whole * steps_using
+        if x == "C":
+            counts["l2", "C", "write"] += whole * steps_using
     counts["mac", "-", "op"] = macs
     return counts
 
@@ -177,12 +146,10 @@ def traffic(schedule: Schedule) -> Traffic:
     True
     """
     instance_of(DataflowError, "schedule", schedule, Schedule, where="traffic")
-    counts = closed_form(schedule.dataflow, schedule.problem, schedule.tiles)
-    return Traffic.from_mapping(schedule, counts)
+    return Traffic.from_mapping(
+        schedule, closed_form(schedule.dataflow, schedule.problem, schedule.tiles))
 
 
 def _tidy(value):
     """Plain ints stay ints; SymPy integers become ints; expressions are kept."""
-    if isinstance(value, sympy.Integer):
-        return int(value)
-    return value
+    return int(value) if isinstance(value, sympy.Integer) else value
