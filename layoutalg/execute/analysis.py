@@ -125,24 +125,18 @@ def memory_bytes(found: Analysis) -> np.ndarray:
 def memory_counts(found: Analysis) -> np.ndarray:
     """Elements each memory receives (counting every element, collisions included)."""
     memories = math.prod(found.shape)
+    counts = np.zeros(memories, dtype=np.int64)
     if found.separable:
         # The flat memory index is a sum of independent per-axis terms, so its
-        # histogram over the whole domain is the convolution of theirs.
+        # histogram over the whole domain is the convolution of theirs (an axis
+        # without a term multiplies every count by its extent).
         constant, tables = found.memory
-        hist = np.ones(1, dtype=np.int64)
-        low = constant
-        for axis in range(len(found.extents)):
-            table = tables.get(axis)
-            if table is None:
-                hist = hist * found.extents[axis]
-                continue
-            low += int(table.min())
-            part = np.bincount(table - table.min())
-            hist = np.convolve(hist, part)
-        counts = np.zeros(memories, dtype=np.int64)
+        hist = np.full(1, math.prod(e for a, e in enumerate(found.extents) if a not in tables))
+        for table in tables.values():
+            hist = np.convolve(hist, np.bincount(table - table.min()))
+        low = constant + sum(int(t.min()) for t in tables.values())
         counts[low:low + len(hist)] = hist[:memories - low]
         return counts
-    counts = np.zeros(memories, dtype=np.int64)
     for _, memory, _ in found.blocks():
         counts += np.bincount(memory, minlength=memories)
     return counts
@@ -189,9 +183,7 @@ def _separable(layout: IndexMap, shape, extents):
     rank = len(shape)
     memory = _weighted(per_coordinate[:rank], row_major_strides(codomain[:rank]))
     inner = _weighted(per_coordinate[rank:], row_major_strides(codomain[rank:]))
-    if memory is None or inner is None:
-        return None
-    return memory, inner
+    return None if memory is None or inner is None else (memory, inner)
 
 
 def _weighted(terms_list, weights, limit: int = MAX_OFFSET) -> Terms | None:

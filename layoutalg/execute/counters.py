@@ -85,19 +85,12 @@ class Tally:
 
 @dataclass(frozen=True)
 class Counters:
-    """Counts of one execution.
-
-    Attributes:
-        element_bytes: bytes per element.
-        channels: DRAM channels (0 when the machine has none).
-        accesses: ``((level, operand, kind), elements)`` pairs.
-        channel_bytes: ``((channel, operand, kind), bytes)`` pairs (DRAM).
-        messages: ``(operand, Messages)`` pairs (PE mesh).
-        macs: multiply-accumulates performed.
-        steps: loop steps run (tile steps, or SUMMA steps).
-        schedule: the :class:`layoutalg.dataflow.Schedule` run (KPU), else None.
-        notes: one line each about the machine the run used.
-    """
+    """Counts of one execution: ``accesses`` as ``((level, operand, kind),
+    elements)`` pairs, DRAM ``channel_bytes`` as ``((channel, operand, kind),
+    bytes)`` pairs (``channels`` is 0 when the machine has none), PE-mesh
+    ``messages`` as ``(operand, Messages)`` pairs, ``macs``, loop ``steps`` run
+    (tile or SUMMA steps), the ``schedule`` run (KPU, else None) and ``notes``,
+    one line each about the machine used."""
 
     element_bytes: int
     channels: int = 0

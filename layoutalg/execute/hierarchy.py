@@ -41,17 +41,12 @@ POOLED_DRAM_BYTES = 32 << 20
 class Hierarchy:
     """DRAM with ``channels`` channels → an L2 buffer → a PE array's registers.
 
-    Args:
-        channels: DRAM channels.
-        channel_option: how tiles are assigned to channels — an option of
-            :class:`layoutalg.channel.ChannelLayout` ("hardware" address
-            interleave by default).
-        interleave: bytes per channel granule.
-        l2_bytes: L2 buffer bytes.
-        register_bytes: bytes of the whole PE array's registers.
-        array: ``(rows, cols)`` of PEs (for reports; the counts are the model's).
-
-    The defaults (:meth:`kpu`) are the capacities ``la.dataflow`` assumes.
+    ``channel_option`` assigns tiles to channels (an option of
+    :class:`layoutalg.channel.ChannelLayout`; "hardware": address interleave),
+    ``interleave`` bytes per channel granule; ``l2_bytes`` and
+    ``register_bytes`` (the whole PE array's) in bytes; ``array`` is ``(rows,
+    cols)`` of PEs (for reports; the counts are the model's). The defaults
+    (:meth:`kpu`) are the capacities ``la.dataflow`` assumes.
 
     >>> Hierarchy.kpu().l2_bytes, Hierarchy(channels=8).channels
     (262144, 8)
@@ -190,8 +185,7 @@ class Levels:
             rows, cols = INDEXED_BY[operand]
             tr, tc = self.tile_shape(operand)
             domain = Space(r=self.schedule.dim(rows), c=self.schedule.dim(cols))
-            r, c = domain.symbols
-            (tile_r, in_r), (tile_c, in_c) = digits(r, tr), digits(c, tc)
+            (tile_r, in_r), (tile_c, in_c) = (digits(x, t) for x, t in zip(domain.symbols, (tr, tc)))
             base = self.channels.address_of(operand, tile_r, tile_c)
             address = base + flatten((in_r, in_c), (tr, tc)) * self.dtype.itemsize
             self._dram_maps[operand] = IndexMap(
@@ -279,9 +273,8 @@ class Levels:
         """Bytes per channel of every tile: ``(rows, cols, channels)`` of ``operand``."""
         if operand in self._channel_cache:
             return self._channel_cache[operand]
-        rows_loop, cols_loop = INDEXED_BY[operand]
         tr, tc = self.tile_shape(operand)
-        dim_r, dim_c = self.schedule.dim(rows_loop), self.schedule.dim(cols_loop)
+        dim_r, dim_c = (self.schedule.dim(loop) for loop in INDEXED_BY[operand])
         count_r, count_c = self._tile_grid(operand)
         e = self.dtype.itemsize
         bases = self._dram_addresses(operand)

@@ -1,4 +1,5 @@
-"""``matmul``: a tiled matmul run on an emulated machine, with its counters.
+"""``matmul``: a tiled matmul run on an emulated machine, with its counters,
+and its checked arguments (:func:`operands`, :func:`tiles_of`).
 
 - ``"os"``, ``"ws"``, ``"is"`` run a :class:`layoutalg.dataflow.Schedule` on
   a :class:`~.hierarchy.Hierarchy` (DRAM channels → L2 → registers),
@@ -23,11 +24,10 @@ from layoutalg.dataflow.schedule import LOOPS, OPERANDS, Schedule
 from layoutalg.errors import MachineError, describe
 from layoutalg.execute.counters import Counters
 from layoutalg.execute.hierarchy import Hierarchy, Levels
-from layoutalg.execute.operands import operands, tiles_of
 from layoutalg.execute.program import Program
 from layoutalg.execute.steps import Steps
 from layoutalg.execute.summa import summa
-from layoutalg.validate import one_of, positive_int
+from layoutalg.validate import is_int, one_of, positive_int
 
 DATAFLOWS = ("os", "ws", "is", "summa")
 
@@ -66,8 +66,32 @@ def matmul(a, b, *, dataflow: str, tiles, machine=None,
                            f"in order; only SUMMA shares PE rows among threads); got {workers}")
     a, b, dtype = operands(a, b)
     if dataflow == "summa":
-        return summa(a, b, tiles=tiles, machine=machine, dtype=dtype, workers=workers)
+        return summa(a, b, tiles=tiles_of(tiles), machine=machine, dtype=dtype, workers=workers)
     return run_schedule(a, b, dataflow=dataflow, tiles=tiles, machine=machine, dtype=dtype)
+
+
+def operands(a, b) -> tuple[np.ndarray, np.ndarray, np.dtype]:
+    """``A`` and ``B`` as arrays, and the dtype of the product (their result type)."""
+    a, b = np.asarray(a), np.asarray(b)
+    for name, value in (("A", a), ("B", b)):
+        if value.ndim != 2:
+            raise MachineError(f"matmul: {name} must be a 2-D array; got shape {value.shape}")
+        if value.dtype.kind not in "iuf" or value.size == 0:
+            raise MachineError(f"matmul: {name} must be a non-empty array of numbers; "
+                               f"got dtype {value.dtype}, shape {value.shape}")
+    if a.shape[1] != b.shape[0]:
+        raise MachineError(f"matmul: A's columns must equal B's rows; got A {a.shape[0]}×"
+                           f"{a.shape[1]} and B {b.shape[0]}×{b.shape[1]}")
+    return a, b, np.result_type(a, b)
+
+
+def tiles_of(tiles) -> tuple[int, int, int]:
+    """``(Ti, Tj, Tk)`` as three Python ints, each at least 1."""
+    if not (isinstance(tiles, (tuple, list)) and len(tiles) == 3
+            and all(is_int(t) and t >= 1 for t in tiles)):
+        raise MachineError(f"matmul: tiles must be (Ti, Tj, Tk), three positive ints; "
+                           f"got {describe(tiles)}")
+    return tuple(int(t) for t in tiles)
 
 
 def run_schedule(a, b, *, dataflow, tiles, machine, dtype) -> tuple[np.ndarray, Counters]:

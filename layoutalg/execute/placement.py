@@ -54,8 +54,7 @@ class Placement:
         (NaN matches NaN): after ``place(..., fill=value)`` with data that
         never equals it, the slots no element reached — the real padding."""
         span = min(_span_bytes(self._found), self.machine.capacity) // self.itemsize
-        rows = self.machine.storage.reshape(self.machine.memories, -1).view(self.dtype)
-        region = rows[:, :span]
+        region = self.machine.storage.reshape(self.machine.memories, -1).view(self.dtype)[:, :span]
         if isinstance(value, float) and np.isnan(value):
             return int(np.count_nonzero(np.isnan(region)))
         return int(np.count_nonzero(region == value))
@@ -96,7 +95,7 @@ def place(array: np.ndarray, layout: IndexMap, machine: Machine, *, fill=0,
                            f"{found.extents}")
     cells = _cells(machine, array.dtype, found)
     if fill is not None:
-        _fill_padding(layout, machine, cells, fill, found)
+        _fill_padding(machine, cells, fill, found)
     plan = plan_for(found, cells.size // machine.memories)
     plan.scatter(cells, np.ascontiguousarray(array).reshape(-1))
     return Placement(layout, machine, array.dtype, plan.kind, found)
@@ -172,13 +171,13 @@ def _cells(machine: Machine, dtype: np.dtype, found: Analysis) -> np.ndarray:
 
 
 def _span_bytes(found: Analysis) -> int:
-    """Bytes of the layout's in-memory slots (what ``fill`` covers), at most the capacity."""
+    """Bytes of the layout's in-memory slots (``fill`` covers them up to the capacity)."""
     codomain = [int(e) for e in found.layout.codomain.extents]
     span = math.prod(codomain[len(found.shape):])   # exact: a huge codomain must not wrap
     return span if found.in_bytes else span * found.itemsize
 
 
-def _fill_padding(layout, machine, cells, fill, found) -> None:
+def _fill_padding(machine, cells, fill, found) -> None:
     """Set every in-memory slot of the layout's codomain to ``fill``."""
     span = min(_span_bytes(found), machine.capacity) // found.itemsize
     try:

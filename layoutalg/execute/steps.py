@@ -21,19 +21,12 @@ from layoutalg.dataflow.schedule import INDEXED_BY, LOOPS, OPERANDS
 
 @dataclass(frozen=True, eq=False)
 class Steps:
-    """The tile steps of a concrete schedule, in execution order.
-
-    Attributes:
-        schedule: the :class:`layoutalg.dataflow.Schedule`.
-        count: number of steps.
-        index: loop name → ``(count,)`` tile index of that loop at each step.
-        extent: loop name → ``(count,)`` elements that step's tile spans
-            along the loop (edge tiles are smaller).
-        flat: operand → ``(count,)`` row-major number of each step's tile
-            in the operand's tile grid.
-        changed: operand → ``(count,)`` True where the step needs another
-            tile than the step before (always at step 0).
-        first_touch: ``(count,)`` True where the step's C tile is new.
+    """The ``count`` tile steps of a concrete schedule, in execution order, as
+    ``(count,)`` arrays: per loop name, each step's tile ``index`` and the
+    ``extent`` its tile spans (less at an edge); per operand, the tile's
+    row-major number in the operand's tile grid (``flat``) and whether the
+    step needs another tile than the step before (``changed``, always at step
+    0); ``first_touch``: the step's C tile is new.
 
     >>> from layoutalg.dataflow import Schedule
     >>> s = Steps.of(Schedule("ws", (2, 2, 2), (1, 2, 1)))

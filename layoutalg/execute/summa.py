@@ -31,7 +31,6 @@ from layoutalg.core.tiling import ceil_div, digits, flatten
 from layoutalg.errors import CapacityError, MachineError, describe
 from layoutalg.execute.counters import WAVELET_BYTES, Counters, Messages, Tally
 from layoutalg.execute.machine import Machine
-from layoutalg.execute.operands import tiles_of
 from layoutalg.execute.placement import fetch, place
 
 
@@ -39,7 +38,7 @@ def summa(a: np.ndarray, b: np.ndarray, *, tiles, machine: Machine | None,
           dtype, workers: int = 1) -> tuple[np.ndarray, Counters]:
     """SUMMA ``C = A @ B`` on a mesh (see the module doc); called by ``matmul``."""
     (M, K), N = a.shape, b.shape[1]
-    Ti, Tj, Tk = tiles_of(tiles)
+    Ti, Tj, Tk = tiles   # checked by matmul
     for name, tile, dim_name, dim in (("Ti", Ti, "M", M), ("Tj", Tj, "N", N), ("Tk", Tk, "K", K)):
         if tile > dim:
             raise MachineError(f"matmul: tile {name} must be at most {dim_name}={dim}; got {tile}")
