@@ -1,13 +1,11 @@
 """``torch.chunk``'s rule, as DTensor applies it, in ints and in SymPy.
 
 pytorch/pytorch ``torch/distributed/tensor/placement_types.py``
-(``Shard.local_shard_size_and_offset``, ``Shard._split_tensor``): a dim of
-size ``s`` split over ``k`` ranks gets chunks of ``c = ⌈s/k⌉``; rank ``a``
-holds ``[min(s, a·c), min(s, a·c + c))``, so trailing ranks may hold fewer
-rows or none (``torch.chunk`` returns fewer than ``k`` chunks and DTensor
-fills the rest with empty ones). Several mesh dims sharding one tensor dim
-apply this left to right, each to the piece the previous one left
-(``torch/distributed/tensor/_utils.py``, ``_compute_local_shape_and_global_offset``).
+(``Shard.local_shard_size_and_offset``, ``Shard._split_tensor``): over ``k``
+ranks, chunks of ``c = ⌈s/k⌉``; rank ``a`` holds ``[min(s, a·c), min(s, a·c + c))``
+(trailing ranks fewer rows or none). Several mesh dims apply it left to right,
+each to the piece the previous one left (``torch/distributed/tensor/_utils.py``,
+``_compute_local_shape_and_global_offset``). ``docs/dtensor.md`` shows examples.
 """
 
 from __future__ import annotations
@@ -47,11 +45,6 @@ def nested_chunk(size: int, parts: Sequence[int], ranks: Sequence[int]) -> tuple
 def nested_lengths(size: int, parts: Sequence[int]) -> list[int]:
     """The lengths of every rank's piece, ranks in row-major (lexicographic) order."""
     return [nested_chunk(size, parts, r)[1] for r in itertools.product(*map(range, parts))]
-
-
-def flat_lengths(size: int, parts: int) -> list[int]:
-    """The lengths of one flat ``torch.chunk`` of ``size`` rows over ``parts`` ranks."""
-    return [chunk(size, parts, a)[1] for a in range(parts)]
 
 
 def chunk_expr(size, parts, rank) -> tuple[sympy.Expr, sympy.Expr]:

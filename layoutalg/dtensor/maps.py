@@ -20,7 +20,7 @@ import sympy
 from layoutalg.core.expr import same_for_every_size
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
-from layoutalg.dtensor.chunks import ceil_div, flat_lengths, nested_lengths
+from layoutalg.dtensor.chunks import ceil_div, nested_lengths
 from layoutalg.dtensor.placements import Shard
 from layoutalg.errors import DTensorError
 from layoutalg.verify.combinators import delinearize, linearize, pad, permute, split
@@ -42,7 +42,7 @@ def is_flat(size, parts: Sequence) -> bool:
     if len(parts) == 1:
         return True
     if isinstance(size, int) and all(isinstance(k, int) for k in parts):
-        return nested_lengths(size, parts) == flat_lengths(size, total)
+        return nested_lengths(size, parts) == nested_lengths(size, [total])
     return sympy.simplify(sympy.Mod(size, total)) == 0
 
 
@@ -108,10 +108,10 @@ def _pieces(space: Space, uneven: dict[int, list[int]]) -> IndexMap:
             inverse.append(sym[name])
             continue
         lengths, g, row = pieces[name], sym[f"g{name[1:]}"], sym[f"l{name[1:]}"]
-        start = _running(g, lengths, len(lengths), skip_first=True)
+        start = _running(g, lengths, shift=1)
         exprs += by_pieces(x, lengths, extent)
         inverse.append(row + start)
-        valid.append(sympy.Lt(row + start, _running(g, lengths, len(lengths), skip_first=False)))
+        valid.append(sympy.Lt(row + start, _running(g, lengths, shift=0)))
     shown = ", ".join(f"{name}: {'/'.join(map(str, n))}" for name, n in pieces.items())
     return IndexMap(space, codomain, exprs, inverse=inverse, valid=sympy.And(*valid),
                     name=f"chunks({shown})")
@@ -135,9 +135,8 @@ def _at_least(x, bound: int, extent: int) -> sympy.Expr:
     return (x + extent - bound) // extent
 
 
-def _running(g, lengths: list[int], count: int, *, skip_first: bool) -> sympy.Expr:
-    """Rows before piece ``g`` (``skip_first``), or up to its end: Σ lengths[j]·[g ≥ j…]."""
-    shift = 1 if skip_first else 0
-    terms = [n * _at_least(g, j + shift, count) for j, n in enumerate(lengths[:count - shift])
-             if n]
+def _running(g, lengths: list[int], *, shift: int) -> sympy.Expr:
+    """Rows before piece ``g`` (``shift=1``) or to its end (0): Σ lengths[j]·[g ≥ j + shift]."""
+    count = len(lengths)
+    terms = [n * _at_least(g, j + shift, count) for j, n in enumerate(lengths[:count - shift]) if n]
     return sum(terms, sympy.Integer(0))

@@ -91,9 +91,6 @@ class Redistribution:
             out.append((before, values, _holds(before, values)))
         return out
 
-    def check(self, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
-        return check_redistribution(self, assume=assume, timeout_ms=timeout_ms)
-
 
 def check_redistribution(plan: Redistribution, *, assume=(),
                          timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:

@@ -94,15 +94,15 @@ def test_torch_like_placements_are_read_by_their_interface():
 
 
 @pytest.mark.parametrize("value, message", [
-    ("S0", "placement: a placement string must read S(d), Shard(dim=d), R, Replicate(), P, "
-           "P(op) or Partial(op), as DTensor prints them; got 'S0'"),
-    (3, "placement: must be a placement (Shard(d), Replicate(), Partial(), a string such as "
-        "'S(0)', 'R', 'P', a dict, or a torch placement); got 3"),
+    ("S0", ("placement: a placement string must read S(d), Shard(dim=d), R, Replicate(), P, "
+           "P(op) or Partial(op), as DTensor prints them; got 'S0'")),
+    (3, ("placement: must be a placement (Shard(d), Replicate(), Partial(), a string such as "
+        "'S(0)', 'R', 'P', a dict, or a torch placement); got 3")),
     ({"type": "shard"}, "placement: a shard dict needs an int 'dim'; got {'type': 'shard'}"),
-    ({"kind": "x"}, "placement: a placement dict needs 'type' 'shard', 'replicate' or "
-                    "'partial'; got {'kind': 'x'}"),
-    (_TorchLike("shard", 0, split_factor=2), "placement: strided sharding (_StridedShard) is "
-                                             "not modelled"),
+    ({"kind": "x"}, ("placement: a placement dict needs 'type' 'shard', 'replicate' or "
+                    "'partial'; got {'kind': 'x'}")),
+    (_TorchLike("shard", 0, split_factor=2), ("placement: strided sharding (_StridedShard) is "
+                                             "not modelled")),
 ])
 def test_bad_placements_name_the_rule(value, message):
     with pytest.raises(DTensorError) as error:
@@ -113,14 +113,14 @@ def test_bad_placements_name_the_rule(value, message):
 @pytest.mark.parametrize("args, message", [
     (((0, 2), ["R", "R"], (4,)), "mesh_shape[0] must be a positive int; got 0"),
     (((2,), ["R"], (4, -1)), "shape[1] must be a positive int; got -1"),
-    (((2,), ["R"], (4, 1.5)), "shape[1] must be a positive int or a positive integer symbol "
-                              "(declare it with layoutalg.extents); got 1.5"),
+    (((2,), ["R"], (4, 1.5)), ("shape[1] must be a positive int or a positive integer symbol "
+                              "(declare it with layoutalg.extents); got 1.5")),
     (((2,), ["R"], ()), "shape: must be a non-empty sequence of positive ints"),
     (((2, 2), ["R"], (4,)), "placements: one per mesh dim (2 for mesh (2, 2)); got 1: ['R']"),
-    (((2,), ["S(2)"], (4, 4)), "placements[0]: Shard dim must lie in [-2, 2) for a rank-2 "
-                               "tensor; got S(2)"),
-    (((2, 2), ["S(0)", "S(0)"], (N,)), "placements: tensor dim 0 is sharded by mesh dims [0, 1] "
-                                       "whose nested pieces depend on the sizes"),
+    (((2,), ["S(2)"], (4, 4)), ("placements[0]: Shard dim must lie in [-2, 2) for a rank-2 "
+                               "tensor; got S(2)")),
+    (((2, 2), ["S(0)", "S(0)"], (N,)), ("placements: tensor dim 0 is sharded by mesh dims [0, 1] "
+                                       "whose nested pieces depend on the sizes")),
     (((True,), ["R"], (4,)), "mesh_shape[0] must be a positive int"),
 ])
 def test_bad_layouts_name_the_argument(args, message):

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import math
-
 import logging
+import math
 
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, reject, settings
@@ -27,11 +26,16 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 dist = pytest.importorskip("torch.distributed")
 
-from torch.distributed.tensor import Partial, Replicate, Shard  # noqa: E402
+from torch.distributed.tensor import Partial, Replicate, Shard
 
-import layoutalg as la  # noqa: E402
-from layoutalg.dtensor import (  # noqa: E402
-    DTensorLayout, brute, check_redistribution, placement, placements, plan_redistribution,
+import layoutalg as la
+from layoutalg.dtensor import (
+    DTensorLayout,
+    brute,
+    check_redistribution,
+    placement,
+    placements,
+    plan_redistribution,
 )
 
 # torch warns at every unflattened pair of all_gathers; not what these tests look at

@@ -14,15 +14,15 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from oracles import tt as tt_brute
 from parametric_pages import interleaved_pages
 from test_tt_reference import KNOWN, build, placements, reference, reference_pages
 from test_tt_roundtrip import options as spec_options
 from test_tt_roundtrip import tensor_specs
 
 import layoutalg as la
-import layoutalg.tt as tt
+from layoutalg import tt
 from layoutalg.runner.dsl import Claim, known_claims, run_claim
-from oracles import tt as tt_brute
 from layoutalg.verify import brute
 from layoutalg.verify.result import Status
 

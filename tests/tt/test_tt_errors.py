@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import layoutalg as la
-import layoutalg.tt as tt
+from layoutalg import tt
 
 L1 = {"storage": "L1"}
 
@@ -59,17 +59,17 @@ BAD = [
     (lambda: tensor(memory=tt.ShardSpec("WIDTH", (1, 1), (64, 32)), **L1),
      "memory: Number of shards along width 2 must not exceed number of cores 1"),
     (lambda: tensor(memory=tt.ShardSpec("BLOCK", (2, 1), (32, 32)), **L1),
-     "memory: Number of shards along height 2 must not exceed number of rows 1 for row major "
-     "orientation!"),
+     ("memory: Number of shards along height 2 must not exceed number of rows 1 for row major "
+     "orientation!")),
     (lambda: tensor(memory=tt.ShardSpec("BLOCK", (1, 2), (32, 32)), **L1),
-     "memory: Number of shards along width 2 must not exceed number of columns 1 for row major "
-     "orientation!"),
+     ("memory: Number of shards along width 2 must not exceed number of columns 1 for row major "
+     "orientation!")),
     (lambda: tensor((64, 128), memory=tt.ShardSpec("BLOCK", (2, 3), (32, 32), "COL_MAJOR"), **L1),
-     "memory: Number of shards along width 4 must not exceed number of rows 3 for column major "
-     "orientation!"),
+     ("memory: Number of shards along width 4 must not exceed number of rows 3 for column major "
+     "orientation!")),
     (lambda: tensor((96, 64), memory=tt.ShardSpec("BLOCK", (2, 2), (32, 32), "COL_MAJOR"), **L1),
-     "memory: Number of shards along height 3 must not exceed number of columns 2 for column "
-     "major orientation!"),
+     ("memory: Number of shards along height 3 must not exceed number of columns 2 for column "
+     "major orientation!")),
     (lambda: tensor(memory=tt.ShardSpec("BLOCK", (2, 2), (32, 48)), **L1),
      "memory: Physical shard shape [32, 48] must be tile [32, 32] sized!"),
     (lambda: tensor(memory=tt.ShardSpec("BLOCK", (9, 1), (64, 32)), **L1),
@@ -82,8 +82,8 @@ BAD = [
      "memory: Physical shard shape [16, 64] must be tile [32, 32] sized!"),
     # create_sharded_memory_config (TTNN's "Invalid sharding core_grid")
     (lambda: tt.create_sharded_memory_config((100, 64), (1, 3), "BLOCK"),
-     "core_grid: Invalid sharding core_grid: BLOCK sharding (ROW_MAJOR) needs the tensor height "
-     "100 divisible by core_grid.y = 3; got shape (100, 64)"),
+     ("core_grid: Invalid sharding core_grid: BLOCK sharding (ROW_MAJOR) needs the tensor height "
+     "100 divisible by core_grid.y = 3; got shape (100, 64)")),
     (lambda: tt.create_sharded_memory_config((2, 48, 64), (3, 1), "BLOCK"),
      "needs the tensor width 64 divisible by core_grid.x = 3"),
     (lambda: tt.create_sharded_memory_config((96, 64), (2, 3), "BLOCK", "COL_MAJOR"),

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-import layoutalg.tt as tt
+from layoutalg import tt
 
 FACES = {  # TT-Metal's TILE_FACE_HW_CHOICES, typed from its source
     (32, 32): (16, 16), (16, 32): (16, 16), (32, 16): (16, 16), (16, 16): (16, 16),

@@ -10,7 +10,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from test_tt_reference import reference
 
-import layoutalg.tt as tt
+from layoutalg import tt
 from layoutalg.core.evaluate import evaluate, evaluate_all
 from layoutalg.verify import brute
 

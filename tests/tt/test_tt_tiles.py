@@ -6,7 +6,7 @@ import pytest
 from test_tt_reference import FACES, face_table
 
 import layoutalg as la
-import layoutalg.tt as tt
+from layoutalg import tt
 
 
 @pytest.mark.parametrize("shape", sorted(FACES))

@@ -17,12 +17,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import layoutalg as la
+from layoutalg.runner.prover import Found, prove_spec
 from layoutalg.tt import (
     L1Budget,
     MemoryConfig,
@@ -40,7 +40,6 @@ from layoutalg.tt import (
     shard_shapes,
     tensor_spec,
 )
-from layoutalg.runner.prover import Found, prove_spec
 from layoutalg.tt.l1_budget import guard_map
 from layoutalg.tt.padding import padded_spec
 from layoutalg.tt.ttnn_text import parse_memory_config
@@ -99,8 +98,8 @@ def test_nd_shard_spec_by_ttnn_names():
 
 BAD = [
     ("unknown layout", TTError, lambda: MemoryConfig("SHARDED", "L1"),
-     r"memory_layout must be one of \('INTERLEAVED', 'HEIGHT_SHARDED', 'WIDTH_SHARDED', "
-     r"'BLOCK_SHARDED'\); got 'SHARDED'"),
+     (r"memory_layout must be one of \('INTERLEAVED', 'HEIGHT_SHARDED', 'WIDTH_SHARDED', "
+     r"'BLOCK_SHARDED'\); got 'SHARDED'")),
     ("unknown buffer", TTError, lambda: MemoryConfig("INTERLEAVED", "SRAM"),
      r"buffer_type must be one of \('DRAM', 'L1'\); got 'SRAM'"),
     ("sharded without spec", ShardSpecError, lambda: MemoryConfig("HEIGHT_SHARDED", "L1"),
@@ -110,8 +109,8 @@ BAD = [
      r"shard_spec: an INTERLEAVED memory config has no shard spec"),
     ("grid off origin", ShardSpecError,
      lambda: MemoryConfig("HEIGHT_SHARDED", "L1", {"grid": ((1, 0), (2, 0)), "shape": (32, 32)}),
-     r"grid: this model places shards on a grid from core \(0, 0\); the core range starts at "
-     r"\(x=1, y=0\)"),
+     (r"grid: this model places shards on a grid from core \(0, 0\); the core range starts at "
+     r"\(x=1, y=0\)")),
     ("two ranges", ShardSpecError,
      lambda: MemoryConfig("HEIGHT_SHARDED", "L1", {"grid": [((0, 0), (0, 0)), ((2, 0), (2, 0))],
                                                    "shape": (32, 32)}),
@@ -119,8 +118,8 @@ BAD = [
     ("grid distribution", TTError,
      lambda: MemoryConfig("BLOCK_SHARDED", "L1", nd_shard_spec={
          "shard_shape": (32, 32), "grid": (2, 1), "shard_distribution_strategy": "GRID_2D"}),
-     r"nd_shard_spec.shard_distribution_strategy must be one of \('ROUND_ROBIN_1D',\); "
-     r"got 'GRID_2D'"),
+     (r"nd_shard_spec.shard_distribution_strategy must be one of \('ROUND_ROBIN_1D',\); "
+     r"got 'GRID_2D'")),
     ("unknown field", TTError,
      lambda: MemoryConfig.of({"memory_layout": "INTERLEAVED", "buffer": "L1"}),
      r"memory_config: unknown field 'buffer'"),
@@ -319,7 +318,7 @@ def _guard_sound_by_enumeration(size, reserved, cbs, buffers, guard):
     free guard admits s <= (size - buffers) - (reserved + cbs), the max guard s <= size -
     reserved; every admitted s (none if the limit is < 0) must end at or below the buffers."""
     limit = (size - buffers) - (reserved + cbs) if guard == "free" else size - reserved
-    return all(reserved + cbs + s <= size - buffers for s in range(0, limit + 1))
+    return all(reserved + cbs + s <= size - buffers for s in range(limit + 1))
 
 
 @settings(max_examples=60, deadline=None)
@@ -437,8 +436,8 @@ def test_printed_memory_configs_are_read():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("MemoryConfig(memory_layout=TensorMemoryLayout::WIDTH_SHARDED,buffer_type=BufferType::L1,"
-     "shard_spec=std::nullopt)", r"a WIDTH_SHARDED memory config needs a shard_spec"),
+    (("MemoryConfig(memory_layout=TensorMemoryLayout::WIDTH_SHARDED,buffer_type=BufferType::L1,"
+     "shard_spec=std::nullopt)"), r"a WIDTH_SHARDED memory config needs a shard_spec"),
     (PRINTED_WIDTH.replace("ShardMode::PHYSICAL", "ShardMode::LOGICAL"),
      r"shard_spec.mode must be PHYSICAL \(a LOGICAL shard shape is not modelled\)"),
     ("MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,buffer_type=BufferType::L1",
