@@ -1,12 +1,4 @@
-"""The site's index and navigation: specs grouped by family and module.
-
-Each spec belongs to one family (the layoutalg family its layout comes
-from, else the one its module is named after, else the core algebra) and
-to the module that holds it. Each group says how many of its specs were
-proved, refuted as designed (a known-bad design, expected REFUTED), or
-came out unexpected. A family that implements a seed document gets a page
-listing the flaws its specs catch.
-"""
+"""The site's index and navigation: specs grouped by family and module (docs/site.md)."""
 
 from __future__ import annotations
 
@@ -48,7 +40,8 @@ class Entry:
 
 
 def family_of(module_stem: str, subject: object) -> str:
-    """The family key of a spec (see the module docstring).
+    """The family key of a spec: the layoutalg family its layout comes from, else the
+    one its module is named after, else the core algebra.
 
     >>> family_of("known_bad", None), family_of("cute_identities", None)
     ('core', 'cute')

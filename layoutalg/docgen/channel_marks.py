@@ -1,12 +1,9 @@
 """The counterexample of a REFUTED channel claim, as tiles of the picture.
 
-A channel layout's picture numbers its tiles as ``ChannelLayout.index_map``
-does: A row-major, then B, then C (the seed's global tile index), each
-coloured by the channel of its base address. A channel claim's
-counterexample names tiles by their own coordinates instead (``ti, tj, tk``
-of an iteration, ``tk, tj`` of a B tile, primed for a second tile); this
-module turns them into global tile numbers and says, for each, the channel
-it is on — so the picture can outline the tiles that conflict.
+The picture numbers tiles as ``ChannelLayout.index_map`` does (A row-major, then
+B, then C); a channel claim's counterexample names them by their own coordinates
+(``ti, tj, tk`` of an iteration, ``tk, tj`` of a B tile, primed for a second
+tile). This module turns them into global tile numbers, each with its channel.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Math rendered to MathML when the page is generated: no script, no network.
 
-Browsers draw MathML themselves, so a page opened from disk, offline or
-behind a firewall shows its formulas (MathJax from a CDN showed raw LaTeX
-there). ``latex2mathml`` (the ``docs`` extra) is imported only when a formula
-is rendered; without it a formula stays LaTeX between ``$`` signs, which
-other Markdown tools read.
+``latex2mathml`` (the ``docs`` extra) is imported only when a formula is
+rendered; without it a formula stays LaTeX between ``$`` signs.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""What a site needs to work offline that its theme would fetch from the web.
-
-Material's ``offline`` plugin bundles the search index, but loads the
-``iframe-worker`` shim (which lets search's web worker run from ``file://``)
-from unpkg.com. The shim is 1.4 kB, so it ships here and is written into the
-site; naming it in ``extra.polyfills`` keeps the plugin from adding the CDN URL.
+"""The ``iframe-worker`` shim a site needs offline (docs/site.md), which Material's
+``offline`` plugin would load from unpkg.com: it is written into the site, and
+naming it in ``extra.polyfills`` keeps the plugin from adding the CDN URL.
 """
 
 from __future__ import annotations

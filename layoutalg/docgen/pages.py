@@ -232,21 +232,18 @@ def layout_section(m: IndexMap, subject: object = None) -> list[str]:
     lines += [f"{markup.code(m.label)}: {markup.code(m.domain)} → {markup.code(m.codomain)}", ""]
     steps = steps_of(subject)
     if steps:
-        lines += step_lines(steps)
-        lines += ["### The whole map", "", "The steps composed into one map:", ""]
+        lines += [*step_lines(steps), "### The whole map", "", "The steps composed into one map:",
+                  ""]
     return lines + formula_lines(m)
 
 
 def step_lines(steps: Sequence[IndexMap]) -> list[str]:
-    """A layout as its steps, each with the coordinates it names."""
-    if not steps:
-        return []
+    """A layout as its steps (at least one), each with the coordinates it names."""
     lines = ["### Steps", "", f"The layout is a chain of {len(steps)} steps, each "
              "applied to the coordinates the step before names:", ""]
     for k, part in enumerate(steps, start=1):
         lines += [f"**Step {k}**, {markup.code(part.label)}: {markup.code(part.domain)} → "
-                  f"{markup.code(part.codomain)}", ""]
-        lines += formula_lines(part)
+                  f"{markup.code(part.codomain)}", ""] + formula_lines(part)
     return lines
 
 
@@ -265,16 +262,15 @@ def formula_lines(m: IndexMap) -> list[str]:
     and in MathML; its valid predicate one conjunct per line; its domain
     bounds and assumptions."""
     text = [f"({', '.join(m.domain.names)}) ↦"]
-    for name, e in zip(m.codomain.names, m.exprs):
-        text += _image_lines(name, e)
+    text += [line for name, e in zip(m.codomain.names, m.exprs) for line in _image_lines(name, e)]
     conjuncts = _conjuncts(m.valid)
     if conjuncts:
         text.append("valid where")
         text += [f"  {'and ' if k else ''}{_show(c)}" for k, c in enumerate(conjuncts)]
     lines = ["```text", *text, "```", ""]
     for name, e in zip(m.codomain.names, m.exprs):
-        lines += [mathml.block(f"{_latex_name(name)} = {_latex(e)}"), ""]
-    domain = ", ".join(f"{_latex_name(n)} < {_latex(e)}" for n, e in m.domain.dims)
+        lines += [mathml.block(f"{_latex(sympy.Symbol(name))} = {_latex(e)}"), ""]
+    domain = ", ".join(f"{_latex(sympy.Symbol(n))} < {_latex(e)}" for n, e in m.domain.dims)
     lines += [f"for {mathml.inline(domain)}." if domain else "", ""]
     if conjuncts:
         lines += ["Slots hold data where all of these hold (the rest is padding):", ""]
@@ -283,11 +279,6 @@ def formula_lines(m: IndexMap) -> list[str]:
         lines += ["Assuming " + ", ".join(mathml.inline(_latex(a))
                                           for a in m.assumptions) + ".", ""]
     return lines
-
-
-def _latex_name(name: str) -> str:
-    """A coordinate's name as written inside the expressions (``_latex``)."""
-    return _latex(sympy.Symbol(name))
 
 
 def _latex(e) -> str:

@@ -1,11 +1,9 @@
 """Which elements a picture draws: all of a small layout, samples of a large one.
 
-A picture has at most ``side`` cells a side. Sampling with an even step
-ignores tiles: a 1000×1000 grid of 31-wide tiles sampled every 21 elements
-mixes neighbouring tiles into confetti. ``aligned_grid`` instead finds where
-the memory changes along the first row and column and, when the tiles are
-fewer than the cells, gives each tile whole cells, so a cell never straddles
-a tile border (for tilings that are the same in every row and column).
+A picture has at most ``side`` cells a side. An even step would mix neighbouring
+tiles into confetti; ``aligned_grid`` finds where the memory changes along the
+first row and column and, when the tiles are fewer than the cells, gives each
+tile whole cells (for tilings that are the same in every row and column).
 """
 
 from __future__ import annotations
@@ -143,9 +141,6 @@ def tile_samples(memory: np.ndarray, side: int, even: np.ndarray) -> np.ndarray:
     if len(starts) > side:
         return even
     ends = np.append(starts[1:], len(memory))
-    per_run = side // len(starts)
-    cells = []
-    for start, end in zip(starts, ends):
-        count = min(per_run, end - start)
-        cells.append(start + np.arange(count) * (end - start) // count)
-    return np.concatenate(cells)
+    counts = np.minimum(side // len(starts), ends - starts)
+    return np.concatenate([start + np.arange(count) * (end - start) // count
+                           for start, end, count in zip(starts, ends, counts)])

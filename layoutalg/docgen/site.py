@@ -1,10 +1,8 @@
 """A standalone MkDocs site of the generated spec pages (``layoutalg docs --site``).
 
-The project's own site (``mkdocs.yml`` at the repository root) adds these
-pages through ``docs/hooks.py``; a user's folder of specs has no MkDocs
-configuration, so this writes one beside the pages and runs ``mkdocs build
---strict`` in a subprocess. MkDocs is imported by nobody here: it is only
-looked up, so ``import layoutalg`` stays light.
+A user's folder of specs has no MkDocs configuration, so this writes one beside
+the pages and runs ``mkdocs build --strict`` in a subprocess. MkDocs is only
+looked up, never imported, so ``import layoutalg`` stays light.
 """
 
 from __future__ import annotations
@@ -25,10 +23,8 @@ from layoutalg.errors import SpecError
 
 NEEDED = {"mkdocs": "mkdocs", "material": "mkdocs-material", "latex2mathml": "latex2mathml"}
 
-# JSON is valid YAML, and json.dumps quotes every path safely. The site works
-# opened from disk and offline: links end in .html (use_directory_urls off),
-# formulas are MathML already (docgen.mathml), no web fonts, and Material's
-# offline plugin bundles the search index so search runs from file:// too.
+# JSON is valid YAML, and json.dumps quotes every path safely. The settings that make
+# the site work from disk and offline are explained in docs/site.md.
 CONFIG = {
     "site_name": "Verified layouts",
     "use_directory_urls": False,

@@ -1,9 +1,6 @@
-"""Brute-force twins of every check: NumPy enumeration of small concrete maps.
-
-Same names and verdict meanings as the Z3 checks, to be compared with Z3
-(differential tests) and to cross-check small specs; they never return
-UNKNOWN, and refuse symbolic or too large maps with VerificationError.
-"""
+"""Brute-force twins of every check (docs/verification.md): NumPy enumeration of
+small concrete maps, same names and verdicts as the Z3 checks. They never return
+UNKNOWN, and refuse symbolic or too large maps with VerificationError."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
 """``Chain``: index maps applied one after another, kept apart for proofs by parts.
 
-``compose`` folds maps into one expression, which is what every check needs
-but can be harder for Z3 than its parts: a padded tiling flattened into one
-offset multiplies three unknown sizes. A Chain keeps the parts, so
-``check_bijective_by_parts`` can prove each part and conclude for the whole;
-``index_map()`` is the composition, for everything else (pictures, the
-executor, the other checks). It lives above the core because that
-composition is proved (``compose``).
+``check_bijective_by_parts`` proves each part and concludes for the whole
+(docs/verification.md, "Proofs by parts"); ``index_map()`` is the composition,
+for everything else. It lives above the core because that composition is proved.
 """
 
 from __future__ import annotations

@@ -10,13 +10,7 @@ from __future__ import annotations
 
 import sympy
 
-from layoutalg.core.compose import (
-    all_of,
-    check_composable,
-    composed,
-    pulled_back,
-    wider_dims,
-)
+from layoutalg.core.compose import all_of, check_composable, composed, pulled_back, wider_dims
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import CompositionError
 from layoutalg.verify import composition as facts

@@ -1,24 +1,17 @@
 """What ``compose`` must know about its parts, each fact proved once per map.
 
-``compose(first, then)`` is ``then ∘ first`` only where every image of
-``first`` lies in ``first``'s codomain and in ``then``'s domain (elsewhere
-the composition is undefined), and its ``valid`` predicate pulls ``first``'s
-padding back through ``then``'s inverse, which is right only if that inverse
-is. Both facts are proved here — with Z3, or by enumeration when the map is
-concrete and small — and kept by map (its domain, codomain, formulas,
-inverse, valid and assumptions, not its name), so a map composed many times
-(a swizzle, a chain folded part by part) is proved once. Without a usable
-inverse, :func:`reached_condition` lists the slots of a concrete ``then``
-that no real point of ``first`` reaches.
+``first``'s images lie in its codomain and in ``then``'s domain, and
+``then``'s inverse is right (it pulls ``first``'s padding back): both are
+proved here, with Z3 or by enumeration when the map is concrete and small,
+and kept by map (domain, codomain, formulas, inverse, valid and assumptions,
+not its name), so a map composed many times is proved once. Only PROVED and
+REFUTED answers are kept (they do not depend on the time allowed).
 
 Maps the combinators build from a ``Space`` are *exact by construction*: in
 bounds, a bijection onto their valid slots, with an inverse that is right on
 every valid slot and left on every point. The core records them
 (:mod:`layoutalg.core.exact`, bookkeeping without a proof) and they need no
 query here; a composition of two exact maps is exact again.
-
-Only PROVED and REFUTED answers are kept (they do not depend on the time
-allowed); UNKNOWN is asked again.
 """
 
 from __future__ import annotations

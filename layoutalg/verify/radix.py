@@ -1,9 +1,7 @@
 """The mixed-radix lemma: a row-major linearization is a bijection digit by digit.
 
-Z3 decides ``o = Σ s_k·x_k`` with an inverse reading each digit back as
-``⌊o / s_k⌋ mod e_k`` by case splits that multiply with every digit (eight
-radix-4 digits: seconds; ``bench/growth.py --axis dims``). The classical
-theorem says it without asking about the sum at all.
+Z3's case splits on ``⌊o / s_k⌋ mod e_k`` multiply with every digit (eight radix-4
+digits: seconds; ``bench/growth.py --axis dims``); the classical theorem needs no query.
 
 **Lemma.** Let ``e_0 … e_{n-1} ≥ 1``, ``s_{n-1} = 1``, ``s_k = s_{k+1}·e_{k+1}``
 and ``E = s_0·e_0``. ``L(x) = Σ s_k·x_k`` maps the box ``Π [0, e_k)``
