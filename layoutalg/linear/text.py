@@ -129,8 +129,7 @@ def _once(bases: dict, name: str, current: str | None, number: int, line: str) -
     """Refuse a second block of lines for an in dim (a contradiction, e.g. 'lane is a
     size 1 dimension' and then a lane basis): Triton prints each in dim once."""
     if name in bases and name != current:
-        said = ("a size 1 dimension" if not bases[name] else
-                f"{len(bases[name])} bases long")
+        said = f"{len(bases[name])} bases long" if bases[name] else "a size 1 dimension"
         raise LinearLayoutError(f"parse_linear_layout: line {number} gives in dim {name!r} "
                                 f"again after the text said it is {said}; each in dim must be "
                                 f"stated once: {line.strip()!r}")

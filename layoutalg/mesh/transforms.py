@@ -179,8 +179,7 @@ def _occupied(layout: MeshLayout, shape) -> int:
 
 def classify(source: MeshLayout, target: MeshLayout, shape, blocks: BlockTable) -> TransformKind:
     """The seed's transform type, decided from the layouts and the computed blocks."""
-    remote = blocks.hops > 0
-    if not remote.any():
+    if not (blocks.hops > 0).any():
         return TransformKind.IDENTITY
     if target.is_replicated:
         return TransformKind.REPLICATE
