@@ -11,7 +11,6 @@ banks, words and phases are computed here with Python's own ``//`` and
 from __future__ import annotations
 
 import itertools
-import math
 import time
 
 import numpy as np
@@ -19,7 +18,7 @@ import numpy as np
 from layoutalg.channel.bank_model import BankModel, check_op
 from layoutalg.channel.resources import Banks, resource_of, validate
 from layoutalg.core.evaluate import as_int64
-from layoutalg.errors import VerificationError
+from layoutalg.verify.brute import points
 from layoutalg.verify.result import CheckResult, Status, point_text
 
 
@@ -51,19 +50,11 @@ def phase_degree(addresses: list[int], model: BankModel, op: str = "read") -> tu
 MAX_LANE_POINTS = 1 << 24
 
 
-def _grids(space) -> dict[str, np.ndarray]:
-    size = math.prod(space.extents)
-    if size > MAX_LANE_POINTS:
-        raise VerificationError(f"enumeration of {space} ({size} points) exceeds "
-                                f"{MAX_LANE_POINTS}")
-    return dict(zip(space.names, np.indices(space.extents, dtype=np.int64)))
-
-
 def _lane_table(access, resource, lane: str):
-    """Resource and broadcast unit of every point, lanes moved to the last axis."""
+    """Address, resource and broadcast unit of every point, lanes on the last axis."""
     position = validate(access, resource, lane, "bank_conflict_degree")
-    grids = _grids(access.domain)
-    (address,) = access.apply(*grids.values())
+    grids = points(access.domain, MAX_LANE_POINTS).T.reshape(-1, *access.domain.extents)
+    (address,) = access.apply(*grids)
     address = np.moveaxis(as_int64(address, f"addresses of {access.label}"), position, -1)
     used = np.asarray(resource_of(resource, address), dtype=np.int64)
     # Lanes reading one word of a bank share a broadcast; channels never do.
@@ -71,7 +62,7 @@ def _lane_table(access, resource, lane: str):
         unit = resource.word(address)
     else:
         unit = np.broadcast_to(np.arange(address.shape[-1], dtype=np.int64), address.shape)
-    return position, address, used, np.asarray(unit, dtype=np.int64)
+    return address, used, np.asarray(unit, dtype=np.int64)
 
 
 def bank_conflict_degree(access, resource=None, *, lane: str = "thread") -> int:
@@ -86,41 +77,30 @@ def bank_conflict_degree(access, resource=None, *, lane: str = "thread") -> int:
     >>> bank_conflict_degree(plain, Banks(8, 16))
     8
     """
-    _, _, used, unit = _lane_table(access, Banks() if resource is None else resource, lane)
-    lanes = used.shape[-1]
-    worst = 1
-    for row_used, row_unit in zip(used.reshape(-1, lanes).tolist(),
-                                  unit.reshape(-1, lanes).tolist()):
-        per_bank: dict[int, set[int]] = {}
-        for bank, word in zip(row_used, row_unit):
-            per_bank.setdefault(bank, set()).add(word)
-        worst = max(worst, max(len(words) for words in per_bank.values()))
-    return worst
+    _, used, unit = _lane_table(access, Banks() if resource is None else resource, lane)
+    step = np.arange(used.size) // used.shape[-1]
+    served = np.unique(np.stack([step, used.ravel(), unit.ravel()]), axis=1)  # distinct words
+    return int(np.unique(served[:2], axis=1, return_counts=True)[1].max())
 
 
 def check_bank_conflict_free(access, resource=None, *, lane: str = "thread") -> CheckResult:
     start = time.perf_counter()
     resource = Banks() if resource is None else resource
-    _, address, used, unit = _lane_table(access, resource, lane)
-    lanes = used.shape[-1]
+    address, used, unit = _lane_table(access, resource, lane)
+    *shape, lanes = used.shape
     steps = [n for n in access.domain.names if n != lane]
-    flat_used, flat_unit = used.reshape(-1, lanes), unit.reshape(-1, lanes)
+    address, used, unit = (v.reshape(-1, lanes) for v in (address, used, unit))
     for first, second in itertools.combinations(range(lanes), 2):
-        clash = (flat_used[:, first] == flat_used[:, second]) & (
-            flat_unit[:, first] != flat_unit[:, second])
+        clash = (used[:, first] == used[:, second]) & (unit[:, first] != unit[:, second])
         if clash.any():
             k = int(np.argmax(clash))
-            step = np.unravel_index(k, used.shape[:-1]) if steps else ()
-            ce = {n: int(v) for n, v in zip(steps, step)}
-            ce[lane] = first
-            point = {n: ce[n] for n in access.domain.names}
-            flat_address = address.reshape(-1, lanes)
+            ce = {n: int(v) for n, v in zip(steps, np.unravel_index(k, shape) if steps else ())}
             return CheckResult(
                 Status.REFUTED, "bank_conflict_free", access.label,
-                {**point, f"{lane}'": second},
+                {**{n: ce.get(n, first) for n in access.domain.names}, f"{lane}'": second},
                 f"conflict at step {point_text(steps, [ce[n] for n in steps])}: {lane} {first} "
-                f"(byte {int(flat_address[k, first])}) and {lane} {second} (byte "
-                f"{int(flat_address[k, second])}) both use bank {int(flat_used[k, first])} of "
+                f"(byte {int(address[k, first])}) and {lane} {second} (byte "
+                f"{int(address[k, second])}) both use bank {int(used[k, first])} of "
                 f"{resource}", time.perf_counter() - start, method="enumeration")
     return CheckResult(Status.PROVED, "bank_conflict_free", access.label, None,
                        f"the lanes of every step use distinct banks of {resource}",

@@ -13,13 +13,9 @@ https://github.com/xlite-dev/LeetCUDA/issues/399), and only lanes of one
 phase can conflict. Writes of one word by several lanes are merged (one lane
 writes), as reads are broadcast.
 
-:class:`BankModel` states all of this with its sizes: ``num_banks`` banks of
-``bank_bytes``, accesses of ``access_bytes`` (naturally aligned), ``warp``
-lanes per request, and whether a read of one word by several lanes is one
-access (``broadcast``) and likewise a write (``merge_writes``; an accelerator
-SRAM without either says False). An aligned access of ``V >= W`` bytes
-covers ``V / W`` adjacent banks, so it behaves as one bank of ``V`` bytes out
-of ``num_banks·W / V``: that many lanes form a phase.
+An aligned access of ``V >= W`` bytes covers ``V / W`` adjacent banks, so it
+behaves as one bank of ``V`` bytes out of ``num_banks·W / V``: that many lanes
+form a phase.
 
 >>> m = BankModel(access_bytes=16)
 >>> m.lanes_per_phase, m.groups, m.unit
@@ -41,17 +37,11 @@ OPS = ("read", "write")
 
 @dataclass(frozen=True)
 class BankModel:
-    """Banks of ``bank_bytes`` bytes serving aligned ``access_bytes`` accesses in phases.
-
-    Args:
-        num_banks: banks (32 on NVIDIA GPUs).
-        bank_bytes: W, bytes per bank word (4).
-        access_bytes: V, bytes one lane accesses: 1, 2, 4 (scalar), 8 (64-bit),
-            16 (128-bit vector); a power of two at most ``num_banks·W``.
-        warp: lanes issuing one request (32); a multiple of the phase size.
-        broadcast: lanes reading one word get it in one access.
-        merge_writes: lanes writing one word make one access (one of them wins).
-    """
+    """``num_banks`` banks of W = ``bank_bytes`` serving aligned accesses of V =
+    ``access_bytes`` (a power of two at most ``num_banks·W``) in phases; ``warp``
+    lanes (a multiple of the phase size) issue one request; ``broadcast``: lanes
+    reading one word make one access; ``merge_writes``: likewise for writes (one
+    wins). An accelerator SRAM without either says False."""
 
     num_banks: int = 32
     bank_bytes: int = 4
@@ -61,14 +51,11 @@ class BankModel:
     merge_writes: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("num_banks", "bank_bytes", "access_bytes"):
-            object.__setattr__(self, name, power_of_two(SwizzleError, name, getattr(self, name),
-                                                        where="BankModel"))
-        object.__setattr__(self, "warp", positive_int(SwizzleError, "warp", self.warp,
-                                                      where="BankModel"))
-        for name in ("broadcast", "merge_writes"):
-            object.__setattr__(self, name, boolean(SwizzleError, name, getattr(self, name),
-                                                   where="BankModel"))
+        for name, rule in (("num_banks", power_of_two), ("bank_bytes", power_of_two),
+                           ("access_bytes", power_of_two), ("warp", positive_int),
+                           ("broadcast", boolean), ("merge_writes", boolean)):
+            object.__setattr__(self, name, rule(SwizzleError, name, getattr(self, name),
+                                                where="BankModel"))
         row = self.num_banks * self.bank_bytes
         if self.access_bytes > row:
             raise SwizzleError(f"BankModel: access_bytes must be at most num_banks * bank_bytes "

@@ -49,17 +49,12 @@ def check_bank_conflict_free(
 ) -> CheckResult:
     """No two lanes of one step use the same bank (at different words).
 
-    Args:
-        access: ``(step…, lane) → [byte address]``.
-        resource: ``Banks(...)`` or an ``Interleave`` channel decoder.
-        lane: the dim whose points issue together.
-        method: ``"z3"`` asks Z3 only (swizzles are bit operations, which
-            it decides; UNKNOWN stays possible on a timeout);
-            ``"enumeration"`` checks every point of a concrete map
-            (at most 2**22); ``"auto"`` (default) asks Z3 and settles an
-            UNKNOWN by enumeration. The result's ``method`` says which
-            decided; either way the verdict is exact.
-
+    ``access`` maps ``(step…, lane) → [byte address]``; ``resource`` is
+    ``Banks(...)`` or an ``Interleave`` decoder; ``lane`` the dim whose points
+    issue together. ``method``: ``"z3"`` asks Z3 only (UNKNOWN possible on a
+    timeout), ``"enumeration"`` checks every point of a concrete map (at most
+    2**22), ``"auto"`` asks Z3 and settles an UNKNOWN by enumeration; the
+    result's ``method`` says which decided, the verdict is exact either way.
     REFUTED carries the step's dims, ``lane`` and the other lane (primed).
 
     >>> import layoutalg as la
@@ -137,21 +132,16 @@ def check_bank_conflicts(
 ) -> CheckResult:
     """No bank serves more than ``max_degree`` accesses in one phase (1: conflict-free).
 
-    Args:
-        access: ``(step…, lane) → [byte address]``; sizes may be symbolic (e.g. a
-            lane per row of a tile of ``R`` rows: lanes ``8k … 8k+7`` form a phase).
-        model: banks, access width and phases (:class:`BankModel`).
-        op: ``"read"`` or ``"write"`` (whether one word shared by lanes is one
-            access follows ``model.broadcast`` or ``model.merge_writes``).
-        max_degree: the claimed worst number of accesses one bank serves.
-
-    Decided by Z3 (bit operations included), never by enumeration: unsat for
-    ``max_degree + 1`` lanes of one phase on one bank at distinct words proves
-    it for every size the assumptions allow. Every address must be a
-    multiple of ``model.access_bytes`` (aligned, as the hardware requires);
-    a misaligned one is REFUTED first. REFUTED carries the step, two lanes
-    (``lane`` and ``lane'``), the ``bank`` and the ``degree`` of the witness's
-    phase (evaluated over its lanes), and the sizes Z3 chose.
+    ``access`` maps ``(step…, lane) → [byte address]``, sizes possibly symbolic;
+    ``model`` gives banks, access width and phases; for ``op`` "read" or
+    "write", whether lanes sharing a word make one access follows
+    ``model.broadcast`` or ``model.merge_writes``. Decided by Z3, never by
+    enumeration: unsat for ``max_degree + 1`` lanes of one phase on one bank at
+    distinct words proves it for every size the assumptions allow. Every
+    address must be a multiple of ``model.access_bytes`` (aligned, as the
+    hardware requires); a misaligned one is REFUTED first. REFUTED carries the
+    step, ``lane`` and ``lane'``, the ``bank``, the ``degree`` of the witness's
+    phase (evaluated over its lanes) and the sizes Z3 chose.
 
     >>> import layoutalg as la
     >>> space = la.Space(col=8, row=32)           # 32 lanes read column col, 16 B each
@@ -207,11 +197,10 @@ def worst_bank_conflict(
     assume: Sequence[sympy.Basic] = (),
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> CheckResult:
-    """The exact worst conflict degree over every step and phase (and every size).
-
-    Proves "at most d" for d = 1, then d = the degree of each witness found,
-    until one is proved: PROVED with ``counterexample["degree"] = d`` and the
-    witness of a d-way conflict (no witness when d = 1), or UNKNOWN.
+    """The exact worst conflict degree over every step and phase (and every size):
+    proves "at most d" for d = 1, then the degree of each witness found, until
+    PROVED with ``counterexample["degree"] = d`` and a d-way witness (none for
+    d = 1), or UNKNOWN.
 
     >>> import layoutalg as la
     >>> space = la.Space(thread=32)

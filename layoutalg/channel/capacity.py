@@ -93,11 +93,8 @@ def check_fits(layout, capacity: int | None = None, *, assume: Sequence[sympy.Ba
             point = [int(outcome.model[s]) for s in point_syms]
             params = parameter_values(layout, outcome)
             env = {**dict(zip(point_syms, point)), **{p: params[str(p)] for p in layout.parameters}}
-            if channel is None:
-                channel = layout.decoder.channel(address)
-            where = int(sympy.sympify(channel).subs(env))
-            needed = int(sympy.sympify(need).subs(env))
-            capacity_value = int(sympy.sympify(cap).subs(env))
+            where, needed, capacity_value = (int(sympy.sympify(e).subs(env)) for e in (
+                layout.decoder.channel(address) if channel is None else channel, need, cap))
             text = point_text(names, point)
             if limit is not None and where >= int(sympy.sympify(limit).subs(env)):
                 reason = (f"{matrix} tile {text} lands on channel {where}, outside the channels "
@@ -180,17 +177,14 @@ def _overlap(u, v, span) -> list[sympy.Basic]:
 
 def located_overlap(layout, first, x, second, y) -> list[sympy.Basic]:
     """Tile ``x`` of ``first`` and ``y`` of ``second`` overlap, in whole address
-    units where the option gives them (a tile of ``tile_bytes`` spans
-    ``tile_bytes / unit`` units), else in bytes.
-
-    Each address is ``unit · n`` with ``n`` an integer expression
-    (``options.UNITS``); dividing ``a < b + tile_bytes`` by ``unit > 0`` is exact
-    when ``unit`` divides ``tile_bytes``, and for whole tiles the two bounds say
-    ``n_x = n_y``, which Z3 decides several times faster (symbolic round-robin:
-    0.52 s → 0.13 s of Z3, medians of 5). The product is checked against
-    ``address_of`` term by term (an expansion, no Mod/floor rewriting) or the
-    bytes are used. Concrete sizes keep the bytes: Z3 answers them as fast
-    either way, and the overlap it reports stays the one it always reported."""
+    units where the option gives them (``tile_bytes / unit`` units a tile), else
+    in bytes. Each address is ``unit · n`` (``options.UNITS``, the product
+    checked against ``address_of`` term by term, no Mod/floor rewriting);
+    dividing ``a < b + tile_bytes`` by ``unit > 0`` is exact when ``unit``
+    divides ``tile_bytes``, and for whole tiles the bounds say ``n_x = n_y``,
+    which Z3 decides several times faster (symbolic round-robin: 0.52 s →
+    0.13 s, medians of 5). Concrete sizes keep the bytes (as fast, and the
+    overlap reported stays the one it always was)."""
     size = layout.tile_bytes
     ax, ay = layout.address_of(first, *x), layout.address_of(second, *y)
     if not layout.is_concrete:
@@ -206,12 +200,9 @@ def located_overlap(layout, first, x, second, y) -> list[sympy.Basic]:
 def _product_is(unit: int, count, address) -> bool:
     """``unit · count`` is ``address`` as a polynomial in its terms."""
     difference = unit * count - address
-    if difference == 0:
-        return True
-    if not isinstance(difference, sympy.Basic):
-        return False
-    return sympy.expand(difference, deep=False, power_base=False, power_exp=False,
-                        log=False, multinomial=False) == 0
+    return difference == 0 or isinstance(difference, sympy.Basic) and sympy.expand(
+        difference, deep=False, power_base=False, power_exp=False, log=False,
+        multinomial=False) == 0
 
 
 __all__ = ["check_disjoint", "check_fits"]

@@ -69,32 +69,25 @@ def check_conflict_free(
     space = iteration_space(layout, dataflow, grain)
     subject = f"{layout.label} [{_dataflow_label(dataflow)}, {grain} grain]"
     fit = designed_is_exact(layout, assume, timeout_ms)
-    if fit is not None and fit.proved:
-        # Every byte of every tile decodes to its designed channel (capacity.py).
-        channels = Space(channel=layout.num_channels)
-        accesses = {x: IndexMap(space, channels, [layout.designed(x, *tile_of(x, space))[0]],
-                                name=x) for x in matrices}
-        resource, note = None, "; tiles proved to fit their channels"
-    else:
-        # Each access straight to the channel its address decodes to, the
-        # decoder applied as built (lazy Mod): the same function as the address
-        # map followed by the decoder's channel map, without the generic check
-        # substituting the address into the decoder, which SymPy re-evaluates
-        # over the whole address, and without the memory's size, whose
-        # positivity SymPy tests slowly (issue 17).
-        channels = Space(channel=layout.num_channels)
-        accesses = {x: IndexMap(space, channels,
-                                [layout.decoder.channel(byte_address(layout, x, space, grain))],
-                                name=x) for x in matrices}
-        resource, note = None, ""
-    verdict = generic_conflict_free(space, accesses, resource, subject=subject,
-                                    assume=assume, timeout_ms=timeout_ms)
-    prefix = f"{describe_dataflow(dataflow)}, {grain} grain: "
+    by_design = fit is not None and fit.proved
+    # By design: every byte of every tile decodes to its designed channel
+    # (capacity.py). Else each access goes straight to the channel its address
+    # decodes to, the decoder applied as built (lazy Mod): the address map
+    # followed by the decoder's channel map, without SymPy re-evaluating the
+    # substituted address or testing the memory size's positivity (issue 17).
+    accesses = {x: IndexMap(space, Space(channel=layout.num_channels), [
+        layout.designed(x, *tile_of(x, space))[0] if by_design
+        else layout.decoder.channel(byte_address(layout, x, space, grain))], name=x)
+        for x in matrices}
+    verdict = generic_conflict_free(space, accesses, None, subject=subject, assume=assume,
+                                    timeout_ms=timeout_ms)
+    note = "; tiles proved to fit their channels" if by_design else ""
     if fit is not None and not fit.proved and verdict.status is Status.UNKNOWN:
         note = (f"; with a symbolic capacity Z3 needs the tiles proved to fit their "
                 f"channels first, and that is {fit.status}: {fit.reason}")
     return CheckResult(verdict.status, "channel_conflict_free", subject, verdict.counterexample,
-                       prefix + verdict.reason + note, time.perf_counter() - start)
+                       f"{describe_dataflow(dataflow)}, {grain} grain: {verdict.reason}{note}",
+                       time.perf_counter() - start)
 
 
 def check_single_channel(
@@ -131,11 +124,9 @@ def check_single_channel(
                             reason=verdict.reason)
         if verdict.refuted:
             ce = verdict.counterexample
-            point = [ce[n] for n in space.names]
-            values = {p: ce[str(p)] for p in layout.parameters if str(p) in ce}
-            env = {**dict(zip(space.symbols, point)), **values}
-            got = int(sympy.sympify(each.exprs[0]).subs(env))
-            want = int(sympy.sympify(first.exprs[0]).subs(env))
+            env = {**{s: ce[n] for s, n in zip(space.symbols, space.names)},
+                   **{p: ce[str(p)] for p in layout.parameters if str(p) in ce}}
+            got, want = (int(sympy.sympify(m.exprs[0]).subs(env)) for m in (each, first))
             rows = ", ".join(f"{n}={ce[n]}" for n in tiles.names)
             return q.result(
                 Status.REFUTED, "single_channel", layout.label, start,

@@ -34,10 +34,8 @@ ADDRESS_LIMIT = 1 << 60
 
 @dataclass(frozen=True)
 class ChannelLoad:
-    """Bytes per channel, per matrix.
-
-    ``by_matrix`` pairs each matrix name with a tuple of byte counts, one per
-    channel.
+    """Bytes per channel, per matrix: ``by_matrix`` pairs each matrix name with a tuple
+    of byte counts, one per channel.
 
     >>> from layoutalg.channel import ChannelLayout
     >>> lay = ChannelLayout("iteration_aware", num_channels=4, m_tiles=16, n_tiles=16,
@@ -70,13 +68,11 @@ class ChannelLoad:
 
     def table(self) -> str:
         """A Markdown table: one row per channel, bytes per matrix and in total."""
-        head = "| channel | " + " | ".join(MATRICES) + " | total |"
-        lines = [head, "|---" * (len(MATRICES) + 2) + "|"]
-        table = dict(self.by_matrix)
-        for c in range(self.num_channels):
-            cells = [str(table[x][c]) for x in MATRICES]
-            lines.append(f"| {c} | " + " | ".join(cells) + f" | {self.bytes()[c]} |")
-        return "\n".join(lines)
+        table, total = dict(self.by_matrix), self.bytes()
+        rows = [("channel", *MATRICES, "total")]
+        rows += [(c, *(table[x][c] for x in MATRICES), total[c]) for c in range(len(total))]
+        lines = ["| " + " | ".join(map(str, row)) + " |" for row in rows]
+        return "\n".join([lines[0], "|---" * (len(MATRICES) + 2) + "|", *lines[1:]])
 
 
 def channel_load(layout) -> ChannelLoad:
@@ -143,26 +139,21 @@ def check_channel_totals(layout, totals: Mapping[int, int | tuple[int, int]], *,
     """Each listed channel holds exactly ``totals[c]`` bytes of ``matrices``
     (or, for a ``(low, high)`` pair, between them inclusive)."""
     start = time.perf_counter()
-    chosen = _matrices(matrices)
-    wanted = _totals(totals)
+    chosen, wanted = _matrices(matrices), _totals(totals)
     counts = channel_load(layout).bytes(chosen)
-    for channel, want in wanted.items():
+    for channel, (low, high) in wanted.items():
         if channel >= len(counts):
             raise ChannelError(f"check_channel_totals: channel {channel} does not exist; the "
                                f"layout has {len(counts)} channels")
-        low, high = want
-        got = counts[channel]
-        if not low <= got <= high:
+        if not low <= counts[channel] <= high:
             claim = str(low) if low == high else f"{low}..{high}"
-            return CheckResult(Status.REFUTED, "channel_totals", layout.label,
-                               {"channel": channel, "bytes": got},
-                               f"channel {channel} holds {got} B of {', '.join(chosen)}; the "
-                               f"claim says {claim} B", time.perf_counter() - start,
-                               method="enumeration")
-    return CheckResult(Status.PROVED, "channel_totals", layout.label, None,
-                       f"every listed channel holds the stated bytes of {', '.join(chosen)} "
-                       f"(counted: {list(counts)})", time.perf_counter() - start,
-                       method="enumeration")
+            return _counted(Status.REFUTED, "channel_totals", layout, start,
+                            {"channel": channel, "bytes": counts[channel]},
+                            f"channel {channel} holds {counts[channel]} B of "
+                            f"{', '.join(chosen)}; the claim says {claim} B")
+    return _counted(Status.PROVED, "channel_totals", layout, start, None,
+                    f"every listed channel holds the stated bytes of {', '.join(chosen)} "
+                    f"(counted: {list(counts)})")
 
 
 def check_load_balance(layout, max_ratio: float, *,
@@ -176,14 +167,17 @@ def check_load_balance(layout, max_ratio: float, *,
     load = channel_load(layout)
     counts, ratio = load.bytes(chosen), load.imbalance(chosen)
     if ratio <= max_ratio:
-        return CheckResult(Status.PROVED, "load_balance", layout.label, None,
-                           f"fullest channel / mean = {ratio:.3f} <= {max_ratio}",
-                           time.perf_counter() - start, method="enumeration")
+        return _counted(Status.PROVED, "load_balance", layout, start, None,
+                        f"fullest channel / mean = {ratio:.3f} <= {max_ratio}")
     busiest = int(np.argmax(counts))
-    return CheckResult(Status.REFUTED, "load_balance", layout.label,
-                       {"channel": busiest, "bytes": counts[busiest]},
-                       f"channel {busiest} holds {counts[busiest]} B, {ratio:.3f} × the mean "
-                       f"(allowed {max_ratio}); per channel: {list(counts)}",
+    return _counted(Status.REFUTED, "load_balance", layout, start,
+                    {"channel": busiest, "bytes": counts[busiest]},
+                    f"channel {busiest} holds {counts[busiest]} B, {ratio:.3f} × the mean "
+                    f"(allowed {max_ratio}); per channel: {list(counts)}")
+
+
+def _counted(status, check, layout, start, counterexample, reason) -> CheckResult:
+    return CheckResult(status, check, layout.label, counterexample, reason,
                        time.perf_counter() - start, method="enumeration")
 
 

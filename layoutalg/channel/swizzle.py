@@ -36,13 +36,9 @@ from layoutalg.verify.compose import compose
 
 @dataclass(frozen=True)
 class Swizzle:
-    """CuTe ``Swizzle<bits, base, shift>`` on integer offsets.
-
-    Args:
-        bits: B, the number of bits XORed (0 gives the identity).
-        base: M, the number of low bits kept as they are.
-        shift: S, the distance from the source bits down to the target bits
-            (negative: up); CuTe requires ``|S| >= B``.
+    """CuTe ``Swizzle<bits, base, shift>`` on integer offsets: B bits XORed (0: the
+    identity), M low bits kept, S the distance from the source bits down to the
+    target bits (negative: up; CuTe requires ``|S| >= B``).
 
     >>> sw = Swizzle(3, 4, 3)          # the 128-byte swizzle of TMA / ldmatrix tiles
     >>> [sw(row * 128) % 128 // 16 for row in range(8)]   # where chunk 0 of rows 0..7 goes
@@ -56,11 +52,10 @@ class Swizzle:
     shift: int
 
     def __post_init__(self) -> None:
-        for name in ("bits", "base"):
-            value = nonnegative_int(SwizzleError, name, getattr(self, name), where="Swizzle")
-            object.__setattr__(self, name, value)
-        object.__setattr__(self, "shift", integer(SwizzleError, "shift", self.shift,
-                                                  where="Swizzle"))
+        for name, rule in (("bits", nonnegative_int), ("base", nonnegative_int),
+                           ("shift", integer)):
+            object.__setattr__(self, name, rule(SwizzleError, name, getattr(self, name),
+                                                where="Swizzle"))
         if abs(self.shift) < self.bits:
             raise SwizzleError(
                 f"Swizzle: |shift| must be >= bits (CuTe: abs(SShift) >= BBits), or the XOR "
@@ -125,12 +120,9 @@ class Swizzle:
         return offset + (xor_expr(y, z, self.bits) - z) * 2 ** self.target
 
     def index_map(self, size, *, name: str | None = None) -> IndexMap:
-        """``[offset:size] → [address:size]``; its own inverse (an involution).
-
-        ``size`` may be symbolic (a positive integer expression, e.g. ``R*128``
-        for ``R`` rows of 128 bytes). Whether the map is a bijection of
-        ``[0, size)`` depends on ``size`` (a multiple of ``2**(target + bits)``
-        keeps every image inside); check it.
+        """``[offset:size] → [address:size]``, its own inverse (an involution); ``size``
+        may be symbolic (``R*128``). It is a bijection of ``[0, size)`` only for some
+        sizes (a multiple of ``2**(target + bits)`` keeps every image inside): check it.
         """
         size = positive_size(SwizzleError, "size", size, where="Swizzle.index_map")
         domain, codomain = Space(offset=size), Space(address=size)
@@ -140,10 +132,9 @@ class Swizzle:
                         name=name or f"{self}[{size}]")
 
     def after(self, layout, *, size=None, name: str | None = None) -> IndexMap:
-        """``Swizzle ∘ layout``: offsets of ``layout`` (an IndexMap with one
-        output, or a :class:`~layoutalg.CuteLayout`) swizzled, as CuTe's
-        ``composition(Swizzle, Layout)``. The swizzle acts on
-        ``[0, size)`` (default: ``layout``'s codomain extent or cosize);
+        """``Swizzle ∘ layout`` (an IndexMap with one output, or a
+        :class:`~layoutalg.CuteLayout`), as CuTe's ``composition(Swizzle, Layout)``,
+        acting on ``[0, size)`` (default: the codomain extent or cosize);
         :func:`layoutalg.compose` proves every offset lands there.
 
         >>> from layoutalg import CuteLayout
