@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import sympy
 
@@ -43,8 +44,7 @@ def check_in_bounds(
     >>> check_in_bounds(IndexMap(d, Space(o=4), [i + 1], name="shift")).counterexample
     {'i': 3}
     """
-    _check_map(m, "m")
-    timeout_ms = checked_timeout(timeout_ms)
+    timeout_ms = _checked(timeout_ms, m=m)
     proved = f"every image lies in {m.codomain}"
     if (small := enumerated.decide("in_bounds", [m], assume, proved=proved)) is not None:
         return small
@@ -54,22 +54,18 @@ def check_in_bounds(
     escape = q.any_of(*(q.outside(v, e) for v, e in zip(fx, m.codomain.extents)))
     outcome = q.run(bounds, [escape], [m], assume=assume, timeout_ms=timeout_ms)
     return q.verdict(outcome, "in_bounds", m.label, start,
-                     proved=proved,
-                     refuted=lambda: _out_of_bounds(m, outcome, x))
+                     proved=proved, refuted=lambda: _out_of_bounds(m, outcome, x))
 
 
 def _out_of_bounds(m, outcome, x):
     """The point Z3 found whose image escapes the codomain, and which dims escape."""
-    params = q.parameter_values(outcome, [m])
-    point = q.point_of(outcome, x)
-    image = q.concrete(m, params)(*point)
-    bad = [
-        f"{n}={v} not in [0, {e})"
-        for n, v, e in zip(m.codomain.names, image, q.concrete(m, params).codomain.extents)
-        if not 0 <= v < e
-    ]
+    params, point, found = _found(outcome, [m], x, m.domain.names)
+    bound = q.concrete(m, params)
+    image = bound(*point)
+    bad = [f"{n}={v} not in [0, {e})"
+           for n, v, e in zip(m.codomain.names, image, bound.codomain.extents) if not 0 <= v < e]
     return {
-        "counterexample": {**q.named(m.domain.names, point), **q.named(params, params.values())},
+        "counterexample": found,
         "reason": f"out of bounds: {point_text(m.domain.names, point)} maps to "
         f"{point_text(m.codomain.names, image)}: {', '.join(bad)}{q.params_text(params)}",
     }
@@ -84,8 +80,7 @@ def check_injective(
     A REFUTED counterexample names both points: the first under the domain's
     names, the second with a prime (``i'``).
     """
-    _check_map(m, "m")
-    timeout_ms = checked_timeout(timeout_ms)
+    timeout_ms = _checked(timeout_ms, m=m)
     proved = "no two elements share a slot"
     if (small := enumerated.decide("injective", [m], assume, proved=proved)) is not None:
         return small
@@ -101,8 +96,7 @@ def check_injective(
     outcome = q.run(bounds_x + bounds_y, [differ, *collide], [m], assume=assume,
                     timeout_ms=timeout_ms)
     return q.verdict(outcome, "injective", m.label, start,
-                     proved=proved,
-                     refuted=lambda: _shared_slot(m, outcome, x, y))
+                     proved=proved, refuted=lambda: _shared_slot(m, outcome, x, y))
 
 
 def _shared_slot(m, outcome, x, y):
@@ -139,8 +133,7 @@ def check_images_valid(
     """Every element that lands inside the codomain lands on a slot that ``valid``
     calls real (not padding). Images outside the codomain are not slots at all:
     ``check_in_bounds`` judges those, and ``valid`` is not consulted there."""
-    _check_map(m, "m")
-    timeout_ms = checked_timeout(timeout_ms)
+    timeout_ms = _checked(timeout_ms, m=m)
     proved = "every element lands on a valid slot"
     if (small := enumerated.decide("images_valid", [m], assume, proved=proved)) is not None:
         return small
@@ -161,11 +154,10 @@ def check_images_valid(
 
 def _on_padding(m, outcome, x):
     """The element Z3 found on a slot ``valid`` calls padding."""
-    params = q.parameter_values(outcome, [m])
-    point = q.point_of(outcome, x)
+    params, point, found = _found(outcome, [m], x, m.domain.names)
     slot = q.concrete(m, params)(*point)
     return {
-        "counterexample": {**q.named(m.domain.names, point), **q.named(params, params.values())},
+        "counterexample": found,
         "reason": f"element {point_text(m.domain.names, point)} lands on padding slot "
         f"{point_text(m.codomain.names, slot)}{q.params_text(params)}",
     }
@@ -184,8 +176,7 @@ def check_surjective(
     map; without an inverse, or when the inverse is wrong, the quantified
     query decides.
     """
-    _check_map(m, "m")
-    timeout_ms = checked_timeout(timeout_ms)
+    timeout_ms = _checked(timeout_ms, m=m)
     proved = "every valid slot holds an element"
     if (small := enumerated.decide("surjective", [m], assume, proved=proved)) is not None:
         return small
@@ -210,13 +201,11 @@ def check_surjective(
     hits = q.all_of(*(q.eq(a, b) for a, b in zip(q.images(m, x), p)))
     outcome = q.run(bounds_p, [valid], [m], assume=assume, timeout_ms=timeout_ms,
                     forall=(bounds_x, sympy.Not(hits)))
-    if outcome.answer == "unsat":
-        return q.result(Status.PROVED, "surjective", m.label, start, reason=proved)
-    if outcome.answer == "unknown":
-        note = " (the supplied inverse is wrong somewhere)" if inverse_wrong else ""
-        return q.result(Status.UNKNOWN, "surjective", m.label, start,
-                        reason=outcome.reason + note)
-    return q.result(Status.REFUTED, "surjective", m.label, start, **_empty_slot(m, outcome, p))
+    if outcome.answer == "unknown" and inverse_wrong:
+        note = " (the supplied inverse is wrong somewhere)"
+        outcome = replace(outcome, reason=outcome.reason + note)
+    return q.verdict(outcome, "surjective", m.label, start,
+                     proved=proved, refuted=lambda: _empty_slot(m, outcome, p))
 
 
 def _has_values(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
@@ -232,9 +221,7 @@ def _onto_by_counting(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
     onto. Only when every slot is valid (no ``valid`` predicate) and the two
     sizes are equal as formulas, so it holds for every size at once. False
     means "not shown"; the quantified query decides."""
-    if m.valid is not None:
-        return False
-    if sympy.simplify(sympy.sympify(m.domain.size) - m.codomain.size) != 0:
+    if m.valid is not None or sympy.simplify(sympy.sympify(m.domain.size) - m.codomain.size) != 0:
         return False
     return all(check(m, assume=assume, timeout_ms=timeout_ms).proved
                for check in (check_in_bounds, check_injective))
@@ -242,23 +229,19 @@ def _onto_by_counting(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
 
 def _confirm_empty(m, outcome, p, assume, timeout_ms):
     """The slot found by the inverse query really has no preimage?"""
-    params = q.parameter_values(outcome, [m])
-    slot = q.point_of(outcome, p)
+    params, slot = q.parameter_values(outcome, [m]), q.point_of(outcome, p)
     bound = q.concrete(m, params)
     x, bounds = q.unknowns(bound.domain)
     hit = [q.eq(a, v) for a, v in zip(q.images(bound, x, bounds), slot)]
     sizes = [a.subs(params) for a in q.checked_assumptions(assume, m.parameters)]  # look-alikes
     check = q.run(bounds, hit, [bound], assume=sizes, timeout_ms=timeout_ms)
-    if check.answer == "unsat":
-        return _empty_slot(m, outcome, p)
-    return None
+    return _empty_slot(m, outcome, p) if check.answer == "unsat" else None
 
 
 def _empty_slot(m, outcome, p):
-    params = q.parameter_values(outcome, [m])
-    slot = q.point_of(outcome, p)
+    params, slot, found = _found(outcome, [m], p, m.codomain.names)
     return {
-        "counterexample": {**q.named(m.codomain.names, slot), **q.named(params, params.values())},
+        "counterexample": found,
         "reason": f"not onto: valid slot {point_text(m.codomain.names, slot)} holds no element"
         f"{q.params_text(params)}",
     }
@@ -275,8 +258,7 @@ def check_bijective(
     reason; later parts are not run);
     UNKNOWN if no part is refuted but one is unknown; else PROVED.
     """
-    _check_map(m, "m")
-    timeout_ms = checked_timeout(timeout_ms)
+    timeout_ms = _checked(timeout_ms, m=m)
     padding_note = "" if m.valid is None else " (padding excluded)"
     proved = f"a bijection onto the valid slots of {m.codomain}{padding_note}"
     if (small := enumerated.decide("bijective", [m], assume, proved=proved)) is not None:
@@ -319,9 +301,7 @@ def check_equivalent(
     extents are REFUTED too ("sizes differ", with a point only one has),
     since that is the answer a user comparing two layouts needs.
     """
-    _check_map(m1, "m1")
-    _check_map(m2, "m2")
-    timeout_ms = checked_timeout(timeout_ms)
+    timeout_ms = _checked(timeout_ms, m1=m1, m2=m2)
     differing = _domains_differ(m1, m2)
     if differing is not None:  # but the assumptions go through the door first
         gate = q.run([], [sympy.false], [m1, m2], assume=assume, timeout_ms=timeout_ms)
@@ -343,37 +323,42 @@ def check_equivalent(
     alike = [q.eq(a, a) for a, b in zip(f1, f2) if a == b]
     outcome = q.run(bounds, [differ, *alike], [m1, m2], assume=assume, timeout_ms=timeout_ms)
     return q.verdict(outcome, "equivalent", subject, start,
-                     proved=proved,
-                     refuted=lambda: _difference(m1, m2, outcome, x))
+                     proved=proved, refuted=lambda: _difference(m1, m2, outcome, x))
 
 
 def _difference(m1, m2, outcome, x):
     """The point Z3 found where the two maps give different values."""
-    params = q.parameter_values(outcome, [m1, m2])
-    point = q.point_of(outcome, x)
+    params, point, found = _found(outcome, [m1, m2], x, m1.domain.names)
     a = q.concrete(m1, params)(*point)
-    b = q.concrete(m2, params).apply(*point)
-    b = tuple(int(v) for v in b)
+    b = tuple(int(v) for v in q.concrete(m2, params).apply(*point))
     return {
-        "counterexample": {**q.named(m1.domain.names, point), **q.named(params, params.values())},
+        "counterexample": found,
         "reason": f"they differ at {point_text(m1.domain.names, point)}: {m1.label} gives "
         f"{point_text(m1.codomain.names, a)}, {m2.label} gives "
         f"{point_text(m2.codomain.names, b)}{q.params_text(params)}",
     }
 
 
-def _check_map(m: object, argument: str) -> None:
-    if not isinstance(m, IndexMap):
-        raise MapError(f"{argument} must be an IndexMap; got {describe(m)}")
+def _checked(timeout_ms: object, **maps: object) -> int:
+    """``timeout_ms`` checked, after each map (MapError naming its argument)."""
+    for argument, m in maps.items():
+        if not isinstance(m, IndexMap):
+            raise MapError(f"{argument} must be an IndexMap; got {describe(m)}")
+    return checked_timeout(timeout_ms)
+
+
+def _found(outcome, maps, x, names):
+    """The sizes and point ``x`` of Z3's model, and the counterexample naming both."""
+    params, point = q.parameter_values(outcome, maps), q.point_of(outcome, x)
+    return params, point, {**q.named(names, point), **q.named(params, params.values())}
 
 
 def _domains_differ(m1: IndexMap, m2: IndexMap) -> CheckResult | None:
     """REFUTED when both domains have the same rank and concrete extents that
     differ: the first point (by position) that lies in one domain only."""
     e1, e2 = m1.domain.extents, m2.domain.extents
-    if len(e1) != len(e2) or not (m1.domain.is_concrete and m2.domain.is_concrete):
-        return None
-    if tuple(e1) == tuple(e2):
+    concrete = m1.domain.is_concrete and m2.domain.is_concrete
+    if len(e1) != len(e2) or not concrete or tuple(e1) == tuple(e2):
         return None
     k = next(i for i, (a, b) in enumerate(zip(e1, e2)) if a != b)
     point = tuple(min(a, b) if i == k else 0 for i, (a, b) in enumerate(zip(e1, e2)))

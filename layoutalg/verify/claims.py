@@ -1,12 +1,10 @@
 """Claims: named checks a spec can ask for, defined beside what they check.
 
-A claim is a frozen :class:`ClaimKind` value made by :func:`claim` in the
-module that owns its check (the core claims below; ``fits_pe`` in
-``layoutalg.mesh``; ``pages_bijective`` in ``layoutalg.tt.checks`` …). It is
-known from the moment its module is imported; the spec runner imports every
-family before it calls a name unknown, so which claims exist never depends
-on import order. This module sits in the verify layer, under the families,
-so a family defines its claims without reaching up to the spec runner.
+A claim is a frozen :class:`ClaimKind` made by :func:`claim` in the module
+that owns its check (the core claims below; ``fits_pe`` in ``layoutalg.mesh``
+…), known once that module is imported; the spec runner imports every family
+before it calls a name unknown, so which claims exist never depends on
+import order. Under the families, so they need not reach up to the runner.
 
 >>> kind = claim_kind("bijective")
 >>> kind.name, kind.index_map, kind.arguments
@@ -118,14 +116,12 @@ def _valid_fits(args: tuple) -> None:
     if unknown:
         raise SpecError(f"claim 'fits': unknown option {unknown[0]!r}; the options are "
                         f"{', '.join(FITS_OPTIONS)}")
-    size = options.get("element_bytes", 1)
-    if not is_int(size) or size < 1:
-        raise SpecError(f"claim 'fits': option element_bytes must be "
-                        f"{FITS_OPTIONS['element_bytes']}; got {describe(size)}")
-    flag = options.get("offsets_in_bytes", False)
-    if not is_bool(flag):
-        raise SpecError(f"claim 'fits': option offsets_in_bytes must be "
-                        f"{FITS_OPTIONS['offsets_in_bytes']}; got {describe(flag)}")
+    for option, default, fits in (("element_bytes", 1, lambda v: is_int(v) and v >= 1),
+                                  ("offsets_in_bytes", False, is_bool)):
+        value = options.get(option, default)
+        if not fits(value):
+            raise SpecError(f"claim 'fits': option {option} must be "
+                            f"{FITS_OPTIONS[option]}; got {describe(value)}")
 
 
 def _fits(m, capacity, options=None, **kwargs):
@@ -136,9 +132,7 @@ def _valid_equivalent(args: tuple) -> None:
     """``("equivalent", other)``: other an IndexMap, an object with
     ``.index_map()``, or a function of no arguments returning one."""
     other = args[0]
-    if is_layout(other):
-        return
-    if callable(other) and _takes_no_arguments(other):
+    if is_layout(other) or callable(other) and _takes_no_arguments(other):
         return
     raise SpecError(f"claim 'equivalent': the other layout must be an IndexMap, an object with "
                     f".index_map() or a function of no arguments returning one; "

@@ -47,13 +47,10 @@ def use_encoding(name: str) -> Iterator[None]:
 def choose_encoding(unknowns, constraints, parameters, forall) -> tuple[str, int]:
     """The encoding of one query and, for bit-vectors, their width.
 
-    ``"auto"`` takes bit-vectors when the query has a bit operation and
-    concrete sizes (no parameters, no quantifier, constant ranges) and
-    interval bounds fit every value in at most 64 bits; Int theory with the
-    mixed bit-blasting otherwise. bench/bitvector.py: bit-vectors were
-    faster on 27 of 34 concrete swizzle claims (0.32–0.97×), Int theory on
-    queries without bit operations (1.5–2.9×), and only Int theory handles
-    symbolic sizes. Without bit operations, Int theory as before.
+    ``"auto"`` as the module says (concrete sizes: no parameters, no
+    quantifier, constant ranges). bench/bitvector.py: bit-vectors were faster
+    on 27 of 34 concrete swizzle claims (0.32–0.97×), Int theory on queries
+    without bit operations (1.5–2.9×), and only Int theory handles symbolic sizes.
     """
     wanted = _ENCODING.get()
     if wanted == "int":

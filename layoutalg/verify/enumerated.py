@@ -1,22 +1,16 @@
 """Small concrete maps decided by enumeration, where ``query.shortcuts`` allows it.
 
-Inside ``layoutalg prove`` a core check of a map with concrete sizes whose
-domain (and, where the check reads it, codomain) has at most
-``query.enumeration_limit()`` points is decided by listing every point with
-the exact evaluator (``layoutalg.verify.exhaustive``, a second implementation
-beside the test oracle ``layoutalg.verify.brute``): a complete answer, often
-faster than one Z3 query. Elsewhere the limit is 0 and every check asks Z3.
+Inside ``layoutalg prove`` a core check of a concrete map whose domain
+(and, where the check reads it, codomain) has at most
+``query.enumeration_limit()`` points lists every point with the exact
+evaluator (``verify.exhaustive``, beside the test oracle ``verify.brute``).
+Anywhere, one Z3 leaves UNKNOWN on such a map of at most ``FALLBACK_UP_TO``
+points is then enumerated (:func:`falls_back`; docs/verification.md).
 
-Anywhere, a check that Z3 leaves UNKNOWN (a timeout, an operator outside
-its vocabulary) on such a map of at most ``FALLBACK_UP_TO`` points is then
-decided by enumeration (:func:`falls_back`), and its reason says so: a
-verdict on six points must not depend on how fast Z3 is today.
-
-A map is left to Z3 (which then keeps its guards) when anything is not
-plainly concrete: a parameter, an assumption that is not literally true
-(false assumptions are UNKNOWN there, never a vacuous pass), a ``valid``
-over other symbols, rank 0, a divisor not known positive, or an expression
-the evaluator refuses (``UndefinedValueError`` where a divisor is 0).
+A map is left to Z3 (and its guards) when anything is not plainly concrete:
+a parameter, an assumption not literally true (false ones are UNKNOWN there,
+never a vacuous pass), a ``valid`` over other symbols, rank 0, a divisor not
+known positive, or an expression the evaluator refuses.
 """
 
 from __future__ import annotations
@@ -103,20 +97,15 @@ def decide(check: str, maps: Sequence[IndexMap], assume: Sequence[object], *,
 
 
 def _small(m: IndexMap, limit: int, lists_codomain: bool) -> bool:
-    if m.parameters or not (m.domain.is_concrete and m.codomain.is_concrete):
-        return False
-    if m.domain.rank == 0 or m.codomain.rank == 0:
-        return False
-    if any(a is not sympy.true for a in m.assumptions):
-        return False
-    if m.valid is not None and not m.valid.free_symbols <= set(m.codomain.symbols):
+    plain = (not m.parameters and m.domain.is_concrete and m.codomain.is_concrete
+             and m.domain.rank and m.codomain.rank and all(a is sympy.true for a in m.assumptions)
+             and (m.valid is None or m.valid.free_symbols <= set(m.codomain.symbols)))
+    if not plain:
         return False
     # The rule of the Z3 translation: a divisor not known positive (Mod(i, j) at
     # j = 0 has no value) is left to Z3, which answers UNKNOWN for it.
     exprs = (*m.exprs, m.valid) if m.valid is not None else m.exprs
     if not all(d.is_integer and d.is_positive for e in exprs for d in divisors(e)):
         return False
-    size = math.prod(m.domain.extents)
-    if lists_codomain:
-        size = max(size, math.prod(m.codomain.extents))
-    return size <= limit
+    listed = (m.domain, m.codomain) if lists_codomain else (m.domain,)
+    return max(math.prod(space.extents) for space in listed) <= limit

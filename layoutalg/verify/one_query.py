@@ -2,28 +2,21 @@
 
 ``check_bijective`` proves four facts, each its own query: in bounds,
 injective (by the left inverse when there is one), images on valid slots,
-and onto (by the inverse, right on every valid slot). For a map with
-symbolic sizes each unsat answer also pays for the solver's vacuity test.
-Here the three facts about a domain point ``x`` are one query — is there an
-``x`` with
+and onto (by the inverse, right on every valid slot). Here the three facts
+about a domain point ``x`` are one query (is there an ``x`` with ``f(x)``
+outside the codomain, or ``g(f(x)) != x``, or ``f(x)`` inside on a slot
+``valid`` calls padding?) and the inverse's rightness on the valid slots
+(:func:`inverse_misses`) the other. Unsat twice proves the map a bijection
+onto its valid slots with an inverse right on each of them. Any other
+answer proves nothing by itself: the caller then runs the checks one by one,
+which say which fact fails and where (a wrong inverse never refutes a
+correct map).
 
-* ``f(x)`` outside the codomain, or
-* ``g(f(x)) != x`` (``g`` is no left inverse at ``x``), or
-* ``f(x)`` inside the codomain on a slot ``valid`` calls padding?
-
-— and the inverse's rightness on the valid slots (:func:`inverse_misses`)
-the other. Unsat twice proves the map a bijection onto its valid slots with
-an inverse right on each of them. Any other answer proves nothing by
-itself: the caller then runs the checks one by one, which say which fact
-fails and where (a wrong inverse never refutes a correct map).
-
-All four facts in one query (a domain point or a slot) was measured too, on
-the 110 shipped bijective claims (CPU s, each claim cold): four queries
-14.5, two 10.0, one 13.1 — one query is fastest on most maps but Z3 needs
-seconds on a few (the symbolic height-sharded TT tensor: 4.0 s against
-0.33 s). The small steps of a chain (``check_bijective_by_parts``'s later
-parts) gain most from one query, so there it is tried first for at most
-``TOGETHER_MS``, then the two: 8.2 s on the same claims.
+On the 110 shipped bijective claims (CPU s, each cold): four queries 14.5,
+two 10.0, all four facts in one 13.1 (fastest on most maps, but 4.0 s
+against 0.33 s on the symbolic height-sharded TT tensor). The small steps of
+a chain (``check_bijective_by_parts``'s later parts) gain most from one
+query, so there it is tried first for at most ``TOGETHER_MS``: 8.2 s.
 """
 
 from __future__ import annotations
@@ -81,19 +74,16 @@ def attempt(m: IndexMap, assume: Sequence[object], timeout_ms: int, *,
     """The two queries (see the module docstring), with their answers.
 
     ``together`` first asks all four facts in one query, for at most
-    ``TOGETHER_MS``: the right choice for the small steps of a chain. The
-    point query gets at most ``TIMEOUT_MS``; the inverse query, asked only
-    when the point query is unsat, the whole ``timeout_ms``: it is
-    ``check_surjective``'s own first query, which a caller falling back
-    would ask with that budget (and, inside ``query.asks_once``, gets
-    answered from this one)."""
+    ``TOGETHER_MS`` (for the small steps of a chain). The point query gets
+    at most ``TIMEOUT_MS``; the inverse query, asked only when the point
+    query is unsat, the whole ``timeout_ms``, as ``check_surjective`` asks
+    it (inside ``query.asks_once`` a caller falling back reuses its answer)."""
     if m.inverse is None:
         return Attempt(False)
     if together and _all_at_once(m, assume, min(timeout_ms, TOGETHER_MS)):
         return Attempt(True)
     x, bounds = q.unknowns(m.domain)
-    fx = q.images(m, x, bounds)
-    failures = _point_failures(m, x, fx, bounds)
+    failures = _point_failures(m, x, q.images(m, x, bounds), bounds)
     point = q.run(bounds, [sympy.Or(*failures)], [m], assume=assume,
                   timeout_ms=min(timeout_ms, TIMEOUT_MS))
     if point.answer != "unsat":

@@ -32,9 +32,8 @@ def padding(m: IndexMap, *, assume=()) -> Padding:
     if not isinstance(m, IndexMap):
         raise MapError(f"padding: m must be an IndexMap; got {describe(m)}")
     assume = q.checked_assumptions(assume, m.parameters)  # before the enumeration ignores them
-    if m.is_concrete and max(math.prod(m.domain.extents), math.prod(m.codomain.extents)) <= (
-        ENUMERATION_LIMIT
-    ):
+    extents = (m.domain.extents, m.codomain.extents)
+    if m.is_concrete and max(map(math.prod, extents)) <= ENUMERATION_LIMIT:
         if any(a is not sympy.true for a in (*assume, *m.assumptions)):  # if they can hold
             gate = q.run([], [sympy.false], [m], assume=assume, timeout_ms=q.DEFAULT_TIMEOUT_MS)
             if gate.answer != "unsat":

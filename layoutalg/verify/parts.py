@@ -2,27 +2,20 @@
 
 The lemma: let ``f: D → C₁`` be a bijection onto the valid slots ``V`` of
 ``C₁``, and ``g: C₁ → C₂`` map all of ``C₁`` one to one into the valid
-slots ``W`` of ``C₂`` with an inverse that is right on ``W`` (``g⁻¹(y)``
-lies in ``C₁`` and ``g(g⁻¹(y)) = y`` for every ``y`` in ``W``). Then
-``g ∘ f`` is a bijection onto ``g(V)``, the slots ``y ∈ W`` with
-``g⁻¹(y) ∈ V`` — exactly the valid slots ``compose`` gives the
-composition. (``g⁻¹`` is then also a left inverse: for ``z`` in ``C₁``,
-``g(g⁻¹(g(z))) = g(z)`` and ``g`` is one to one; so ``g⁻¹`` is the kind
-of inverse ``compose`` pulls ``V`` back through.) So proving each part,
-each in its own small query, proves the whole, whose single query may be
-beyond Z3 (a flattened padded tiling multiplies three unknown sizes).
+slots ``W`` of ``C₂`` with an inverse right on ``W`` (``g⁻¹(y) ∈ C₁`` and
+``g(g⁻¹(y)) = y`` for every ``y ∈ W``). Then ``g ∘ f`` is a bijection onto
+``g(V)``, the slots ``y ∈ W`` with ``g⁻¹(y) ∈ V``: exactly the valid slots
+``compose`` gives the composition (``g⁻¹`` is also a left inverse, since
+``g(g⁻¹(g(z))) = g(z)`` and ``g`` is one to one). So each part's small query
+proves the whole, whose single query may be beyond Z3 (docs/verification.md).
 
 The composition must exist first: every image of each part must lie in the
-next part's domain (and in its own codomain), or the chain is undefined
-at that point and REFUTED there, whatever the formulas would compute past
-the edge. ``compose`` proves it link by link (a part the combinators built
-is in bounds by construction); the first part's escape is the chain's.
-
-When a part fails (it is not such a bijection, has no inverse, or Z3 does
-not decide it), the lemma says nothing, so the composition is
-checked directly: a failed part never refutes the whole. (A later part
-that escapes its codomain only at points the chain never reaches fails
-the lemma, but leaves the composition defined: the composition decides.)
+next part's domain, or the chain is undefined there and REFUTED, whatever
+the formulas compute past the edge (``compose`` proves it link by link).
+When a part fails (not such a bijection, no inverse, or Z3 undecided) the
+lemma says nothing and the composition is checked directly: a failed part
+never refutes the whole (a later part escaping its codomain only where the
+chain never reaches leaves the composition defined).
 """
 
 from __future__ import annotations
@@ -88,9 +81,8 @@ def check_bijective_by_parts(
 def _by_lemma(chain: Chain, assume: Assume, timeout_ms: int, composed: IndexMap | None = None):
     """``(chain, whole, shown)``: the chain under the assumptions, its
     composition (or the CheckResult saying why there is none), and the
-    verdicts of its parts in order up to the first not proved. ``composed``:
-    the composition ``compose`` made of these very parts, every link proved
-    then (the composition is not made again unless assumptions change it)."""
+    verdicts of its parts up to the first not proved. ``composed``: the
+    composition ``compose`` made of these parts, every link proved then."""
     if assume:
         # The composition is judged under the assumptions too (an escape at
         # sizes they rule out is none): the parts carry them into compose.
@@ -131,13 +123,12 @@ def by_digits(m: IndexMap, assume: Assume, timeout_ms: int) -> CheckResult | Non
 @other_way_to_bijective
 def by_recorded_parts(m: IndexMap, assume: Assume, timeout_ms: int) -> CheckResult | None:
     """When ``compose`` made ``m`` of parts, the lemma on those parts:
-    PROVED, or None (it says nothing; ``check_bijective`` goes on directly).
+    PROVED, or None (``check_bijective`` goes on directly).
 
-    A quasi-affine map that one query leaves beyond Z3 — a three-level
-    cyclic deal of a symbolic N — is then decided by its parts' small
-    queries. The lemma's whole must be ``m`` itself (its domain, codomain,
-    formulas and valid slots). Not reentered: the parts' own checks do not
-    open their parts again.
+    A map one query leaves beyond Z3 (a three-level cyclic deal of a
+    symbolic N) is decided by its parts' small queries. The lemma's whole
+    must be ``m`` itself (domain, codomain, formulas, valid slots). Not
+    reentered: the parts' own checks do not open their parts again.
     """
     if _OPENING.get():
         return None
@@ -164,10 +155,9 @@ def by_recorded_parts(m: IndexMap, assume: Assume, timeout_ms: int) -> CheckResu
 
 def _composition(chain: Chain, timeout_ms: int) -> IndexMap | CheckResult:
     """``chain.index_map()``, once every link is proved (each part's images,
-    reached from the chain's domain, lie in the next part's domain); else why
-    not: the link's REFUTED verdict, whose counterexample is a point of the
-    chain's domain, or UNKNOWN when a link or the composed valid slots are
-    not decided (``compose`` would raise: a check gives a verdict instead)."""
+    reached from the chain's domain, lie in the next part's domain); else the
+    link's REFUTED verdict (at a point of the chain's domain), or UNKNOWN
+    when a link or the composed valid slots are not decided."""
     so_far = chain.parts[0]
     for part in chain.parts[1:]:
         fit = facts.lands_in(so_far, part.domain, assumptions=part.assumptions,
@@ -188,11 +178,10 @@ def _bijection_with_right_inverse(g: IndexMap, assume: Assume, timeout_ms: int) 
     """``g`` maps its whole domain into its valid slots, one to one, and its
     inverse is right on every valid slot (so ``g`` is onto them).
 
-    The mixed-radix lemma first (no query about the sum), then the queries
-    of ``verify.one_query``; when they do not prove it, only what they left
-    open is asked again: the three point checks unless the point query was
-    unsat (which proves all three), and the inverse query unless it was
-    answered (it had the whole budget)."""
+    The mixed-radix lemma first, then the queries of ``verify.one_query``;
+    when they do not prove it, only what they left open is asked again (the
+    three point checks unless the point query was unsat, the inverse query
+    unless it was answered)."""
     start = time.perf_counter()
     if g.inverse is None:
         return q.result(Status.UNKNOWN, "bijection with a right inverse", g.label, start,
@@ -210,8 +199,7 @@ def _bijection_with_right_inverse(g: IndexMap, assume: Assume, timeout_ms: int) 
             part = check(g, assume=assume, timeout_ms=timeout_ms)
             if not part.proved:
                 return part
-    outcome = tried.inverse if tried.inverse is not None else inverse_misses(g, assume,
-                                                                             timeout_ms)
+    outcome = tried.inverse or inverse_misses(g, assume, timeout_ms)
     y, _ = q.unknowns(g.codomain)
     return q.verdict(outcome, "bijection with a right inverse", g.label, start,
                      proved=proved,

@@ -2,13 +2,10 @@
 
 The guards of issue 8 ask whether any sizes meet a query's assumptions
 (unsat under assumptions no size meets proves nothing) and draw sizes that
-meet them (the vacuity test of ``z3_backend.solver``). One size that meets
-every assumption, found by plugging it in, shows the same as Z3's ``sat``:
-it is a witness, computed exactly (:mod:`layoutalg.core.evaluate`, Python
-ints where int64 could wrap). So these try a few candidate sizes first and
-leave Z3 the cases where none fits; a candidate that cannot be evaluated
-(a division by zero at that size, an operator outside the vocabulary) is
-simply not a witness.
+meet them (the vacuity test). One size meeting every assumption, plugged in
+exactly (:mod:`layoutalg.core.evaluate`, Python ints), is a witness as Z3's
+``sat`` is; so a few candidates are tried first and Z3 gets the cases where
+none fits. A candidate that cannot be evaluated is simply not a witness.
 """
 
 from __future__ import annotations
@@ -56,9 +53,6 @@ def witness(assumptions: Sequence[sympy.Basic], parameters: Sequence[sympy.Symbo
     rng = random.Random(_SEED)
     candidates = [[v] * len(parameters) for v in _SAME]
     candidates += [[rng.choice(_SAME) for _ in parameters] for _ in range(_MIXED)]
-    for values in candidates:
-        sizes = dict(zip(parameters, values))
-        if holds(assumptions, sizes):
-            return sizes
-    return None
+    sizes = (dict(zip(parameters, values)) for values in candidates)
+    return next((s for s in sizes if holds(assumptions, s)), None)
 

@@ -29,14 +29,9 @@ Point = tuple[sympy.Symbol, ...]
 
 def unknowns(space: Space, suffix: str = "") -> tuple[Point, list[solver.Bounded]]:
     """Fresh integer unknowns ranging over ``space`` (copies when ``suffix``)."""
-    if suffix:
-        symbols = tuple(
-            sympy.Symbol(name + suffix, integer=True, nonnegative=True) for name in space.names
-        )
-    else:
-        symbols = space.symbols
-    bounds = [solver.Bounded(s, 0, e) for s, e in zip(symbols, space.extents)]
-    return symbols, bounds
+    symbols = tuple(sympy.Symbol(name + suffix, integer=True, nonnegative=True)
+                    for name in space.names) if suffix else space.symbols
+    return symbols, [solver.Bounded(s, 0, e) for s, e in zip(symbols, space.extents)]
 
 
 def images(m: IndexMap, point: Point, bounds: Sequence[solver.Bounded] = ()
@@ -50,12 +45,9 @@ def substitute(exprs, symbols, values, bounds: Sequence[solver.Bounded] = ()
     """``values`` for ``symbols`` in ``exprs``, by structural integer rules
     (:mod:`layoutalg.verify.rewrite`) instead of SymPy's evaluation.
     ``bounds`` are unknowns of the query the result goes into: their ranges
-    may simplify it (``Mod(i, 8) = i`` for ``0 <= i < 4``), which is exact
-    because the query holds every unknown in its range.
-
-    Remembered by structure (the same expressions, values and ranges give
-    the same terms: a pure function of SymPy values), so a map whose images
-    several queries of one check use is rewritten once."""
+    may simplify it (``Mod(i, 8) = i`` for ``0 <= i < 4``), exact because
+    the query holds every unknown in its range. Remembered by structure (a
+    pure function of SymPy values)."""
     ranges = {}
     for b in bounds:
         low, high = sympy.sympify(b.low), sympy.sympify(b.high)
@@ -88,13 +80,12 @@ def any_of(*args: sympy.Basic) -> sympy.Basic:
 
 
 def all_of(*args: sympy.Basic) -> sympy.Basic:
-    """``And(*args)`` as written, without SymPy's evaluation, which puts every
-    relation in canonical form, compares each with the others' negations and
-    sorts the arguments (the largest SymPy cost of building a query, issue 17).
-    Only the rules that hold for any formula are kept: a ``false`` (``true``
-    for ``Or``) decides it, a ``true`` is dropped, a repeated argument is
-    dropped, one argument is itself and none is ``true``; the order of the
-    arguments is the caller's, so a query is built the same way every time."""
+    """``And(*args)`` as written, without SymPy's evaluation (canonical
+    relations, negations compared, arguments sorted: the largest SymPy cost
+    of building a query, issue 17). Only rules true of any formula are kept:
+    a ``false`` (``true`` for ``Or``) decides it, a ``true`` or a repeated
+    argument is dropped, one argument is itself and none is ``true``; the
+    order is the caller's, so a query is built the same way every time."""
     return _connective(sympy.And, args)
 
 
@@ -108,10 +99,8 @@ def _connective(kind, args) -> sympy.Basic:
             continue
         parts.extend(arg.args if isinstance(arg, kind) else (arg,))
     parts = list(dict.fromkeys(parts))
-    if not parts:
-        return kind.identity
-    if len(parts) == 1:
-        return parts[0]
+    if len(parts) < 2:
+        return parts[0] if parts else kind.identity
     made = sympy.Basic.__new__(kind, *parts)
     made._argset = frozenset(parts)
     return made
@@ -131,11 +120,11 @@ def ask(
     Every guard is here or in ``solver.solve`` below it, so no check can skip
     one: an operator outside the vocabulary is UNKNOWN (solver); an unsat
     answer whose encoding rules out large sizes is UNKNOWN (solver); an unsat
-    answer under assumptions that no sizes meet is UNKNOWN (here), since it
-    proves nothing. ``assumptions`` may mention only ``parameters`` (see
-    :func:`checked_assumptions`). A test asserts no other module calls the
-    solver. Plainly false constraints (no unknown, no assumption) are unsat
-    without Z3; within :func:`asks_once` or :func:`shortcuts` an answer is reused.
+    answer under assumptions that no sizes meet is UNKNOWN (here). A test
+    asserts no other module calls the solver. ``assumptions`` may mention
+    only ``parameters`` (:func:`checked_assumptions`). Plainly false constraints
+    (no unknown, no assumption) are unsat without Z3; within :func:`asks_once`
+    or :func:`shortcuts` an answer is reused.
     """
     parameters = sorted(set(parameters), key=str)
     assumed = checked_assumptions(assumptions, parameters)
@@ -173,13 +162,12 @@ def _ask(unknown_bounds, constraints, parameters, assumed, timeout_ms, forall) -
 
 
 class _Answers:
-    """Answers already given, by query (its unknowns, constraints, parameters,
-    assumptions and quantifier as SymPy holds them: structurally).
+    """Answers already given, by query (as SymPy holds it: structurally).
 
     A query is a closed formula, so its answer is the same whoever asks and
-    whenever: a spec that states one map in several claims, and two specs of
-    one map, ask Z3 once. Only sat and unsat are kept (unknown may depend on
-    the time allowed). Bounded (least recently used first out), locked."""
+    whenever: one map stated in several claims or specs asks Z3 once. Only
+    sat and unsat are kept (unknown may depend on the time allowed). Bounded
+    (least recently used first out), locked."""
 
     def __init__(self, size: int) -> None:
         self.size = size
@@ -226,9 +214,8 @@ def shortcuts(*, reuse: bool = True, enumerate_up_to: int = ENUMERATE_UP_TO) -> 
     """Within the block (``layoutalg prove`` runs each spec in one), a query
     asked before gets the answer given then (``answers_memo``), and the core
     checks decide a concrete map of at most ``enumerate_up_to`` points in
-    domain and codomain by enumerating it (``layoutalg.verify.exhaustive``, exact)
-    instead of asking Z3. Outside, every check asks Z3: the differential
-    tests compare it with enumeration, and mock the solver.
+    domain and codomain by enumerating it (``verify.exhaustive``, exact).
+    Outside, every check asks Z3 (the differential tests need it).
     """
     tokens = (_REUSE.set(bool(reuse)), _ENUMERATE.set(int(enumerate_up_to)))
     try:
@@ -268,9 +255,9 @@ def answers_memo() -> _Answers:
 
 
 def _key(unknown_bounds, constraints, parameters, assumed, forall):
-    """The query as a hashable value; None if some part does not hash."""
+    """The query (with the encoding a test forces) as a hashable value; None
+    if some part does not hash."""
     quantified = None if forall is None else (tuple(forall[0]), forall[1])
-    # the encoding a test or bench forces (solver.use_encoding) is part of the question
     key = (tuple(unknown_bounds), tuple(constraints), tuple(parameters), tuple(assumed),
            quantified, current_encoding())
     try:
@@ -293,12 +280,9 @@ def run(
     """:func:`ask` with the maps' parameters and assumptions in force, and
     ``assume`` (over the maps' parameters) besides. ``parameters`` adds sizes
     the maps do not mention (a symbolic capacity): each is ≥ 1 like theirs."""
-    parameters = set(parameters)
-    for m in maps:
-        parameters |= m.parameters
-    assumptions = list(checked_assumptions(assume, parameters))
-    for m in maps:
-        assumptions.extend(m.assumptions)
+    parameters = set(parameters).union(*(m.parameters for m in maps))
+    assumptions = [*checked_assumptions(assume, parameters),
+                   *(a for m in maps for a in m.assumptions)]
     return ask(unknown_bounds, constraints, parameters=parameters, assumptions=assumptions,
                timeout_ms=timeout_ms, forall=forall)
 

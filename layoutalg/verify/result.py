@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import sympy
 
@@ -68,7 +68,7 @@ class Padding:
 
     count: int | sympy.Expr
     total: int | sympy.Expr
-    method: str = field(default="enumeration")
+    method: str = "enumeration"
 
     @property
     def fraction(self) -> float | sympy.Expr:

@@ -10,6 +10,7 @@ part of the Z3 back end (:mod:`layoutalg.verify.z3_backend`).
 
 from __future__ import annotations
 
+import itertools
 
 import sympy
 import z3
@@ -59,7 +60,7 @@ class BitSplitting:
             return high, self._false(shift) + bits
         return self.term(inner) * (1 << (shift - width)), self._false(width)
 
-    def _structural_split(self, expr: sympy.Basic, width: int):  # noqa: C901 - one per operator
+    def _structural_split(self, expr: sympy.Basic, width: int):  # one branch per operator
         if isinstance(expr, sympy.Integer) and expr >= 0:
             value = int(expr)
             return (z3.IntVal(value >> width, self.ctx),
@@ -129,18 +130,12 @@ class BitSplitting:
         if len(free) > 1 or any(term.is_Integer and term < 0 for term, _ in bounded):
             return None
         fields = sorted((trailing_zeros(t), top.bit_length()) for t, top in bounded)
-        if any(low >= high for low, high in fields):
-            fields = [(low, high) for low, high in fields if low < high]  # zero terms
-        for (_, high), (low, _) in zip(fields, fields[1:]):
-            if low < high:
-                return None
+        fields = [(low, high) for low, high in fields if low < high]  # zero terms have none
+        if any(low < high for (_, high), (low, _) in itertools.pairwise(fields)):
+            return None
         if free and fields and trailing_zeros(free[0][0]) < fields[-1][1]:
             return None
-        highs, columns = [], []
-        for term, _ in bounded + free:
-            high, bits = self._split(term, width)
-            highs.append(high)
-            columns.append(bits)
+        highs, columns = zip(*(self._split(term, width) for term, _ in bounded + free))
         bits = [z3.Or([column[j] for column in columns]) for j in range(width)]
         return z3.Sum(highs), bits
 

@@ -6,13 +6,11 @@ signed operations match Python's floor division and shifts.
 
 from __future__ import annotations
 
-
 import sympy
 import z3
 
 from layoutalg.core.bits import BitAnd, BitOp, BitXor, ShiftRight
 from layoutalg.core.expr import quotient
-
 from layoutalg.verify.z3_backend.terms import _RELATIONS, Translator, _positive_modulus
 
 

@@ -1,20 +1,17 @@
 """Long-lived threads for the solver's checks: reused workers and one watchdog.
 
-A prove run makes thousands of Z3 checks, each run off the calling thread
-(so Ctrl-C and the per-claim limit can interrupt it: see
-:func:`interruptible_check`) and each watched by a deadline. A
-thread started per check and a ``threading.Timer`` per deadline cost ~8,500
-thread starts per run; here both are long-lived:
+A prove run makes thousands of Z3 checks, each off the calling thread (so
+Ctrl-C and the per-claim limit can interrupt it) and watched by a deadline;
+a thread and a ``threading.Timer`` per check cost ~8,500 thread starts a run.
 
-* :func:`run_soon` (and :func:`call`, which waits for the answer) runs a job on an idle worker thread, or on a new one when
-  every worker is busy, so a check that was abandoned (interrupted, still
-  winding down) never holds up the next one;
-* :func:`arm` / :func:`disarm`: one watchdog thread calls ``interrupt()`` once
-  a deadline passes, unless disarmed first. It calls it holding the lock that
-  :func:`disarm` takes, so once ``disarm`` returns the interrupt never comes
-  (it cannot hit a later check on the same Z3 context).
+* :func:`run_soon` (:func:`call` waits for the answer) runs a job on an idle
+  worker, or a new one when all are busy, so an abandoned check still
+  winding down never holds up the next one;
+* :func:`arm` / :func:`disarm`: one watchdog calls ``interrupt()`` once a
+  deadline passes, holding the lock :func:`disarm` takes, so once ``disarm``
+  returns the interrupt never comes (nor hits a later check on the context).
 
-Threads do not survive ``fork``: a forked child starts with none.
+A forked child starts with no threads.
 """
 
 from __future__ import annotations
@@ -26,7 +23,6 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-
 
 INTERRUPT_AGAIN_S = 0.05
 
@@ -56,9 +52,8 @@ os.register_at_fork(after_in_child=_forget_threads)
 def run_soon(job: Callable[[], object],
              report: Callable[[tuple[bool, object]], object] | None = None) -> None:
     """Run ``job()`` on a worker thread, then ``report((True, result))`` or
-    ``report((False, exception))``; the worker is free for the next job
-    before it reports, so a caller that waits for the report and then
-    submits again gets the same thread."""
+    ``report((False, exception))``; the worker is free before it reports, so
+    a caller that waits for the report and submits again gets the same one."""
     state = _state
     with state.lock:
         inbox = state.idle.pop() if state.idle else None
@@ -89,13 +84,11 @@ def call(job: Callable[[], object], interrupt: Callable[[], object]) -> object:
 def interruptible_check(solver, ctx):
     """``solver.check()`` that Ctrl-C stops at once.
 
-    Left to itself, Z3 catches SIGINT during a check and answers "unknown
-    (canceled)", so the run went on with the next query and Ctrl-C was lost.
-    Here Z3 leaves SIGINT alone (``ctrl_c`` off) and the check runs in a
-    thread (Z3 releases the GIL) while the calling thread waits; in the main
-    thread that wait raises KeyboardInterrupt, which interrupts the check
-    and goes on up to the CLI (exit 130). The thread is one of
-    this module's workers, reused across checks.
+    Left to itself, Z3 catches SIGINT and answers "unknown (canceled)": the
+    run went on and Ctrl-C was lost. Here Z3 leaves SIGINT alone (``ctrl_c``
+    off) and the check runs on a worker (Z3 releases the GIL) while the main
+    thread waits; KeyboardInterrupt there interrupts the check and goes on
+    up to the CLI (exit 130).
     """
     solver.set("ctrl_c", False)
     if threading.current_thread() is not threading.main_thread():
@@ -176,13 +169,10 @@ def _watch(state: _State) -> None:
 class MadeAhead:
     """Values of ``make()`` made ``spare`` ahead of need on a daemon thread.
 
-    The solver starts every check from a fresh Z3 context, and making one
-    (``Z3_mk_config`` and ``Z3_mk_context_rc``) took 1.3 s of an 18 s prove
-    over the shipped specs (sampled). Z3 releases the GIL while it makes one,
-    so a thread makes the next ones while the caller works on; :meth:`take`
-    hands out one made ahead, or makes one itself when none is ready. A value
-    made ahead is unused until it is taken, so the caller meets it as if it
-    had made it itself. A forked child starts with none made and its own thread.
+    Making a fresh Z3 context took 1.3 s of an 18 s prove over the shipped
+    specs; Z3 releases the GIL meanwhile, so a thread makes the next ones.
+    :meth:`take` hands out one made ahead (unused until taken), or makes one
+    when none is ready. A forked child starts with none and its own thread.
     """
 
     def __init__(self, make: Callable[[], object], spare: int = 2) -> None:

@@ -1,27 +1,13 @@
 """Asking Z3: one query, one fresh context, a timeout, a fixed seed.
 
-With the translators it uses (``terms``, ``bits``, ``bitvector``)
-this is the only code that imports Z3; every check reaches it through
-``layoutalg.verify.query.ask``.
-
-It translates SymPy integer expressions and booleans into Z3 integer terms
-(Int theory: bit-vectors were ~10^5 times slower on the grid queries), asks
-one question per fresh ``z3.Solver`` with a timeout and a fixed seed, and
-reports ``unknown`` with Z3's reason. The queries of one check share a
-``z3.Context`` (:func:`one_context`): making one costs 2–9 ms, more than most
-checks; a solver sees only what was asserted in it. An operator outside the vocabulary
-becomes ``unknown`` too: never a crash and never a pass.
-
-Bit operations (:mod:`layoutalg.core.bits`) are decided, not enumerated,
-in either of two encodings, chosen per query (:func:`choose_encoding`):
-
-* ``"int"``, mixed: Int theory with only the touched bits blasted
-  (:mod:`layoutalg.verify.z3_backend.bits`), so a swizzled offset may be unbounded;
-* ``"bitvector"``: the whole query in two's-complement bit-vectors of a width
-  that interval bounds prove no value of the query leaves (concrete sizes
-  only; signed operations match Python's floor division and shifts).
-
-``bench/bitvector.py`` measures both on the shipped swizzle claims.
+Int theory (bit-vectors were ~10^5 times slower on the grid queries), one
+fresh ``z3.Solver`` per question; the queries of one check share a
+``z3.Context`` (:func:`one_context`: making one costs 2–9 ms). A timeout or
+an operator outside the vocabulary is ``unknown`` with its reason: never a
+crash and never a pass. Bit operations are decided, not enumerated, in the
+encoding :func:`choose_encoding` picks per query: ``"int"`` (only the touched
+bits blasted, :mod:`.bits`: a swizzled offset may be unbounded) or
+``"bitvector"`` (:mod:`.bitvector`; ``bench/bitvector.py`` measures both).
 """
 
 from __future__ import annotations
@@ -79,9 +65,8 @@ def solve(
 
     ``parameters`` are positive integer extents, free unless ``assumptions``
     restrict them. ``forall=(bounded, body)`` adds "for every value of the
-    bounded symbols in range, body holds" (a quantified query; prefer an
-    inverse, which keeps queries quantifier-free). The model maps every
-    unknown and parameter to an int.
+    bounded symbols in range, body holds" (quantified: prefer an inverse).
+    The model maps every unknown and parameter to an int.
     """
     timeout_ms = checked_timeout(timeout_ms)
     start = time.perf_counter()
@@ -95,10 +80,9 @@ def solve(
     built = _build(*query, quotients=False, width=width, ctx=shared)
     if isinstance(built, Outcome):
         return built
-    solver, translator = built
-    if encoding == "bitvector" or not translator.constant_divisions:
+    if encoding == "bitvector" or not built[1].constant_divisions:
         try:
-            outcome = _check(solver, translator, unknowns, parameters, timeout_ms, start)
+            outcome = _check(built, query, timeout_ms, start)
         except BaseException:  # Ctrl-C: the check may still be winding down in its thread
             _drop_context(shared)
             raise
@@ -108,9 +92,9 @@ def solve(
     # if it has not answered after RACE_AFTER_S, both run, first answer wins.
     answers: queue.Queue = queue.Queue()
     builds = {"native": built}
-    contexts = {"native": _start("native", built, unknowns, parameters, timeout_ms, start, answers)}
+    contexts = {"native": _start("native", built, query, timeout_ms, start, answers)}
     try:
-        return _race(answers, builds, contexts, query, unknowns, parameters, timeout_ms, start)
+        return _race(answers, builds, contexts, query, timeout_ms, start)
     except BaseException:  # Ctrl-C or the per-claim time limit: stop every check now
         for ctx in contexts.values():
             ctx.interrupt()
@@ -118,7 +102,7 @@ def solve(
         raise
 
 
-def _race(answers, builds, contexts, query, unknowns, parameters, timeout_ms, start) -> Outcome:
+def _race(answers, builds, contexts, query, timeout_ms, start) -> Outcome:
     """Wait for the native check; past RACE_AFTER_S, race quotient variables."""
     built = builds["native"]
     try:
@@ -130,8 +114,8 @@ def _race(answers, builds, contexts, query, unknowns, parameters, timeout_ms, st
     remaining = max(1, timeout_ms - int(_since(start) * 1000))
     _drop_context(built[1].ctx)  # the loser may still be checking in it when this returns
     builds["quotient variables"] = linear = _build(*query, quotients=True)
-    contexts["quotient variables"] = _start("quotient variables", linear, unknowns,
-                                            parameters, remaining, start, answers)
+    contexts["quotient variables"] = _start("quotient variables", linear, query, remaining,
+                                            start, answers)
     while len(outcomes) < len(contexts):
         outcomes.append(answers.get())
         label, outcome = outcomes[-1]
@@ -148,20 +132,14 @@ def _unless_vacuous(outcome: Outcome, built, query, timeout_ms: int) -> Outcome:
     """``outcome``, or UNKNOWN when an unsat answer may be vacuous.
 
     Unsat over symbolic sizes proves the claim only for the sizes the
-    encoding admits. The translation adds side conditions (a named tile
-    size ``extent#k = ⌈M/PR⌉``, quotient and remainder variables) that must
-    hold for *every* size: a naming bug that equates two of them rules out
-    large sizes, and the claim is then "proved" for small sizes only, with
-    no counterexample anywhere to show it. So the side conditions alone are
-    checked at sizes that meet the assumptions (:mod:`~layoutalg.verify.
-    z3_backend.vacuity`): each must admit them. Skipped when there is nothing
-    to rule sizes out (no parameters or no side conditions).
+    encoding admits; its side conditions (:mod:`.vacuity`) must admit every
+    size, or a naming bug that rules out large sizes "proves" the claim for
+    small ones only. So they are checked at sizes meeting the assumptions;
+    skipped with no parameters or no side conditions.
     """
     unknowns, _, parameters, assumptions, _ = query
-    if outcome.answer != "unsat" or not parameters:
-        return outcome
-    _, translator = built
-    if not translator.definitions:
+    translator = built[1]
+    if outcome.answer != "unsat" or not parameters or not translator.definitions:
         return outcome
     try:
         # Each check is a small ground query; it gets the caller's budget (at
@@ -177,20 +155,19 @@ def _unless_vacuous(outcome: Outcome, built, query, timeout_ms: int) -> Outcome:
         "so unsat may hold for small sizes only; nothing is proved"))
 
 
-def _start(label, built, unknowns, parameters, timeout_ms, start, answers) -> z3.Context:
+def _start(label, built, query, timeout_ms, start, answers) -> z3.Context:
     """Check ``built`` in a thread (Z3 releases the GIL), putting ``(label,
     Outcome)`` on ``answers``; an exception becomes an unknown naming it."""
-    solver, translator = built
 
     def run() -> None:
         try:
-            outcome = _check(solver, translator, unknowns, parameters, timeout_ms, start)
+            outcome = _check(built, query, timeout_ms, start)
         except Exception as exc:  # never leave solve() waiting forever
             outcome = Outcome("unknown", reason=f"error: {exc!r}", seconds=_since(start))
         answers.put((label, outcome))
 
     checker_threads.run_soon(run)
-    return translator.ctx
+    return built[1].ctx
 
 
 _SHARED = threading.local()  # .ctx: the block's context (None: make one); .active
@@ -198,11 +175,9 @@ _SHARED = threading.local()  # .ctx: the block's context (None: make one); .acti
 
 def _new_context() -> z3.Context:
     """A fresh context whose reference counts may drop on any thread: Python's
-    cyclic GC runs on whichever thread allocates (the watchdog, the thread
-    making contexts ahead), and may free a Z3 object of the context a check
-    is using on another. Without this such a race corrupted the context (a
-    sampling profiler made it happen: ``Z3_del_context`` never returned and
-    the claim hung until its 300 s limit)."""
+    cyclic GC may free a Z3 object of a check's context on another thread
+    (the watchdog, the maker ahead). Without this such a race corrupted the
+    context (``Z3_del_context`` never returned; the claim hung 300 s)."""
     ctx = z3.Context()
     z3.Z3_enable_concurrent_dec_ref(ctx.ref())
     return ctx
@@ -214,10 +189,9 @@ _FRESH = checker_threads.MadeAhead(_new_context)  # fresh contexts, made ahead o
 @contextlib.contextmanager
 def one_context() -> Iterator[None]:
     """Within the block (one check: ``query.asks_once``) this thread's queries
-    share one Z3 context, each with a solver of its own (nothing asserted for
-    one is seen by another). Every block starts from a fresh context: a
-    context's history changes Z3's search (a query of 0.3 s took 3.6 s in a
-    context twenty checks had used), so a check meets Z3 as it would alone."""
+    share one Z3 context, each with a solver of its own. Every block starts
+    from a fresh context: a context's history changes Z3's search (a query
+    of 0.3 s took 3.6 s in a context twenty checks had used)."""
     if getattr(_SHARED, "active", False):
         yield
         return
@@ -254,16 +228,12 @@ os.register_at_fork(after_in_child=_forget_contexts)  # a forked child makes its
 
 def _build(unknowns, constraints, parameters, assumptions, forall, *, quotients: bool,
            width: int = 0, ctx: z3.Context | None = None):
-    """A solver holding the query in ``ctx`` (a fresh context when None),
-    and its translator (bit-vectors of ``width`` bits when it is not 0); or
-    an unknown Outcome when the query uses an operator outside the
-    vocabulary."""
+    """A solver holding the query in ``ctx`` (None: a fresh one) and its
+    translator (bit-vectors of ``width`` bits unless 0); or an unknown
+    Outcome when the query uses an operator outside the vocabulary."""
     start = time.perf_counter()
     ctx = ctx or _FRESH.take()
-    if width:
-        translator = _BitVectorTranslator(ctx, width)
-    else:
-        translator = _Translator(ctx, quotients=quotients)
+    translator = _BitVectorTranslator(ctx, width) if width else _Translator(ctx, quotients=quotients)
     translator.note_ranges(unknowns)
     try:
         solver = z3.Solver(ctx=ctx)
@@ -279,17 +249,15 @@ def _build(unknowns, constraints, parameters, assumptions, forall, *, quotients:
     return solver, translator
 
 
-def _check(solver, translator, unknowns, parameters, timeout_ms: int, start: float) -> Outcome:
+def _check(built, query, timeout_ms: int, start: float) -> Outcome:
     """The one call of ``solver.check()``, its answer as an Outcome."""
+    (solver, translator), (unknowns, _, parameters, _, _) = built, query
     solver.set("timeout", int(timeout_ms))
     answer = _check_with_deadline(solver, translator.ctx, timeout_ms)
-    seconds = _since(start)
-    encoding = translator.encoding
+    seconds, encoding = _since(start), translator.encoding
     if answer == z3.sat:
-        model = solver.model()
-        values = {}
-        for symbol in [u.symbol for u in unknowns] + list(parameters):
-            values[symbol] = translator.value(model, symbol)
+        model, symbols = solver.model(), [u.symbol for u in unknowns] + list(parameters)
+        values = {s: translator.value(model, s) for s in symbols}
         return Outcome("sat", values, seconds=seconds, encoding=encoding)
     if answer == z3.unsat:
         return Outcome("unsat", seconds=seconds, encoding=encoding)
@@ -321,17 +289,13 @@ def maximize(
     if checker_threads.interruptible_check(opt, ctx) != z3.sat:
         return None
     model = opt.model()
-    value = model.eval(translator.term(objective), model_completion=True)
-    point = {
-        u.symbol: model.eval(translator.term(u.symbol), model_completion=True).as_long()
-        for u in unknowns
-    }
-    return value.as_long(), point
+    point = {u.symbol: translator.value(model, u.symbol) for u in unknowns}
+    return model.eval(translator.term(objective), model_completion=True).as_long(), point
 
 
 def _check_with_deadline(solver, ctx: z3.Context, timeout_ms: int):
-    """``solver.check()``, interrupted by the watchdog thread if Z3 overruns its
-    own timeout (some of its preprocessing does not poll it)."""
+    """``solver.check()``, interrupted by the watchdog if Z3 overruns its own
+    timeout (some of its preprocessing does not poll it)."""
     ticket = checker_threads.arm(timeout_ms / 1000 * 2 + 5, ctx.interrupt)
     try:
         return checker_threads.interruptible_check(solver, ctx)
@@ -340,9 +304,8 @@ def _check_with_deadline(solver, ctx: z3.Context, timeout_ms: int):
 
 
 def checked_timeout(timeout_ms: object) -> int:
-    """``timeout_ms`` as an int, or MapError: a positive whole number of
-    milliseconds (NumPy integers too); a negative or zero one would make Z3
-    give up at once, and a string is a mistake."""
+    """``timeout_ms`` as an int, or MapError unless it is a positive whole
+    number of milliseconds (NumPy integers too; 0 would make Z3 give up)."""
     if isinstance(timeout_ms, (bool, np.bool_)) or not isinstance(
             timeout_ms, (int, np.integer)) or timeout_ms < 1:
         raise MapError(f"timeout_ms must be a positive whole number of milliseconds; "

@@ -6,6 +6,8 @@ context. Bit operations are delegated to :class:`~layoutalg.verify.z3_backend.bi
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -15,7 +17,6 @@ import z3
 from layoutalg.core.bit_facts import known_nonnegative
 from layoutalg.core.bits import BitOp
 from layoutalg.core.expr import Unsupported, integer_terms, quotient
-
 from layoutalg.verify.z3_backend.bits import BitSplitting
 
 
@@ -60,6 +61,15 @@ _RELATIONS = {
     sympy.Gt: lambda a, b: a > b,
     sympy.Ge: lambda a, b: a >= b,
 }
+_CONNECTIVES = {
+    sympy.And: z3.And,
+    sympy.Or: z3.Or,
+    sympy.Not: lambda args: z3.Not(args[0]),
+    sympy.Implies: lambda args: z3.Implies(*args),
+    sympy.ITE: lambda args: z3.If(*args),
+    sympy.Xor: lambda args: functools.reduce(z3.Xor, args),
+    sympy.Equivalent: lambda args: z3.And([args[0] == other for other in args[1:]]),
+}
 
 
 class Translator(BitSplitting):
@@ -99,10 +109,13 @@ class Translator(BitSplitting):
         out = [self.term(p) >= 1 for p in parameters]
         out += [self.boolean(a) for a in assumptions]
         for unknown in unknowns:
-            var = self.term(unknown.symbol)
-            out.append(var >= self.term(sympy.sympify(unknown.low)))
-            out.append(var < self.term(sympy.sympify(unknown.high)))
+            out += self._range(unknown)
         return out + [self.boolean(c) for c in constraints]
+
+    def _range(self, unknown: Bounded) -> list:
+        var = self.term(unknown.symbol)
+        low, high = (self.term(sympy.sympify(e)) for e in (unknown.low, unknown.high))
+        return [var >= low, var < high]
 
     def value(self, model, symbol: sympy.Symbol) -> int:
         return model.eval(self.term(symbol), model_completion=True).as_long()
@@ -141,10 +154,7 @@ class Translator(BitSplitting):
     def universal(self, bounded: Sequence[Bounded], body: sympy.Basic) -> z3.BoolRef:
         variables = [self.term(b.symbol) for b in bounded]
         self.note_ranges(bounded)
-        ranges = [
-            z3.And(v >= self.term(sympy.sympify(b.low)), v < self.term(sympy.sympify(b.high)))
-            for v, b in zip(variables, bounded)
-        ]
+        ranges = [z3.And(self._range(b)) for b in bounded]
         # Divisions over bound variables stay inside the quantifier (no
         # top-level quotient variables for them).
         self.bound = frozenset(b.symbol for b in bounded)
@@ -156,15 +166,13 @@ class Translator(BitSplitting):
 
     def _divided(self, num: sympy.Expr, den: sympy.Expr) -> tuple[z3.ArithRef, z3.ArithRef] | None:
         """Quotient and remainder variables of ``num`` by a constant ``den``
-        when translating ``quotients=True``; else None (Z3's own div/mod).
-        Symbolic ``den`` and ``num`` over quantified variables stay Z3's.
+        when translating ``quotients=True``; else None (Z3's own div/mod, as
+        for a symbolic ``den`` or a ``num`` over quantified variables).
 
-        With ``num = den·q + r, 0 <= r < den`` the query stays linear and a
-        floor and a mod of one numerator share ``q`` and ``r``: Z3's own
-        div/mod needs 70x the work (rlimit) of this to prove
-        ``(8,4,1,5):(12,1,192,192)`` split by 209 injective; but an XOR
-        swizzle composed with itself goes the other way (3x), so ``solve``
-        races both.
+        ``num = den·q + r, 0 <= r < den`` keeps the query linear: Z3's own
+        div/mod needs 70x the work (rlimit) to prove ``(8,4,1,5):(12,1,192,192)``
+        split by 209 injective, but 1/3 of it for an XOR swizzle composed with
+        itself, so ``solve`` races both.
         """
         if not den.is_Integer or num.free_symbols & self.bound:
             return None
@@ -186,7 +194,7 @@ class Translator(BitSplitting):
             self.names[symbol] = z3.Int(f"{symbol.name}!{len(self.names)}", self.ctx)
         return self.names[symbol]
 
-    def _term(self, expr: sympy.Basic) -> z3.ArithRef:  # noqa: C901 - one branch per operator
+    def _term(self, expr: sympy.Basic) -> z3.ArithRef:  # one branch per operator
         if isinstance(expr, sympy.Symbol):
             if not expr.is_integer:
                 raise Unsupported(f"symbol {expr} is not declared integer")
@@ -211,24 +219,16 @@ class Translator(BitSplitting):
                 _defined(op)
             return self._bit_term(expr)
         if isinstance(expr, (sympy.Min, sympy.Max)):
+            better = operator.lt if isinstance(expr, sympy.Min) else operator.gt
             args = [self.term(a) for a in expr.args]
-            result = args[0]
-            for other in args[1:]:
-                if isinstance(expr, sympy.Min):
-                    result = z3.If(other < result, other, result)
-                else:
-                    result = z3.If(other > result, other, result)
-            return result
+            return functools.reduce(lambda r, other: z3.If(better(other, r), other, r), args)
         if isinstance(expr, sympy.Piecewise):
-            result = None
-            for value, cond in reversed(expr.args):
-                if result is None:
-                    if cond is not sympy.true:
-                        # Outside every branch the value is undefined: refuse.
-                        raise Unsupported(f"Piecewise without a final True branch: {expr}")
-                    result = self.term(value)
-                else:
-                    result = z3.If(self.boolean(cond), self.term(value), result)
+            *branches, (last, final) = expr.args
+            if final is not sympy.true:  # outside every branch the value is undefined
+                raise Unsupported(f"Piecewise without a final True branch: {expr}")
+            result = self.term(last)
+            for value, cond in reversed(branches):
+                result = z3.If(self.boolean(cond), self.term(value), result)
             return result
         raise Unsupported(f"operator {type(expr).__name__} in {expr} is outside the index vocabulary")
 
@@ -267,8 +267,6 @@ class Translator(BitSplitting):
             return divided[1]
         return self.term(left) % self.term(right)
 
-    # -- bit operations: Int theory, blasting only the bits they touch ----------------
-
     def _relation(self, expr: sympy.Rel) -> z3.BoolRef:
         """``lhs op rhs``. SymPy may have divided an integer relation through
         (``9*d > 2`` held as ``d > 2/9``): when ``lhs − rhs`` is an integer
@@ -286,29 +284,11 @@ class Translator(BitSplitting):
             return compare(q * self.term(rest) + p, z3.IntVal(0, self.ctx))
 
     def _boolean(self, expr: sympy.Basic) -> z3.BoolRef:
-        if expr is sympy.true:
-            return z3.BoolVal(True, self.ctx)
-        if expr is sympy.false:
-            return z3.BoolVal(False, self.ctx)
+        if expr is sympy.true or expr is sympy.false:
+            return z3.BoolVal(bool(expr), self.ctx)
         if type(expr) in _RELATIONS:
             return self._relation(expr)
-        if isinstance(expr, sympy.And):
-            return z3.And([self.boolean(a) for a in expr.args])
-        if isinstance(expr, sympy.Or):
-            return z3.Or([self.boolean(a) for a in expr.args])
-        if isinstance(expr, sympy.Not):
-            return z3.Not(self.boolean(expr.args[0]))
-        if isinstance(expr, sympy.Implies):
-            return z3.Implies(self.boolean(expr.args[0]), self.boolean(expr.args[1]))
-        if isinstance(expr, sympy.ITE):
-            condition, then, otherwise = (self.boolean(a) for a in expr.args)
-            return z3.If(condition, then, otherwise)
-        if isinstance(expr, sympy.Xor):
-            result, *rest = (self.boolean(a) for a in expr.args)
-            for other in rest:
-                result = z3.Xor(result, other)
-            return result
-        if isinstance(expr, sympy.Equivalent):
-            first, *rest = (self.boolean(a) for a in expr.args)
-            return z3.And([first == other for other in rest])
+        for kind, make in _CONNECTIVES.items():
+            if isinstance(expr, kind):
+                return make([self.boolean(a) for a in expr.args])
         raise Unsupported(f"condition {type(expr).__name__} in {expr} is outside the vocabulary")

@@ -1,14 +1,11 @@
 """The vacuity guard's question: do the query's side conditions admit every size?
 
-The translation of a query over symbolic sizes adds side conditions (a
-named tile size ``extent#k = ⌈M/PR⌉``, quotient and remainder variables)
-that must hold for *every* size; :func:`ruled_out_sizes` checks them at
-``DRAWS`` sizes meeting the assumptions, drawn up to ``2**MAX_BITS`` per
-parameter (fixed seed). ``solver._unless_vacuous`` turns an unsat answer
-into UNKNOWN when some size is not admitted. A draw is decided by plugging
-it in when that plainly shows it admitted (every assertion simplifies to
-true with the side-condition variables computed from the sizes: a witness);
-only the others go to Z3 (before, every draw did: 20 Z3 checks per unsat).
+The side conditions of a query over symbolic sizes (a named tile size
+``extent#k = ⌈M/PR⌉``, quotient and remainder variables) must hold for
+*every* size; :func:`ruled_out_sizes` checks them at ``DRAWS`` sizes meeting
+the assumptions, up to ``2**MAX_BITS`` per parameter (fixed seed), and
+``solver._unless_vacuous`` makes an unsat answer UNKNOWN when one is not
+admitted (docs/verification.md, "What PROVED means").
 """
 
 from __future__ import annotations
@@ -32,14 +29,9 @@ def ruled_out_sizes(translator, parameters, assumptions, unknowns,
     """Sizes meeting the assumptions that the query's side conditions do not
     admit (or cannot be shown to), as text; None when every draw is admitted.
 
-    A draw is admitted when the side conditions hold with their variables
-    computed from it (:func:`holds_at`: a witness, as Z3's ``sat`` would be);
-    otherwise Z3 decides. Remembered per process by the question: the side
-    conditions' Z3 text, the parameters and assumptions (SymPy,
-    structurally), the draws' settings and the timeout. Only answers every
-    check of which was sat or unsat are remembered, never one an unknown (a
-    timeout, say) had a part in."""
-    ctx = translator.ctx
+    Remembered per process by the question (the side conditions' Z3 text,
+    the parameters and assumptions, the draws' settings, the timeout), but
+    only when every check was sat or unsat, never when an unknown had a part."""
     # the query's encoding: assumptions and side conditions
     encoding = translator.asserted(parameters, assumptions, unknowns, ()) + translator.definitions
     sizes = [translator.term(p) for p in parameters]
@@ -48,9 +40,9 @@ def ruled_out_sizes(translator, parameters, assumptions, unknowns,
     if key in MEMO:
         return MEMO[key]
     definite = [True]  # False once a check answers unknown
-    draws = _draws(ctx, parameters, tuple(assumptions), timeout_ms, definite)
-    admits = _Admits(translator, encoding, sizes, unknowns, timeout_ms)
-    shown = _first_not_admitted(admits, draws, parameters, definite)
+    draws = _draws(translator.ctx, parameters, tuple(assumptions), timeout_ms, definite)
+    shown = _first_not_admitted(translator, encoding, sizes, unknowns, timeout_ms, draws,
+                                parameters, definite)
     if definite[0] and MEMO_SIZE:
         if len(MEMO) >= MEMO_SIZE:
             del MEMO[next(iter(MEMO))]  # the oldest
@@ -97,32 +89,6 @@ def _meets(ctx, parameters, assumed, timeout_ms: int):
     return meets, [plain.term(p) for p in parameters]
 
 
-class _Admits:
-    """Does the encoding admit given sizes? Plugged in first, else Z3 (a solver
-    made on first need, the sizes pushed per question)."""
-
-    def __init__(self, translator, encoding, sizes, unknowns, timeout_ms: int) -> None:
-        self.translator, self.encoding, self.sizes = translator, encoding, sizes
-        self.unknowns, self.timeout_ms = unknowns, timeout_ms
-        self.closed = None  # closed_encoding, made on first need
-        self.solver = None
-
-    def answer(self, values):
-        if self.closed is None:
-            self.closed = closed_encoding(self.translator, self.encoding, self.unknowns)
-        if holds_at(self.closed, self.sizes, values):
-            return z3.sat
-        if self.solver is None:
-            self.solver = z3.Solver(ctx=self.translator.ctx)
-            self.solver.set("timeout", self.timeout_ms)
-            self.solver.add(self.encoding)
-        self.solver.push()
-        self.solver.add([size == value for size, value in zip(self.sizes, values)])
-        answer = checker_threads.interruptible_check(self.solver, self.solver.ctx)
-        self.solver.pop()
-        return answer
-
-
 def closed_encoding(translator, encoding, unknowns) -> z3.BoolRef:
     """``encoding``'s assertions with each unknown at its low end and each
     side-condition variable replaced by the term its definition gives it
@@ -149,19 +115,32 @@ def holds_at(closed, sizes, values) -> bool:
 
 
 def plugged_in(translator, encoding, sizes, values, unknowns) -> bool:
-    """Do all of ``encoding``'s assertions hold at the sizes ``values``, each unknown at
-    its low end and each side-condition variable computed from the sizes
-    (:func:`closed_encoding`)? True is a witness, as Z3's ``sat`` would be;
-    False means undecided here (Z3 is asked)."""
+    """Does :func:`closed_encoding` hold at the sizes ``values``? True is a
+    witness, as Z3's ``sat`` would be; False means undecided here."""
     return holds_at(closed_encoding(translator, encoding, unknowns), sizes, values)
 
 
-def _first_not_admitted(admits, draws, parameters, definite: list) -> str | None:
-    """The first draw not admitted (or not shown to be), as text; a note if none was drawn."""
+def _first_not_admitted(translator, encoding, sizes, unknowns, timeout_ms: int, draws,
+                        parameters, definite: list) -> str | None:
+    """The first draw the encoding does not admit (or is not shown to), as
+    text; a note if none was drawn. Plugged in first (:func:`holds_at`), else
+    Z3 (a solver made on first need, the sizes pushed per question)."""
+    closed = solver = None
     tested = False
     for values in draws:
         tested = True
-        answer = admits.answer(values)
+        if closed is None:
+            closed = closed_encoding(translator, encoding, unknowns)
+        if holds_at(closed, sizes, values):
+            continue
+        if solver is None:
+            solver = z3.Solver(ctx=translator.ctx)
+            solver.set("timeout", timeout_ms)
+            solver.add(encoding)
+        solver.push()
+        solver.add([size == value for size, value in zip(sizes, values)])
+        answer = checker_threads.interruptible_check(solver, solver.ctx)
+        solver.pop()
         definite[0] &= answer != z3.unknown
         if answer != z3.sat:
             return ", ".join(f"{p}={v}" for p, v in zip(parameters, values))
