@@ -3,11 +3,9 @@
 XOR, AND with a mask and shifts are what swizzles (CuTe's ``Swizzle<B,M,S>``,
 ``cute/swizzle.hpp``) and Triton's linear layouts are made of. Each is a SymPy
 ``Function`` with exact integer semantics on non-negative integers:
-
-* ``bit_xor(a, b)`` is ``a ^ b``;
-* ``bit_and(a, mask)`` is ``a & mask``;
-* ``shift_right(a, k)`` is ``a >> k`` = ``⌊a / 2**k⌋``;
-* ``shift_left(a, k)`` is ``a << k`` = ``a * 2**k``.
+``bit_xor(a, b)`` is ``a ^ b``, ``bit_and(a, mask)`` is ``a & mask``,
+``shift_right(a, k)`` is ``a >> k`` = ``⌊a / 2**k⌋`` and ``shift_left(a, k)``
+is ``a << k`` = ``a * 2**k``.
 
 They evaluate to a number as soon as their arguments are numbers, and refuse
 a negative or non-integer constant with a :class:`~layoutalg.errors.MapError`

@@ -1,11 +1,10 @@
 """Interval bounds of index expressions: every value a subexpression can take.
 
-The NumPy evaluator (:mod:`layoutalg.core.evaluate`) runs an expression on
-int64 arrays only when every intermediate value provably fits in int64, and
-with exact Python ints otherwise. This module gives the proof: interval
-arithmetic over the same tree the evaluator computes (the same
-``quotient`` split of divisions, the same left-to-right folds of sums and
-products, every branch of a ``Piecewise``), given a range for each symbol.
+The NumPy evaluator (:mod:`layoutalg.core.evaluate`) runs int64 kernels only
+where this module proves every intermediate value fits: interval arithmetic
+over the same tree the evaluator computes (the same ``quotient`` split of
+divisions, the same left-to-right folds of sums and products, every branch
+of a ``Piecewise``), given a range for each symbol.
 
 >>> import sympy
 >>> from layoutalg.core.space import coordinate
@@ -104,8 +103,8 @@ def _floor_div(n: Interval, d: Interval) -> Interval:
     if d[0] >= 1 or d[1] <= -1:
         # n/d is monotone in each argument on a box where d keeps its sign.
         return _corners(lambda x, y: x // y, n, d)
-    # A zero divisor gives 0 (NumPy's rule, kept by the exact path); a nonzero
-    # one gives at most |n| in magnitude.
+    # A zero divisor has no value (the evaluator refuses it); a nonzero one
+    # gives at most |n| in magnitude.
     top = max(abs(n[0]), abs(n[1]))
     return -top, top
 

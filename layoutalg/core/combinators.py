@@ -165,10 +165,8 @@ def pad(space: Space, dim: str, multiple: Extent | None = None, *, to: Extent | 
 
 
 @_combinator()
-def cyclic(
-    space: Space, dim: str, parts: Extent, *, block: Extent = 1,
-    names: Sequence[str] | None = None,
-) -> IndexMap:
+def cyclic(space: Space, dim: str, parts: Extent, *, block: Extent = 1,
+           names: Sequence[str] | None = None) -> IndexMap:
     """Deal ``dim`` in blocks of ``block`` round-robin over ``parts``.
 
     Index ``d`` goes to part ``(d // block) % parts`` at local position

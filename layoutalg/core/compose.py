@@ -34,8 +34,7 @@ def check_composable(first: object, then: object) -> None:
     if first.codomain.rank != then.domain.rank:
         raise CompositionError(
             f"compose: first's codomain {first.codomain} and then's domain {then.domain} "
-            f"must have the same rank; got {first.codomain.rank} and {then.domain.rank}"
-        )
+            f"must have the same rank; got {first.codomain.rank} and {then.domain.rank}")
 
 
 def composed(first: IndexMap, then: IndexMap, valid: sympy.Basic | None, *,
@@ -47,11 +46,9 @@ def composed(first: IndexMap, then: IndexMap, valid: sympy.Basic | None, *,
     inverse = None
     if first.inverse is not None and then.inverse is not None and inverse_usable:
         inverse = substitute_exprs(first.inverse, first.codomain.symbols, then.inverse)
-    return IndexMap(
-        first.domain, then.codomain, exprs, inverse=inverse, valid=valid,
-        name=name or f"{then.label} ∘ {first.label}",
-        assumptions=first.assumptions + then.assumptions,
-    )
+    return IndexMap(first.domain, then.codomain, exprs, inverse=inverse, valid=valid,
+                    name=name or f"{then.label} ∘ {first.label}",
+                    assumptions=first.assumptions + then.assumptions)
 
 
 def extent_fits(inner: Extent, outer: Extent) -> bool:

@@ -19,14 +19,14 @@ from layoutalg.validate import is_int
 Nested = int | sympy.Expr | tuple
 
 
-def strided(
-    shape: Nested, stride: Nested, *, cosize: Extent | None = None, name: str | None = None
-) -> IndexMap:
+def strided(shape: Nested, stride: Nested, *, cosize: Extent | None = None,
+            name: str | None = None) -> IndexMap:
     """The CuTe layout ``shape:stride`` as a map ``[i:size] → [offset:cosize]``.
 
     ``cosize`` overrides the codomain extent (e.g. to check a CuTe
-    ``complement(A, M)`` result covers exactly ``[0, M)``). A compact layout (its strides, sorted, are the running products of its
-    sizes) carries its inverse, so it can be proved a bijection.
+    ``complement(A, M)`` result covers exactly ``[0, M)``). A compact layout
+    (its strides, sorted, are the running products of its sizes) carries its
+    inverse, so it can be proved a bijection.
 
     >>> m = strided((6, 2), (8, 2))
     >>> print(m.name, m(7))
@@ -35,10 +35,8 @@ def strided(
     sizes = _flatten(shape, "shape")
     strides = _flatten(stride, "stride")
     if nesting(shape) != nesting(stride):
-        raise MapError(
-            f"strided: shape and stride must have the same nesting; got shape "
-            f"{format_nested(shape)} and stride {format_nested(stride)}"
-        )
+        raise MapError(f"strided: shape and stride must have the same nesting; got shape "
+                       f"{format_nested(shape)} and stride {format_nested(stride)}")
     sizes = [check_extent(f"shape[{k}]", s) for k, s in enumerate(sizes)]
     strides = [_check_stride(k, d) for k, d in enumerate(strides)]
     size = sympy.Mul(*sizes)
@@ -46,17 +44,15 @@ def strided(
         cosize = sum(((s - 1) * d for s, d in zip(sizes, strides)), sympy.Integer(0)) + 1
     domain = Space(i=size)  # a Space holds a SymPy integer as an int
     codomain = Space(offset=check_extent("cosize", _tidy(cosize)))
-    (i,) = domain.symbols
-    (o,) = codomain.symbols
+    (i,), (o,) = domain.symbols, codomain.symbols
     offset_expr = sympy.Integer(0)
     running = sympy.Integer(1)
     for k, (s, d) in enumerate(zip(sizes, strides)):
         coord = i // running if k == len(sizes) - 1 else (i // running) % s
         offset_expr += coord * d
         running *= s
-    label = name or f"{format_nested(shape)}:{format_nested(stride)}"
     return IndexMap(domain, codomain, [offset_expr], inverse=_inverse(sizes, strides, o),
-                    name=label)
+                    name=name or f"{format_nested(shape)}:{format_nested(stride)}")
 
 
 def format_nested(value: Nested) -> str:
@@ -105,10 +101,8 @@ def _check_stride(k: int, d: object) -> Extent:
         raise MapError(f"strided: stride[{k}] must be a nonnegative integer; got {describe(d)}")
     d = sympy.sympify(d)
     if not (d.is_integer and d.is_nonnegative):
-        raise MapError(
-            f"strided: stride[{k}] must be a nonnegative integer (negative strides are not "
-            f"supported); got {d}"
-        )
+        raise MapError(f"strided: stride[{k}] must be a nonnegative integer (negative strides "
+                       f"are not supported); got {d}")
     return d
 
 

@@ -1,11 +1,9 @@
 """A CuTe layout as a value: nested ``shape:stride`` of ints, in CuTe notation.
 
-``CuteLayout`` is what CuTe (and pycute) call a ``Layout``: a nested shape,
-a stride of the same nesting, and the function from a flat index ``i`` to
-an offset (colexicographic: the first mode varies fastest, the last mode
-takes what is left). Its ``str`` is CuTe's notation ``(4,(2,2)):(2,(1,8))``;
-:func:`parse_layout` reads it back; :meth:`CuteLayout.index_map` gives the
-same map as :func:`layoutalg.strided`, so every check applies to it.
+``CuteLayout`` is what CuTe (and pycute) call a ``Layout``: the function of
+:mod:`layoutalg.core.cute` (colexicographic; the last mode takes what is left).
+Its ``str`` is CuTe's notation ``(4,(2,2)):(2,(1,8))``; :func:`parse_layout`
+reads it back; :meth:`CuteLayout.index_map` is :func:`layoutalg.strided` of it.
 """
 
 from __future__ import annotations
@@ -119,11 +117,8 @@ class CuteLayout:
         return self.offset(int(i))
 
     def index_map(self, *, cosize: int | None = None, name: str | None = None) -> IndexMap:
-        """The map ``[i:size] → [offset:cosize]`` (``layoutalg.strided`` of the same layout).
-
-        ``cosize`` overrides the codomain extent, e.g. to feed a layout into
-        another's domain of that size.
-        """
+        """The map ``[i:size] → [offset:cosize]`` (``layoutalg.strided`` of the same layout);
+        ``cosize`` overrides the codomain extent (e.g. to feed another's domain of that size)."""
         return strided(self.shape, self.stride, cosize=cosize, name=name or str(self))
 
     def __str__(self) -> str:
@@ -134,10 +129,8 @@ class CuteLayout:
 
     @classmethod
     def from_pycute(cls, layout: object) -> CuteLayout:
-        """The same layout as a ``pycute.Layout`` (or anything with ``shape`` and ``stride``).
-
-        Duck-typed: pycute is never imported here.
-        """
+        """The same layout as a ``pycute.Layout`` (or anything with ``shape`` and ``stride``:
+        duck-typed, pycute is never imported here)."""
         if isinstance(layout, CuteLayout):
             return layout
         if not (hasattr(layout, "shape") and hasattr(layout, "stride")):

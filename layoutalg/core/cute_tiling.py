@@ -1,11 +1,8 @@
 """CuTe's divides and products: a layout cut into tiles, or a tile repeated.
 
-Built, as CuTe and pycute write them, from the algebra of
-:mod:`layoutalg.core.cute_algebra`: ``logical_divide(A, B)`` is
-``A ∘ (B, complement(B, size(A)))`` and ``logical_product(A, B)`` is
-``(A, complement(A, size(A)·cosize(B)) ∘ B)``; the zipped, tiled, blocked
-and raked forms only regroup their modes. So they refuse what composition
-and complement refuse, naming the mode and the sizes.
+Built, as CuTe and pycute write them, from :func:`composition` and
+:func:`complement` (:mod:`layoutalg.core.cute_algebra`), whose refusals they
+share; the zipped, tiled, blocked and raked forms only regroup modes.
 """
 
 from __future__ import annotations
@@ -52,10 +49,8 @@ def logical_product(a: CuteLayout, b: CuteLayout) -> CuteLayout:
 
 
 def tile_unzip(divided: CuteLayout, tiler: Tiler) -> CuteLayout:
-    """Gather a by-mode divide or product ``((t0,r0),(t1,r1),…)`` as ``((t0,t1,…),(r0,r1,…))``.
-
-    Purely structural: the same leaves, regrouped.
-    """
+    """Gather a by-mode divide or product ``((t0,r0),(t1,r1),…)`` as ``((t0,t1,…),(r0,r1,…))``
+    (purely structural: the same leaves, regrouped)."""
     if not isinstance(tiler, tuple):
         return divided
     pairs = [(CuteLayout(1, 0), divided[k]) if entry is None else (divided[k][0], divided[k][1])

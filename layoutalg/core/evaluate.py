@@ -12,9 +12,8 @@ expression. Every expression is compiled twice:
   operators (never a NumPy integer loop), for everything else.
 
 Results are int64 arrays when every value fits (even if an intermediate did
-not), else object arrays of exact Python ints; conditions are bool arrays.
-A consumer that needs int64 uses :func:`as_int64`, which refuses a value
-past int64 with a ``MapError`` naming it instead of wrapping.
+not), else object arrays of exact Python ints (:func:`as_int64` refuses
+them); conditions are bool arrays.
 
 ``x mod 0`` and ``x // 0`` have no value (NumPy's rule would give 0): where a
 divisor is 0, outside any ``Piecewise`` branch not taken there, both kernels
@@ -155,9 +154,7 @@ def _run(compiled: Compiled, inputs: _Inputs) -> np.ndarray:
         result = np.empty(np.broadcast_shapes(np.shape(result), empty), np.asarray(result).dtype)
     if fast:
         return np.asarray(result)
-    if compiled.is_condition:
-        return np.asarray(result, dtype=bool)
-    return shrink(result)
+    return np.asarray(result, dtype=bool) if compiled.is_condition else shrink(result)
 
 
 def _bounded(compiled: Compiled, inputs: _Inputs) -> bool:
@@ -235,15 +232,15 @@ def _division(op, divisor: sympy.Expr):
     return divide
 
 
-def _exact_bits(op, kind):
-    """``op`` on Python ints (or object arrays of them), refusing negative values:
-    Python's ``-1 ^ 2`` is two's complement, not an index."""
+def _exact_bits(kind):
+    """``kind``'s operation on Python ints (or object arrays of them), refusing negative
+    values: Python's ``-1 ^ 2`` is two's complement, not an index."""
     def apply(a, b):
         for value, name in zip((a, b), kind.arg_names):
             if np.any(np.asarray(value, dtype=object) < 0):
                 worst = int(np.min(np.asarray(value, dtype=object)))
                 raise MapError(f"{kind.public} argument {name} must be non-negative; got {worst}")
-        return op(a, b)
+        return kind.compute(a, b)
     return apply
 
 
@@ -251,9 +248,7 @@ def _exact_bits(op, kind):
 # non-negative and the shifts below 63 with results inside int64.
 _FAST_BITS = {BitXor: np.bitwise_xor, BitAnd: np.bitwise_and,
               ShiftRight: np.right_shift, ShiftLeft: np.left_shift}
-_EXACT_BITS = {kind: _exact_bits(op, kind) for kind, op in (
-    (BitXor, operator.xor), (BitAnd, operator.and_),
-    (ShiftRight, operator.rshift), (ShiftLeft, operator.lshift))}
+_EXACT_BITS = {kind: _exact_bits(kind) for kind in _FAST_BITS}
 _FAST = _Mode(_fast_constant, {min: np.minimum, max: np.maximum}.get, _FAST_BITS)
 _EXACT = _Mode(int, _exact_pick, _EXACT_BITS)
 

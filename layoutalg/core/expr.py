@@ -64,14 +64,11 @@ def integer_form(expr: sympy.Basic) -> sympy.Basic:
     x < 6
     """
     if expr.has(sympy.ITE):
-        expr = expr.replace(
-            lambda e: isinstance(e, sympy.ITE), lambda e: e.to_nnf(simplify=False)
-        )
+        expr = expr.replace(lambda e: isinstance(e, sympy.ITE), lambda e: e.to_nnf(simplify=False))
     if not expr.has(Relational):
         return expr
-    return expr.replace(
-        lambda e: isinstance(e, Relational) and common_denominator(e) != 1, integer_relation
-    )
+    return expr.replace(lambda e: isinstance(e, Relational) and common_denominator(e) != 1,
+                        integer_relation)
 
 
 @lru_cache(maxsize=4096)
@@ -114,10 +111,8 @@ def divisors(expr: sympy.Basic) -> tuple[sympy.Expr, ...]:
     """The divisor of every ``Mod``, ``floor`` and ``ceiling`` in ``expr`` (preorder,
     each once): ``Mod(a, b)`` divides by ``b``; ``floor(a/b)`` and ``ceiling(a/b)``
     (SymPy's ``a // b``) by the denominator of ``a/b`` over one fraction. The bit
-    operations divide by nothing (a shift by ``k`` divides by ``2**k``).
-
-    ``x mod 0`` and ``x // 0`` have no value: the evaluator refuses a point
-    where a divisor is 0 (``UndefinedValueError``), never inventing one.
+    operations divide by nothing (a shift by ``k`` divides by ``2**k``). Where
+    one is 0 there is no value (the evaluator refuses such a point).
 
     >>> i, j = sympy.symbols("i j", integer=True, nonnegative=True)
     >>> sorted(map(str, divisors(sympy.Mod(i, j) + sympy.floor(i / (j + 2)) + sympy.Mod(j, 4))))

@@ -54,17 +54,11 @@ class IndexMap:
     name: str | None
     assumptions: tuple[sympy.Basic, ...]
 
-    def __init__(
-        self,
-        domain: Space,
-        codomain: Space,
-        exprs: Sequence[object] | Mapping[str, object],
-        *,
-        inverse: Sequence[object] | Mapping[str, object] | None = None,
-        valid: object = None,
-        name: str | None = None,
-        assumptions: Sequence[object] = (),
-    ) -> None:
+    def __init__(self, domain: Space, codomain: Space,
+                 exprs: Sequence[object] | Mapping[str, object], *,
+                 inverse: Sequence[object] | Mapping[str, object] | None = None,
+                 valid: object = None, name: str | None = None,
+                 assumptions: Sequence[object] = ()) -> None:
         if not isinstance(domain, Space):
             raise MapError(f"domain must be a Space; got {describe(domain)}")
         if not isinstance(codomain, Space):
@@ -79,7 +73,9 @@ class IndexMap:
                     else _canonical_exprs(inverse, domain, "inverse", codomain, params))
         condition = None if valid is None else _canonical(
             as_condition(valid, "valid"), codomain, params, "valid")
-        assumed = tuple(dict.fromkeys(_assumption(a, params) for a in assumptions))
+        assumed = tuple(dict.fromkeys(
+            _canonical(as_condition(a, "assumptions"), Space(), params, "assumptions")
+            for a in assumptions))
         fields = {"domain": domain, "codomain": codomain, "exprs": forward, "inverse": backward,
                   "valid": None if condition is sympy.true else condition, "name": name,
                   "assumptions": assumed}
@@ -109,11 +105,8 @@ class IndexMap:
         return tuple(int(v) for v in self._eval(self.exprs, env))
 
     def preimage(self, *slot: int) -> tuple[int, ...] | None:
-        """The domain point stored at a codomain slot, or None for padding.
-
-        Needs the inverse. A slot whose inverse falls outside the domain, or
-        that ``valid`` marks as padding, is padding.
-        """
+        """The domain point stored at a codomain slot (needs the inverse), or None for
+        padding: a slot that ``valid`` marks so, or whose inverse falls outside the domain."""
         if self.inverse is None:
             raise MapError(f"preimage needs an inverse; map {self.label} has none")
         point = _check_point(slot, self.codomain, "slot")
@@ -160,14 +153,10 @@ class IndexMap:
                     f"bind: at {values} the divisor {divisor} of {self.label} is 0: "
                     "x mod 0 and x // 0 have no value")
         return IndexMap(
-            self.domain.bind(subs),
-            self.codomain.bind(subs),
-            [e.subs(subs) for e in self.exprs],
+            self.domain.bind(subs), self.codomain.bind(subs), [e.subs(subs) for e in self.exprs],
             inverse=None if self.inverse is None else [e.subs(subs) for e in self.inverse],
             valid=None if self.valid is None else self.valid.subs(subs),
-            name=self.name,
-            assumptions=[a.subs(subs) for a in self.assumptions],
-        )
+            name=self.name, assumptions=[a.subs(subs) for a in self.assumptions])
 
     def renamed(self, name: str) -> IndexMap:
         return dataclasses.replace(self, name=name)
@@ -258,10 +247,6 @@ def _check_look_alike(symbol: sympy.Symbol, canonical: sympy.Symbol, what: str) 
     raise MapError(f"{what} uses symbol {symbol} declared {fact}={symbol.assumptions0[fact]}, "
                    f"which the {kind} {canonical} of the same name is not known to be; use the "
                    f"{kind}'s own symbol ({own}) or a symbol declared with at most integer=True")
-
-
-def _assumption(value: object, params) -> sympy.Basic:
-    return _canonical(as_condition(value, "assumptions"), Space(), params, "assumptions")
 
 
 def _check_point(coord, space: Space, what: str) -> tuple[int, ...]:

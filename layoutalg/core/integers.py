@@ -63,9 +63,7 @@ def shrink(exact: object) -> np.ndarray:
     if isinstance(exact, int):
         return np.asarray(exact, dtype=np.int64 if fits(exact, exact) else object)
     exact = np.asarray(exact, dtype=object)
-    if exact.size == 0 or fits(exact.min(), exact.max()):
-        return exact.astype(np.int64)
-    return exact
+    return exact.astype(np.int64) if exact.size == 0 or fits(exact.min(), exact.max()) else exact
 
 
 def fits(low: int, high: int) -> bool:

@@ -9,10 +9,8 @@ through :func:`index_map_of` instead of probing attributes one by one.
 >>> from layoutalg.core.combinators import identity
 >>> from layoutalg.core.space import Space
 >>> m = identity(Space(i=2))
->>> index_map_of(m) is m
-True
->>> index_map_of(3) is None
-True
+>>> index_map_of(m) is m, index_map_of(3) is None
+(True, True)
 
 A framework's own object (a torch ``DTensor``, a ``pycute.Layout``) becomes a
 family layout through a :class:`Bridge` its family declares: the spec runner
@@ -47,9 +45,7 @@ def index_map_of(value: object) -> IndexMap | None:
     """The IndexMap of ``value`` (itself, or its ``index_map()``), or None."""
     if isinstance(value, IndexMap):
         return value
-    if isinstance(value, LaidOut):
-        return value.index_map()
-    return None
+    return value.index_map() if isinstance(value, LaidOut) else None
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,8 @@ bit operations as ``^ & >> <<`` (LaTeX ``\\oplus \\land \\gg \\ll``)."""
 
 from __future__ import annotations
 
+import functools
+
 import sympy
 from sympy.printing.latex import LatexPrinter
 from sympy.printing.precedence import PRECEDENCE
@@ -16,18 +18,15 @@ class IndexPrinter(StrPrinter):
     """Prints floor division with floor brackets (self-delimiting, so
     ``4*⌊n/8⌋`` cannot be misread) and modulo as a parenthesized ``mod``."""
 
-    def _print_floor(self, expr):
-        return self._quotient(expr, "⌊", "⌋")
-
-    def _print_ceiling(self, expr):
-        return self._quotient(expr, "⌈", "⌉")
-
     def _quotient(self, expr, left: str, right: str) -> str:
         try:
             num, den = quotient(expr.args[0])
         except Unsupported:
             return super()._print_Function(expr)
         return f"{left}{self._wrap(num)}/{self._wrap(den)}{right}"
+
+    _print_floor = functools.partialmethod(_quotient, left="⌊", right="⌋")
+    _print_ceiling = functools.partialmethod(_quotient, left="⌈", right="⌉")
 
     def _print_Mod(self, expr):
         left, right = expr.args

@@ -51,9 +51,8 @@ def check_extent(name: str, value: object) -> Extent:
                      f"{hint}; got {describe(value)}")
 
 
-def check_names_apart(
-    names: tuple[str, ...], parameters, where: str, error: type[Exception]
-) -> None:
+def check_names_apart(names: tuple[str, ...], parameters, where: str,
+                      error: type[Exception]) -> None:
     """Refuse a dimension named like a parameter: one name, two meanings.
 
     Expressions are rebound to canonical symbols by name, so a dimension
@@ -121,9 +120,7 @@ class Space:
     @property
     def size(self) -> Extent:
         """The number of points: an int, or a SymPy expression."""
-        if self.is_concrete:
-            return math.prod(self.extents)
-        return sympy.Mul(*self.extents)
+        return math.prod(self.extents) if self.is_concrete else sympy.Mul(*self.extents)
 
     @property
     def is_concrete(self) -> bool:
@@ -153,15 +150,10 @@ class Space:
 
     def bind(self, values: dict[sympy.Symbol, int]) -> Space:
         """Substitute numbers for parametric extents."""
-        return Space(*((name, substitute(extent, values)) for name, extent in self.dims))
+        return Space(*((n, e if isinstance(e, int) else e.subs(values)) for n, e in self.dims))
 
     def __str__(self) -> str:
         return "[" + ", ".join(f"{name}:{extent}" for name, extent in self.dims) + "]"
 
     def __repr__(self) -> str:
         return "Space(" + ", ".join(f"{name}={extent}" for name, extent in self.dims) + ")"
-
-
-def substitute(extent: Extent, values: dict[sympy.Symbol, int]) -> Extent:
-    result = extent if isinstance(extent, int) else extent.subs(values)
-    return int(result) if isinstance(result, sympy.Integer) else result

@@ -129,9 +129,7 @@ def _fixed_mul_is_integer(mul: sympy.Mul) -> bool | None:
     twos = (coeff.q & -coeff.q).bit_length() - 1
     if coeff.q == 1 << twos and sum(_known_twos(f) for f in factors) >= twos:
         return True
-    if twos and factors and all(f.is_odd for f in factors):
-        return False
-    return None
+    return False if twos and factors and all(f.is_odd for f in factors) else None
 
 
 def _known_twos(factor: sympy.Expr) -> int:
@@ -187,9 +185,7 @@ def rounding_drops_to_a_fraction() -> bool:
 
 def _fixed_round_eval(cls, arg):
     result = _SYMPY_ROUND_EVAL(cls, arg)
-    if result is not None and has_fraction(result):
-        return None
-    return result
+    return None if result is not None and has_fraction(result) else result
 
 
 def has_fraction(expr: sympy.Basic) -> bool:
