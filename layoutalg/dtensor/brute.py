@@ -61,11 +61,9 @@ def local_arrays(layout: DTensorLayout) -> dict[tuple[int, ...], np.ndarray]:
 def simulate(plan) -> dict[tuple[int, ...], np.ndarray]:
     """Run ``plan``'s collectives on the source's local arrays; each rank's result.
 
-    Each collective runs as DTensor runs it: the *logical* size of the dim it
-    cuts is the size the shards on earlier mesh dims leave (torch's
-    ``logical_shape``, from the placements, not from the data); every piece is
-    padded (or cut) to the expected chunk width, the padded pieces are
-    concatenated, and the result is cut back by the expected lengths.
+    Each runs as DTensor runs it (``steps.py``): by the *logical* size (from the
+    placements, not the data), every piece padded or cut to the expected chunk
+    width, concatenated, and cut back by the expected lengths.
     """
     data = local_arrays(plan.source)
     for step, before in zip(plan.steps, plan.layouts):

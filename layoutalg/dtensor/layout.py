@@ -72,7 +72,7 @@ class DTensorLayout:
 
     def __str__(self) -> str:
         shown = ", ".join(str(p) for p in self.placements)
-        return f"DTensor {_tuple(self.shape)} on mesh {_tuple(self.mesh_shape)} as [{shown}]"
+        return f"DTensor {self.shape} on mesh {self.mesh_shape} as [{shown}]"
 
     @property
     def is_concrete(self) -> bool:
@@ -158,8 +158,3 @@ def _point(argument: str, values, extents: tuple[int, ...]) -> tuple[int, ...]:
         raise DTensorError(f"{argument}: must be {len(extents)} ints; got {describe(values)}")
     return tuple(index(DTensorError, f"{argument}[{k}]", v, e)
                  for k, (v, e) in enumerate(zip(values, extents)))
-
-
-def _tuple(values) -> str:
-    return "(" + ", ".join(str(v) for v in values) + ("," if len(values) == 1 else "") + ")"
-

@@ -88,7 +88,8 @@ class Redistribution:
         out = [(self.target, slot, True)]
         for before, values in _read_back(self, [sympy.Integer(v) for v in slot]):
             values = tuple(int(v) for v in values)
-            out.append((before, values, _holds(before, values)))
+            real = _inside(before, values) and before.index_map().preimage(*values) is not None
+            out.append((before, values, real))
         return out
 
 
@@ -195,11 +196,6 @@ def _explain(plan: Redistribution, counterexample: dict) -> str:
 
 def _inside(layout: DTensorLayout, slot) -> bool:
     return all(0 <= v < e for v, e in zip(slot, layout.index_map().codomain.extents))
-
-
-def _holds(layout: DTensorLayout, slot) -> bool:
-    """The slot lies in the layout's codomain and holds an element (is not padding)."""
-    return _inside(layout, slot) and layout.index_map().preimage(*slot) is not None
 
 
 def _rank_and_index(layout: DTensorLayout, slot) -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -25,19 +25,11 @@ class DType:
         return self.bits // 8 if self.bits % 8 == 0 else None
 
 
-DTYPES = {
-    d.name: d
-    for d in (
-        DType("bfloat16", 16),
-        DType("float32", 32),
-        DType("uint32", 32),
-        DType("int32", 32),
-        DType("uint16", 16),
-        DType("uint8", 8),
-        DType("bfloat8_b", 8, block_float=True),
-        DType("bfloat4_b", 4, block_float=True),
-    )
-}
+DTYPES = {d.name: d for d in (
+    DType("bfloat16", 16), DType("float32", 32), DType("uint32", 32), DType("int32", 32),
+    DType("uint16", 16), DType("uint8", 8),
+    DType("bfloat8_b", 8, block_float=True), DType("bfloat4_b", 4, block_float=True),
+)}
 
 
 ALIASES = {"bf16": "bfloat16", "fp32": "float32", "bfp8": "bfloat8_b", "bfp4": "bfloat4_b"}

@@ -35,14 +35,8 @@ from layoutalg.verify.result import CheckResult
 
 def shard_padded_2d(spec: TensorSpec) -> tuple[int, int]:
     """The 2D shape padded to whole shards: each sharded side rounded up to the
-    shard side (what tt-metal#24425 asks TTNN's padded shape to be).
-
-    >>> from layoutalg.tt.ttnn import tensor_spec
-    >>> spec = tensor_spec((32, 70), "bfloat16", {"memory_layout": "WIDTH_SHARDED",
-    ...     "buffer_type": "L1", "shard_spec": {"grid": (2, 1), "shape": (32, 64)}})
-    >>> spec.physical_2d, shard_padded_2d(spec)
-    ((32, 96), (32, 128))
-    """
+    shard side (what tt-metal#24425 asks TTNN's padded shape to be: (32, 128), not
+    the tile-padded (32, 96), for 32 × 70 in WIDTH shards of 64)."""
     (height, width), (sh, sw) = spec.physical_2d, _sharded(spec).shard_shape
     return (ceil_div(height, sh) * sh, ceil_div(width, sw) * sw)
 
@@ -59,14 +53,8 @@ class ShardShape(NamedTuple):
 def shard_shapes(spec: TensorSpec) -> dict[tuple[int, int], ShardShape]:
     """Logical and padded shape of each core's shard, from the pages it holds. The
     padded shape of every shard holding data should be its shard shape;
-    tt-metal#24425's tensor breaks that on its last core.
-
-    >>> from layoutalg.tt.ttnn import tensor_spec
-    >>> spec = tensor_spec((32, 70), "bfloat16", {"memory_layout": "WIDTH_SHARDED",
-    ...     "buffer_type": "L1", "shard_spec": {"grid": (2, 1), "shape": (32, 64)}})
-    >>> shard_shapes(spec)[(1, 0)]
-    ShardShape(logical=(32, 6), padded=(32, 32), shard=(32, 64))
-    """
+    tt-metal#24425's tensor breaks that on its last core: logical (32, 6), padded
+    (32, 32), shard (32, 64)."""
     memory = _sharded(spec)
     (ph, pw), across = spec.page_shape, spec.pages_2d[1]
     shapes = {}
@@ -128,7 +116,8 @@ def fill_map(spec: TensorSpec, fill=None) -> IndexMap:
     if fill is None:
         fill = own
     elif not isinstance(fill, TensorSpec):  # a memory config: the padded tensor placed by it
-        fill = padded_spec(replace(spec, memory=_memory(fill)))
+        memory = getattr(fill, "memory", None)  # a ttnn MemoryConfig's, or the config itself
+        fill = padded_spec(replace(spec, memory=fill if memory is None else memory))
     if not isinstance(fill, TensorSpec) or fill.padded_shape != own.padded_shape:
         raise TTError(f"fill must be a TensorSpec over the padded shape {own.padded_shape}; got "
                       f"{describe(fill)}")
@@ -168,22 +157,14 @@ def check_padding_disjoint(spec: TensorSpec, fill=None, *, assume=(),
     if verdict.refuted and verdict.counterexample:
         first, second = (tuple(verdict.counterexample[n + tick] for n in m.domain.names)
                          for tick in ("", "'"))
-        pad, data = (first, second) if not _is_data(spec, first) else (second, first)
+        is_data = all(x < n for x, n in zip(first, spec.shape))
+        pad, data = (second, first) if is_data else (first, second)
         place = ", ".join(f"{n}={v}" for n, v in zip(m.codomain.names, m(*pad)))
         verdict = replace(verdict, reason=f"padding element {pad} is written at ({place}), where "
                           f"data element {data} lives")
     if verdict.seconds is None:
         verdict = replace(verdict, seconds=time.perf_counter() - start)
     return verdict
-
-
-def _memory(fill):
-    from_ttnn = getattr(fill, "memory", None)
-    return from_ttnn if from_ttnn is not None and not isinstance(fill, TensorSpec) else fill
-
-
-def _is_data(spec, point) -> bool:
-    return all(x < n for x, n in zip(point, spec.shape))
 
 
 def _sharded(spec) -> ShardSpec:

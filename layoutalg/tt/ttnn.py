@@ -114,8 +114,12 @@ def tensor_spec(shape, dtype, memory_config, *, layout="TILE", tile=(32, 32),
     >>> spec.physical_2d, spec.memory.strategy
     ((128, 256), 'BLOCK')
     """
-    config = MemoryConfig.of(memory_config)
-    return TensorSpec(tuple(shape), _dtype(dtype), layout=enum_name(layout, "layout", LAYOUTS),
+    config, shape = MemoryConfig.of(memory_config), tuple(shape)
+    name = getattr(dtype, "name", dtype)  # a ttnn.DataType, or its name
+    if not isinstance(name, str):
+        raise TTError(f"dtype must be a ttnn.DataType or its name; got {describe(dtype)}")
+    name = name.replace("::", ".").rsplit(".", 1)[-1].lower()
+    return TensorSpec(shape, name, layout=enum_name(layout, "layout", LAYOUTS),
                       tile=tile, memory=config.memory, storage=config.storage, device=device,
                       base_address=base_address)
 
@@ -270,13 +274,6 @@ def _field(value: object, name: str):
         return value.get(name)
     attribute = getattr(value, name, None)
     return attribute() if callable(attribute) and name != "grid" else attribute
-
-
-def _dtype(value: object) -> str:
-    text = getattr(value, "name", value)
-    if isinstance(text, str):
-        return text.replace("::", ".").rsplit(".", 1)[-1].lower()
-    raise TTError(f"dtype must be a ttnn.DataType or its name; got {describe(value)}")
 
 
 # a spec may return a ttnn.Tensor: the runner converts it here (ttnn is never imported)
