@@ -105,11 +105,7 @@ class Machine:
 
     @classmethod
     def single(cls, capacity: int, *, name: str = "memory") -> Machine:
-        """One memory of ``capacity`` bytes (a CuTe offset space, a Spyre device).
-
-        >>> Machine.single(1024).memories
-        1
-        """
+        """One memory of ``capacity`` bytes (a CuTe offset space, a Spyre device)."""
         return cls((), capacity, name=name)
 
     @classmethod

@@ -89,16 +89,7 @@ def run_transform(array, transform, *, capacity: int | None = None):
     Returns ``(fetched, counters, target_machine)``; ``fetched`` has the
     target index map's domain shape (a replicated target adds two copy dims
     in front) and equals ``array`` in every copy when the transform is right.
-    ``capacity`` is bytes per PE (default: 48 KB, or more if the tiles need it).
-
-    >>> import layoutalg as la
-    >>> t = la.mesh.create_transform(la.mesh.MeshLayout.row_partition(4),
-    ...                              la.mesh.MeshLayout.single_pe(), (10, 4))
-    >>> data = np.arange(40, dtype=np.float32).reshape(10, 4)
-    >>> fetched, counters, _ = run_transform(data, t)
-    >>> bool((fetched == data).all()), counters.messages, counters.bytes, counters.byte_hops
-    (True, 3, 112, 192)
-    """
+    ``capacity`` is bytes per PE (default: 48 KB, or more if the tiles need it)."""
     array = np.asarray(array)
     shape = tuple(transform.shape)
     if array.shape != shape:

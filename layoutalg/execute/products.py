@@ -36,11 +36,7 @@ MAX_BLOCKS = 64
 def blocks(m: int, n: int, k: int) -> tuple[int, int] | None:
     """``(row parts, column parts)`` cutting an ``m×k · k×n`` product into
     equal blocks of at most :data:`SINGLE_THREAD_MACS`, or None when the
-    product is whole (small enough already, too large, or not divisible).
-
-    >>> blocks(128, 128, 128), blocks(64, 64, 64), blocks(512, 512, 512)
-    ((4, 2), None, None)
-    """
+    product is whole (small enough already, too large, or not divisible)."""
     if not SINGLE_THREAD_MACS < m * n * k <= SMALL_PRODUCT_MACS:
         return None
     parts = (1, 2, 4, 8, 16, 32, 64)

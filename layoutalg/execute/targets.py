@@ -47,13 +47,7 @@ class Target:
 def target_for(subject, *, capacity: int | None = None, element_bytes: int | None = None,
                offsets_in_bytes: bool | None = None, source: str = "") -> Target:
     """The :class:`Target` of a spec's subject; keyword overrides win
-    (``source`` says where an overriding capacity came from).
-
-    >>> import layoutalg as la
-    >>> t = target_for(la.strided((4, 4), (1, 4)))
-    >>> t.family, t.itemsize, t.machine.memories
-    ('core', 4, 1)
-    """
+    (``source`` says where an overriding capacity came from)."""
     m, home = home_of(subject)
     size = home.element_bytes if element_bytes is None else element_bytes
     in_bytes = home.offsets_in_bytes if offsets_in_bytes is None else offsets_in_bytes
@@ -78,13 +72,7 @@ def target_for(subject, *, capacity: int | None = None, element_bytes: int | Non
 
 def home_of(subject: object) -> tuple[IndexMap, Home]:
     """The index map of ``subject`` and its :class:`~layoutalg.core.home.Home`: the
-    subject's own ``home()``, else a bare map's.
-
-    >>> import layoutalg as la
-    >>> m, home = home_of(la.strided((4, 4), (1, 4)))
-    >>> home.family, home.element_bytes, home.memory_dims
-    ('core', 4, 0)
-    """
+    subject's own ``home()``, else a bare map's."""
     m = index_map_of(subject)
     if not isinstance(m, IndexMap):
         raise MachineError(f"run: the spec must build an IndexMap or a family layout; "
