@@ -276,7 +276,8 @@ def generic_pattern(source: MeshLayout, target: MeshLayout, shape, element_size:
         from_pe = [e.xreplace(tensor_subs) for e in src_map.exprs[:2]]
     from_offset = src_map.exprs[2].xreplace(tensor_subs)
     codomain = Space(src_row=source.pe_rows, src_col=source.pe_cols, dst_row=target.pe_rows,
-                     dst_col=target.pe_cols, position=src_map.codomain.extents[2] // element_size)
+                     dst_col=target.pe_cols,
+                     position=digits(src_map.codomain.extents[2], element_size)[0])
     sr, sc, dr, dc, pos = codomain.symbols
     slot = dict(zip(src_map.codomain.symbols, (sr, sc, pos * element_size)))
     element = [e.xreplace(slot) for e in src_map.inverse][-rank:]
