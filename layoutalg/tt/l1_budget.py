@@ -205,9 +205,8 @@ def guard_map(budget: L1Budget, guard: str = "free") -> IndexMap:
 
 def _cb_map(budget: L1Budget, limit: int, name: str) -> IndexMap:
     domain = Space(cb_bytes=limit + 1)
-    (s,) = domain.symbols
     return IndexMap(domain, Space(cb_region_end=budget.lowest_buffer_address + 1),
-                    [budget.cb_region_end + s], name=name)
+                    [budget.cb_region_end + domain.symbols[0]], name=name)
 
 
 def check_l1_guard(budget: L1Budget, guard: str = "free", *, assume=(),

@@ -125,13 +125,9 @@ def _set(spec, **checked) -> None:
         object.__setattr__(spec, name, value)
 
 
-def create_sharded_memory_config(
-    shape: object,
-    core_grid: object,
-    strategy: str,
-    orientation: str | None = None,
-    use_height_and_width_as_shard_shape: bool = False,
-) -> ShardSpec:
+def create_sharded_memory_config(shape: object, core_grid: object, strategy: str,
+                                 orientation: str | None = None,
+                                 use_height_and_width_as_shard_shape: bool = False) -> ShardSpec:
     """Derive a ``ShardSpec`` as ``ttnn.create_sharded_memory_config`` does (the
     rules: ``docs/tt.md``, "Deriving a shard shape").
 

@@ -85,7 +85,7 @@ class Tile:
 
     def exponent_bytes(self, dtype: DType) -> int:
         """Bytes of the shared-exponent section that leads a block-float tile (else 0)."""
-        rows = self.face_shape[0] * self.num_faces * dtype.block_float
+        rows = self.face_shape[0] * self.num_faces if dtype.block_float else 0
         return ceil_div(rows, EXPONENT_ALIGNMENT) * EXPONENT_ALIGNMENT
 
     def tile_bytes(self, dtype: DType) -> int:

@@ -17,6 +17,7 @@ a core range set as ``((x0, y0), (x1, y1))`` pairs; fields split by ``,`` or
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from layoutalg.errors import TTError, describe
@@ -107,20 +108,14 @@ def _value(token: str, text: str):
 
 def _split(inner: str, text: str) -> list[str]:
     """Split at top-level ``,`` or ``;`` (outside brackets)."""
-    parts, depth, start = [], 0, 0
-    for k, ch in enumerate(inner):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth < 0:
-                raise TTError(f"text: unbalanced {ch!r} in {describe(text)}")
-        elif ch in ",;" and depth == 0:
-            parts.append(inner[start:k])
-            start = k + 1
-    if depth:
+    depths = list(itertools.accumulate((ch in "([{") - (ch in ")]}") for ch in inner))
+    closing = next((ch for ch, d in zip(inner, depths) if d < 0), None)
+    if closing is not None:
+        raise TTError(f"text: unbalanced {closing!r} in {describe(text)}")
+    if depths and depths[-1]:
         raise TTError(f"text: unbalanced brackets in {describe(text)}")
-    parts.append(inner[start:])
+    cuts = [k for k, (ch, d) in enumerate(zip(inner, depths)) if ch in ",;" and not d]
+    parts = [inner[a + 1:b] for a, b in zip([-1, *cuts], [*cuts, len(inner)])]
     return [p for p in parts if p.strip()]
 
 
