@@ -1,21 +1,13 @@
 """Spec claims of the channel family, registered when ``layoutalg.channel`` is imported.
 
-    import layoutalg.channel  # registers the claims below
-
-    @la.spec(claims=[("channel_conflict_free", "os", "beat"), "tiles_disjoint"])
-    def iteration_aware_seed_example():
-        return la.channel.ChannelLayout("iteration_aware", num_channels=4, ...)
-
-| claim | arguments | check |
-|---|---|---|
-| ``channel_conflict_free`` | dataflow = "os", grain = "tile" | :func:`check_conflict_free` |
-| ``tiles_disjoint`` | — | :func:`check_disjoint` |
-| ``channels_fit`` | capacity = channel_bytes | :func:`check_fits` |
-| ``single_channel_tiles`` | — | :func:`check_single_channel` |
-| ``channel_totals`` | totals, matrices = ("A", "B", "C") | :func:`check_channel_totals` |
-| ``load_balance`` | max_ratio, matrices = ("A", "B", "C") | :func:`check_load_balance` |
-| ``bank_conflict_free`` | resource = Banks(), lane = "thread", method = "auto" | :func:`check_bank_conflict_free` on an access map |
-| ``bank_conflicts`` | model = BankModel() (32 banks of 4 bytes, 4-byte accesses), lane = "thread", op = "read" or "write", max_degree = 1 | :func:`check_bank_conflicts` on an access map (defined in ``channel/banks.py``) |
+``channel_conflict_free`` (dataflow = "os", grain = "tile": :func:`check_conflict_free`),
+``tiles_disjoint`` (:func:`check_disjoint`), ``channels_fit`` (capacity:
+:func:`check_fits`), ``single_channel_tiles`` (:func:`check_single_channel`),
+``channel_totals`` (totals, matrices: :func:`check_channel_totals`), ``load_balance``
+(max_ratio, matrices: :func:`check_load_balance`) on a ``ChannelLayout``;
+``bank_conflict_free`` (resource = Banks(), lane, method:
+:func:`check_bank_conflict_free`) on an access map. ``bank_conflicts`` is defined
+in ``channel/banks.py``.
 """
 
 from __future__ import annotations

@@ -25,21 +25,13 @@ PAIRED = ("iteration_aware", "hardware")  # A on even, B on odd channels
 class ChannelLayout:
     """The tiles of ``C = A × B`` (A ``m×k``, B ``k×n``, C ``m×n`` tiles) over N channels.
 
-    Args:
-        option: ``"matrix"``, ``"round_robin"``, ``"iteration_aware"`` or
-            ``"hardware"`` — the four designs of seed 003 (see
-            :mod:`layoutalg.channel.options` for the formulas).
-        num_channels: N; an int or a positive integer symbol (``2*H`` for
-            "every even N").
-        m_tiles, n_tiles, k_tiles: tile counts (ints or symbols).
-        tile_bytes: bytes per tile (an int, a multiple of ``interleave``).
-        interleave: bytes per granule: the beat a channel streams, and the
-            decode granule of ``"hardware"``. ``"round_robin"`` deals whole
-            tiles (granule ``tile_bytes``); ``"matrix"`` and
-            ``"iteration_aware"`` decode by address range.
-        channel_bytes: capacity of one channel (an int); by default the
-            least that holds the layout. Range-decoded options need a
-            multiple of ``tile_bytes``.
+    ``option`` is one of the four designs of seed 003 (formulas in
+    :mod:`layoutalg.channel.options`); ``num_channels`` (``2*H`` for "every even
+    N") and the tile counts are ints or positive integer symbols; ``tile_bytes``
+    is a multiple of ``interleave``, the beat a channel streams and the decode
+    granule of ``"hardware"`` (``"round_robin"`` deals whole tiles, the others
+    decode by address range); ``channel_bytes`` defaults to the least that holds
+    the layout (range-decoded options need a multiple of ``tile_bytes``).
 
     >>> lay = ChannelLayout("iteration_aware", num_channels=4, m_tiles=16, n_tiles=16,
     ...                     k_tiles=16, tile_bytes=64 * 64 * 4)
@@ -93,8 +85,6 @@ class ChannelLayout:
                 f"({self.tile_bytes}) for option {self.option!r}, whose channels hold whole "
                 f"tiles; got {self.channel_bytes}")
 
-    # -- structure ---------------------------------------------------------------------------
-
     @property
     def label(self) -> str:
         return self.name or (f"{self.option}[N={self.num_channels}, {self.m_tiles}×"
@@ -142,8 +132,6 @@ class ChannelLayout:
         r, c = opt.TILE_DIMS[matrix]
         return Space((r, rows), (c, cols))
 
-    # -- formulas (ints, arrays or SymPy) ---------------------------------------------------
-
     def address_of(self, matrix: str, row, col):
         """Byte address of tile ``(row, col)`` of ``matrix``; vectorizes over arrays."""
         return opt.ADDRESS[self.option](self, _matrix(matrix), row, col, self.channel_bytes)
@@ -179,11 +167,9 @@ class ChannelLayout:
         return self._decoded(tiles.domain, tiles.exprs[0], self.label)
 
     def layout_steps(self) -> tuple[IndexMap, IndexMap]:
-        """``index_map()`` as its two steps: global tile → its base byte
-        ``address`` (a piece per matrix), then the memory's decoder: address
-        → ``(channel, offset)``. Composed they give ``index_map()``; the docs
-        show each step on its own line (the ``Stepped`` protocol of
-        ``layoutalg.docgen.pages``).
+        """``index_map()`` as its two steps (the ``Stepped`` protocol of
+        ``layoutalg.docgen.pages``): global tile → base byte ``address`` (a piece
+        per matrix), then the decoder: address → ``(channel, offset)``.
 
         >>> lay = ChannelLayout("round_robin", num_channels=4, m_tiles=2, n_tiles=2,
         ...                     k_tiles=2, tile_bytes=256)
@@ -214,8 +200,6 @@ class ChannelLayout:
         dec, space = self.decoder, Space(channel=self.num_channels,
                                          offset=_as_extent(self.channel_bytes))
         return IndexMap(domain, space, [dec.channel(address), dec.offset(address)], name=name)
-
-    # -- concrete look-ups ---------------------------------------------------------------------
 
     def _coords(self, matrix: str, ti: int, tj: int, tk: int) -> tuple[int, int]:
         matrix = _matrix(matrix)

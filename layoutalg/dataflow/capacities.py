@@ -1,9 +1,5 @@
-"""``Capacities``: the bytes of L2 and of the PE registers a tiling must fit.
-
-Its own module so that both the tile search (``tiling``) and the checks
-(``checks``) take it from below; ``tiling.optimize`` proves its choice with
-``checks.check_tiles_fit``.
-"""
+"""``Capacities``: the bytes of L2 and of the PE registers a tiling must fit (its own
+module so that the tile search and the checks both take it from below)."""
 
 from __future__ import annotations
 
@@ -27,11 +23,9 @@ class Capacities:
     register_bytes: int | sympy.Expr = 16 * 16 * 256
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "l2_bytes", positive_size(DataflowError, "l2_bytes",
-                                                           self.l2_bytes, where="Capacities"))
-        object.__setattr__(self, "register_bytes",
-                           positive_size(DataflowError, "register_bytes", self.register_bytes,
-                                         where="Capacities"))
+        for name in ("l2_bytes", "register_bytes"):
+            object.__setattr__(self, name, positive_size(DataflowError, name, getattr(self, name),
+                                                         where="Capacities"))
 
     def of(self, level: str):
         return self.l2_bytes if level == "l2" else self.register_bytes

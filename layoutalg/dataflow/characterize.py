@@ -87,9 +87,8 @@ class Characterization:
         points = [(e.dataflow, en, cy, t) for e in self.of(name) for en, cy, t in e.front]
         if not points:
             raise DataflowError(f"frontier: no shape named {name!r}; have {self.names}")
-        keep = pareto_front(np.array([p[1] for p in points], dtype=float),
-                            np.array([p[2] for p in points], dtype=float))
-        return [points[k] for k in keep]
+        energy, cycles = np.array([p[1:3] for p in points], dtype=float).T
+        return [points[k] for k in pareto_front(energy, cycles)]
 
     def table(self) -> str:
         """A Markdown table: per shape and dataflow the least-energy tiling."""
@@ -101,8 +100,7 @@ class Characterization:
             least = min(e.best.energy.total for e in self.of(name))
             for e in self.of(name):
                 share = sum(1 for p in frontier if p[0] == e.dataflow)
-                t = e.best.traffic
-                ratio = t.dram_bytes / t.compulsory_bytes
+                ratio = e.best.traffic.dram_bytes / e.best.traffic.compulsory_bytes
                 mark = "**" if e.best.energy.total == least else ""
                 lines.append(
                     f"| {name} | {e.shape} | {e.dataflow.upper()} | {e.best.tiles} | {ratio:.2f} "
@@ -121,9 +119,8 @@ def pareto_front(energy: np.ndarray, cycles: np.ndarray) -> list[int]:
     >>> pareto_front(np.array([3., 1., 2., 2.]), np.array([1., 5., 2., 3.]))
     [1, 2, 0]
     """
-    order = np.lexsort((cycles, energy))
     keep, best = [], math.inf
-    for k in order:
+    for k in np.lexsort((cycles, energy)):
         if cycles[k] < best:
             keep.append(int(k))
             best = cycles[k]
@@ -133,13 +130,13 @@ def pareto_front(energy: np.ndarray, cycles: np.ndarray) -> list[int]:
 def evaluate(name: str, shape: tuple[int, int, int], dataflow: str,
              settings: Settings) -> Evaluation:
     """Score one shape under one dataflow (what each executor task runs)."""
-    found = candidates(shape, dataflow, settings.capacities, element_bytes=settings.element_bytes,
-                       costs=settings.costs, rows=settings.rows, cols=settings.cols)
+    machine = {"element_bytes": settings.element_bytes, "costs": settings.costs,
+               "rows": settings.rows, "cols": settings.cols}
+    found = candidates(shape, dataflow, settings.capacities, **machine)
     keep = pareto_front(found.energy.astype(float), found.cycles.astype(float))
     front = tuple((_number(found.energy[k]), int(found.cycles[k]),
                    tuple(int(v) for v in found.tiles[k])) for k in keep)
-    best = optimize(shape, dataflow, settings.capacities, element_bytes=settings.element_bytes,
-                    costs=settings.costs, rows=settings.rows, cols=settings.cols)
+    best = optimize(shape, dataflow, settings.capacities, **machine)
     return Evaluation(name, tuple(shape), dataflow, best, front, len(found.energy))
 
 
@@ -173,13 +170,11 @@ def characterize(shapes: Mapping[str, tuple] | Sequence[tuple] | None = None,
                         positive_int(DataflowError, "cols", cols, where="characterize"),
                         positive_int(DataflowError, "element_bytes", element_bytes,
                                      where="characterize"), costs)
-    tasks = [(name, shape, d) for name, shape in named.items() for d in dataflows]
+    tasks = [(name, shape, d, settings) for name, shape in named.items() for d in dataflows]
     if executor is None:
-        results = [evaluate(name, shape, d, settings) for name, shape, d in tasks]
-    else:
-        futures = [executor.submit(evaluate, name, shape, d, settings) for name, shape, d in tasks]
-        results = [f.result() for f in futures]
-    return Characterization(tuple(results), settings)
+        return Characterization(tuple(evaluate(*task) for task in tasks), settings)
+    futures = [executor.submit(evaluate, *task) for task in tasks]
+    return Characterization(tuple(f.result() for f in futures), settings)
 
 
 def _named_shapes(shapes) -> dict[str, tuple[int, int, int]]:
@@ -205,5 +200,4 @@ def _named_shapes(shapes) -> dict[str, tuple[int, int, int]]:
 
 def _number(value):
     """A NumPy scalar as a Python int (integral) or float."""
-    value = value.item()
-    return int(value) if float(value).is_integer() else value
+    return int(value.item()) if float(value.item()).is_integer() else value.item()

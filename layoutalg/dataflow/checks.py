@@ -29,18 +29,14 @@ COMPULSORY = {"A": "M·K", "B": "K·N", "C": "M·N"}
 
 
 def dram_claims(subject: Schedule | SeedReuse) -> dict[str, tuple]:
-    """Per operand ``(numerator, denominator, compulsory)`` of DRAM elements.
-
-    A schedule reports its exact DRAM reads of A and B and writes of C
-    (denominator 1); the seed model reports ``uses / reuse``.
-    """
+    """Per operand ``(numerator, denominator, compulsory)`` of DRAM elements: a
+    schedule's exact reads of A and B and writes of C, the seed's ``uses / reuse``."""
     if isinstance(subject, SeedReuse):
         return subject.dram_claims()
     if isinstance(subject, Schedule):
         t = traffic(subject)
-        moved = {"A": t.get("dram", "A", "read"), "B": t.get("dram", "B", "read"),
-                 "C": t.get("dram", "C", "write")}
-        return {x: (moved[x], 1, subject.size(x)) for x in OPERANDS}
+        return {x: (t.get("dram", x, "write" if x == "C" else "read"), 1, subject.size(x))
+                for x in OPERANDS}
     raise DataflowError(f"check_meets_compulsory: subject must be a Schedule or a SeedReuse; "
                         f"got {describe(subject)}")
 
@@ -98,14 +94,10 @@ def check_stationary_once(schedule: Schedule, *, assume: Assume = (),
     """
     instance_of(DataflowError, "schedule", schedule, Schedule, where="check_stationary_once")
     start = time.perf_counter()
-    t = traffic(schedule)
-    x = schedule.stationary
+    t, x = traffic(schedule), schedule.stationary
     whole = schedule.size(x)
-    if x == "C":
-        measured = {"read": t.get("dram", "C", "read"), "write": t.get("dram", "C", "write")}
-        expected = {"read": 0, "write": whole}
-    else:
-        measured, expected = {"read": t.get("dram", x, "read")}, {"read": whole}
+    expected = {"read": 0, "write": whole} if x == "C" else {"read": whole}
+    measured = {k: t.get("dram", x, k) for k in expected}
     wrong = [sympy.Ne(measured[k], expected[k], evaluate=False) for k in measured]
     parameters, outcome = _ask(schedule, [], wrong, [*measured.values(), whole], assume,
                                timeout_ms)

@@ -1,15 +1,8 @@
-"""Spec claims of the dataflow family (``@la.spec(claims=[...])``).
-
-- ``"meets_compulsory"`` / ``("meets_compulsory", operand)``: a Schedule
-  or the seed's reuse model moves at least the compulsory DRAM traffic;
-- ``"stationary_once"``: the stationary operand crosses DRAM once;
-- ``("tiles_fit", capacities)``: every step's tiles fit L2 and registers;
-- ``("energy_below", other[, costs])``: less energy than another schedule;
-- ``("reuse_above", other, operand[, factor])``: more DRAM reuse of an
-  operand than ``factor`` times another schedule's.
-
-The subject is the object the spec returns (a ``Schedule`` or
-``SeedReuse``); the core claims ("bijective" …) apply to its loop nest.
+"""Spec claims of the dataflow family on a ``Schedule`` or ``SeedReuse`` (the core
+claims apply to its loop nest): ``("meets_compulsory"[, operand])``,
+``"stationary_once"``, ``("tiles_fit", capacities)``, ``("energy_below", other[,
+costs])`` and ``("reuse_above", other, operand[, factor])`` (the checks in
+:mod:`layoutalg.dataflow.checks`).
 """
 
 from __future__ import annotations

@@ -60,8 +60,8 @@ class Energy:
         return dict(self.by_level)[name]
 
     def __str__(self) -> str:
-        parts = ", ".join(f"{lv} {value}" for lv, value in self.by_level)
-        return f"energy {self.total} ({parts}, mac {self.mac})"
+        parts = "".join(f"{lv} {value}, " for lv, value in self.by_level)
+        return f"energy {self.total} ({parts}mac {self.mac})"
 
 
 def energy(subject: Schedule | Traffic, costs: AccessCosts = EYERISS) -> Energy:
@@ -79,5 +79,4 @@ def energy(subject: Schedule | Traffic, costs: AccessCosts = EYERISS) -> Energy:
     instance_of(DataflowError, "costs", costs, AccessCosts, where="energy")
     by_level = tuple((lv, _tidy(subject.accesses(lv) * costs.of(lv))) for lv in LEVELS)
     mac = _tidy(subject.macs * costs.mac)
-    total = _tidy(sum((v for _, v in by_level), sympy.Integer(0)) + mac)
-    return Energy(by_level, mac, total)
+    return Energy(by_level, mac, _tidy(sum((v for _, v in by_level), sympy.Integer(0)) + mac))

@@ -40,14 +40,10 @@ RESIDENCY = {
 
 @dataclass(frozen=True)
 class Schedule:
-    """A tiled matmul under one dataflow.
-
-    Args:
-        dataflow: "os" (output-), "ws" (weight-) or "is" (input-stationary).
-        problem: ``(M, N, K)`` for ``C[M×N] = A[M×K]·B[K×N]``; ints or
-            positive integer symbols (``la.extents``) for parametric models.
-        tiles: ``(Ti, Tj, Tk)``; a concrete tile may not exceed its dimension.
-        element_bytes: bytes per element (keyword).
+    """A tiled matmul under ``dataflow`` "os", "ws" or "is" (output-, weight-,
+    input-stationary): ``problem`` ``(M, N, K)`` for ``C[M×N] = A[M×K]·B[K×N]`` in
+    ``tiles`` ``(Ti, Tj, Tk)``, ints or positive integer symbols (``la.extents``),
+    a concrete tile at most its dimension; ``element_bytes`` per element.
 
     >>> s = Schedule("ws", (256, 64, 64), (64, 32, 64))
     >>> s.loop_order, s.stationary, s.trips
@@ -76,17 +72,9 @@ class Schedule:
 
     # -- sizes ---------------------------------------------------------------------
 
-    @property
-    def M(self):
-        return self.problem[0]
-
-    @property
-    def N(self):
-        return self.problem[1]
-
-    @property
-    def K(self):
-        return self.problem[2]
+    M = property(lambda self: self.problem[0])
+    N = property(lambda self: self.problem[1])
+    K = property(lambda self: self.problem[2])
 
     @property
     def is_concrete(self) -> bool:
@@ -139,11 +127,9 @@ class Schedule:
     def bind(self, **values: int) -> Schedule:
         """The schedule with symbolic sizes replaced by numbers."""
         env = {sympy.Symbol(k, integer=True, positive=True): v for k, v in values.items()}
-
-        def sub(v):
-            return v if isinstance(v, int) else sympy.sympify(v).xreplace(env)
-
-        return Schedule(self.dataflow, tuple(map(sub, self.problem)), tuple(map(sub, self.tiles)),
+        sub = [v if isinstance(v, int) else sympy.sympify(v).xreplace(env)
+               for v in self.problem + self.tiles]
+        return Schedule(self.dataflow, tuple(sub[:3]), tuple(sub[3:]),
                         element_bytes=self.element_bytes)
 
     @property
@@ -170,8 +156,7 @@ class Schedule:
     @property
     def label(self) -> str:
         """``WS 256×64×64 in 64×64×32 tiles``."""
-        dims = "×".join(map(str, self.problem))
-        tiles = "×".join(map(str, self.tiles))
+        dims, tiles = ("×".join(map(str, sizes)) for sizes in (self.problem, self.tiles))
         return f"{self.dataflow.upper()} {dims} in {tiles} tiles"
 
     def __str__(self) -> str:

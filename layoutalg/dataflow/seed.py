@@ -45,19 +45,15 @@ class SeedReuse:
     def reuse(self, operand: str):
         """The seed's reuse factor of ``operand`` under this schedule's dataflow."""
         one_of(DataflowError, "operand", operand, OPERANDS, where="SeedReuse.reuse")
-        s = self.schedule
-        mt, nt, kt = s.trips
-        table = {
-            "os": {"A": nt, "B": mt, "C": kt},
-            "ws": {"A": ceil_div(s.tiles[1], self.array_cols), "B": mt * kt, "C": kt},
-        }
-        return table[s.dataflow][operand]
+        s, (mt, nt, kt) = self.schedule, self.schedule.trips
+        if s.dataflow == "os":
+            return {"A": nt, "B": mt, "C": kt}[operand]
+        return {"A": ceil_div(s.tiles[1], self.array_cols), "B": mt * kt, "C": kt}[operand]
 
     def uses(self, operand: str):
         """Elements the loop nest hands to the array: one tile per step."""
-        s = self.schedule
-        mt, nt, kt = s.trips
-        return mt * nt * kt * s.tile_elements(operand)
+        mt, nt, kt = self.schedule.trips
+        return mt * nt * kt * self.schedule.tile_elements(operand)
 
     def implied_dram(self, operand: str):
         """DRAM elements the reuse factor implies: ``uses / reuse`` (may be a fraction)."""
@@ -67,8 +63,7 @@ class SeedReuse:
     def dram_claims(self) -> dict[str, tuple[object, object, object]]:
         """Per operand ``(numerator, denominator, compulsory)``: the model reports
         ``numerator / denominator`` elements of DRAM traffic."""
-        s = self.schedule
-        return {x: (self.uses(x), self.reuse(x), s.size(x)) for x in OPERANDS}
+        return {x: (self.uses(x), self.reuse(x), self.schedule.size(x)) for x in OPERANDS}
 
     def index_map(self):
         """The schedule's loop nest (so a spec may return this model)."""

@@ -20,32 +20,23 @@ LEGEND_H = 34
 
 def frontier_svg(result) -> str:
     """Render a :class:`~layoutalg.dataflow.characterize.Characterization`."""
-    names = result.names
-    rows = math.ceil(len(names) / COLUMNS)
-    width = COLUMNS * PANEL_W
-    height = LEGEND_H + rows * PANEL_H
-    opening = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-               f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">')
-    parts = [opening, f'<rect width="{width}" height="{height}" fill="white"/>']
-    parts += _legend(result)
-    for k, name in enumerate(names):
-        x0 = (k % COLUMNS) * PANEL_W
-        y0 = LEGEND_H + (k // COLUMNS) * PANEL_H
-        parts += _panel(result, name, x0, y0)
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+    width, height = COLUMNS * PANEL_W, LEGEND_H + math.ceil(len(result.names) / COLUMNS) * PANEL_H
+    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+              f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">'),
+             f'<rect width="{width}" height="{height}" fill="white"/>', *_legend(result)]
+    for k, name in enumerate(result.names):
+        parts += _panel(result, name, (k % COLUMNS) * PANEL_W, LEGEND_H + (k // COLUMNS) * PANEL_H)
+    return "\n".join([*parts, "</svg>"]) + "\n"
 
 
 def _legend(result) -> list[str]:
-    present = list(dict.fromkeys(e.dataflow for e in result.evaluations))
     out, x = [], 12
-    for d in present:
-        out.append(f'<circle cx="{x + 5}" cy="17" r="4" fill="{COLORS[d]}"/>')
-        out.append(f'<text x="{x + 14}" y="21">{d.upper()} ({NAMES[d]})</text>')
+    for d in dict.fromkeys(e.dataflow for e in result.evaluations):
+        out += [f'<circle cx="{x + 5}" cy="17" r="4" fill="{COLORS[d]}"/>',
+                f'<text x="{x + 14}" y="21">{d.upper()} ({NAMES[d]})</text>']
         x += 190
-    out.append(f'<polyline points="{x},17 {x + 20},17" stroke="black" fill="none"/>')
-    out.append(f'<text x="{x + 26}" y="21">frontier · ring = least energy</text>')
-    return out
+    return [*out, f'<polyline points="{x},17 {x + 20},17" stroke="black" fill="none"/>',
+            f'<text x="{x + 26}" y="21">frontier · ring = least energy</text>']
 
 
 def _panel(result, name: str, x0: float, y0: float) -> list[str]:
@@ -64,16 +55,14 @@ def _panel(result, name: str, x0: float, y0: float) -> list[str]:
         return top + h * (1 - (math.log10(energy) - emin) / (emax - emin))
 
     shape = evaluations[0].shape
-    title = (f'<text x="{left}" y="{top - 8}" font-weight="bold">{escape(name)} '
-             f'{shape[0]}×{shape[1]}×{shape[2]}</text>')
     out = [f'<g><title>{escape(name)} {shape}</title>',
            f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="#999"/>',
-           title]
-    out += _ticks(cmin, cmax, lambda v: px(v), "x", left, top, w, h)
-    out += _ticks(emin, emax, lambda v: py(v), "y", left, top, w, h)
-    out.append(f'<text x="{left + w / 2}" y="{top + h + 32}" text-anchor="middle">cycles</text>')
-    out.append(f'<text x="{x0 + 12}" y="{top + h / 2}" text-anchor="middle" '
-               f'transform="rotate(-90 {x0 + 12} {top + h / 2})">energy (MAC units)</text>')
+           (f'<text x="{left}" y="{top - 8}" font-weight="bold">{escape(name)} '
+            f'{shape[0]}×{shape[1]}×{shape[2]}</text>'),
+           *_ticks(cmin, cmax, px, "x", left, top, h), *_ticks(emin, emax, py, "y", left, top, h),
+           f'<text x="{left + w / 2}" y="{top + h + 32}" text-anchor="middle">cycles</text>',
+           (f'<text x="{x0 + 12}" y="{top + h / 2}" text-anchor="middle" '
+            f'transform="rotate(-90 {x0 + 12} {top + h / 2})">energy (MAC units)</text>')]
     for e in evaluations:
         for en, cy, tiles in e.front:
             out.append(f'<circle cx="{px(cy):.1f}" cy="{py(en):.1f}" r="2.2" '
@@ -106,15 +95,10 @@ def _span(values) -> tuple[float, float]:
     return low - pad, high + pad
 
 
-def _ticks(low: float, high: float, place, axis: str, left, top, w, h) -> list[str]:
+def _ticks(low: float, high: float, place, axis: str, left, top, h) -> list[str]:
     """Ticks at m × 10^k (m = 1, or 1/2/5, or 1..9 as the range narrows), thinned so
     labels stay apart."""
-    if high - low > 2.5:
-        steps = (1,)
-    elif high - low > 1:
-        steps = (1, 2, 5)
-    else:
-        steps = tuple(range(1, 10))
+    steps = (1,) if high - low > 2.5 else (1, 2, 5) if high - low > 1 else range(1, 10)
     gap = 42 if axis == "x" else 18
     out, last = [], None
     for exponent in range(math.floor(low), math.ceil(high) + 1):
@@ -125,18 +109,13 @@ def _ticks(low: float, high: float, place, axis: str, left, top, w, h) -> list[s
             where = place(value)
             if last is not None and abs(where - last) < gap:
                 continue
-            last = where
-            label = _label(value)
-            if axis == "x":
-                out.append(f'<line x1="{where:.1f}" y1="{top + h}" x2="{where:.1f}" '
-                           f'y2="{top + h + 4}" stroke="#555"/>')
-                out.append(f'<text x="{where:.1f}" y="{top + h + 16}" text-anchor="middle">'
-                           f'{label}</text>')
-            else:
-                out.append(f'<line x1="{left - 4}" y1="{where:.1f}" x2="{left}" y2="{where:.1f}" '
-                           f'stroke="#555"/>')
-                out.append(f'<text x="{left - 6}" y="{where + 4:.1f}" text-anchor="end">'
-                           f'{label}</text>')
+            last, label = where, _label(value)
+            line, text = ((f'x1="{where:.1f}" y1="{top + h}" x2="{where:.1f}" y2="{top + h + 4}"',
+                           f'x="{where:.1f}" y="{top + h + 16}" text-anchor="middle"')
+                          if axis == "x" else
+                          (f'x1="{left - 4}" y1="{where:.1f}" x2="{left}" y2="{where:.1f}"',
+                           f'x="{left - 6}" y="{where + 4:.1f}" text-anchor="end"'))
+            out += [f'<line {line} stroke="#555"/>', f"<text {text}>{label}</text>"]
     return out
 
 

@@ -34,14 +34,12 @@ LIMIT = 2**62
 
 def requirements(dataflow: str, tiles: tuple, element_bytes: int) -> dict[str, object]:
     """Bytes of full tiles each level holds: ``{"l2": …, "register": …}``."""
-    need = {"l2": 0, "register": 0}
-    for operand in RESIDENCY[dataflow]:
+    def full_tile(operand):
         rows, cols = INDEXED_BY[operand]
-        elements = tiles[LOOPS.index(rows)] * tiles[LOOPS.index(cols)]
-        for level in ("l2", "register"):
-            if level in RESIDENCY[dataflow][operand]:
-                need[level] = need[level] + elements * element_bytes
-    return need
+        return tiles[LOOPS.index(rows)] * tiles[LOOPS.index(cols)] * element_bytes
+
+    return {level: sum((full_tile(x) for x, chain in RESIDENCY[dataflow].items() if level in chain),
+                       0) for level in ("l2", "register")}
 
 
 def tile_constraints(schedule: Schedule, capacities: Capacities) -> list[sympy.Basic]:
@@ -104,12 +102,11 @@ def candidates(problem: tuple, dataflow: str, capacities: Capacities, *, element
     if 24 * M * N * K * dearest >= LIMIT:
         raise DataflowError(f"candidates: problem {problem} is too large to score in 64-bit "
                             "integers; scale the sizes down")
-    tj_grid, tk_grid = np.meshgrid(canonical_tiles(N), canonical_tiles(K), indexing="ij")
-    tj_grid, tk_grid = tj_grid.ravel(), tk_grid.ravel()
+    tj_grid, tk_grid = (g.ravel() for g in np.meshgrid(canonical_tiles(N), canonical_tiles(K),
+                                                        indexing="ij"))
     found_tiles, found_energy, found_cycles = [], [], []
     for ti in canonical_tiles(M):
-        ti_grid = np.full_like(tj_grid, ti)
-        tiles = (ti_grid, tj_grid, tk_grid)
+        tiles = (np.full_like(tj_grid, ti), tj_grid, tk_grid)
         need = requirements(dataflow, tiles, element_bytes)
         ok = (need["l2"] <= capacities.l2_bytes) & (need["register"] <= capacities.register_bytes)
         if not ok.any():
