@@ -42,14 +42,11 @@ def check_exactly_once(layout: DTensorLayout, *, assume=(),
 
 
 def torch_rule_map(layout: DTensorLayout) -> IndexMap:
-    """Slot (rank, local index) → (real?, global index), written from torch's rule alone.
-
-    ``Shard.local_shard_size_and_offset`` applied left to right
-    (pytorch/pytorch ``torch/distributed/tensor/placement_types.py``,
-    ``_utils.py``): on rank ``a`` a dim of size ``s`` keeps
-    ``max(0, min(s, a·c + c) − a·c)`` rows from ``min(s, a·c)``, ``c = ⌈s/k⌉``.
-    A slot is real when every local index is below that length; its element
-    is the offset plus the local index. Padding slots give ``(0, 0, …)``.
+    """Slot (rank, local index) → (real?, global index), written from torch's rule alone
+    (``chunks.nested_chunk_expr``: ``Shard.local_shard_size_and_offset`` left to right,
+    pytorch/pytorch ``torch/distributed/tensor/placement_types.py``, ``_utils.py``).
+    A slot is real when every local index is below its length; its element is the
+    offset plus the local index. Padding slots give ``(0, 0, …)``.
     """
     space = layout.index_map().codomain
     sym = dict(zip(space.names, space.symbols))

@@ -50,16 +50,14 @@ class DTensorLayout:
         if len(chosen) != len(mesh):
             raise DTensorError(f"placements: one per mesh dim ({len(mesh)} for mesh "
                                f"{mesh}); got {len(chosen)}: {describe(placements)}")
-        normal = []
+        rank = len(tensor)
         for k, p in enumerate(chosen):
-            if isinstance(p, Shard):
-                if not -len(tensor) <= p.dim < len(tensor):
-                    raise DTensorError(
-                        f"placements[{k}]: Shard dim must lie in [{-len(tensor)}, "
-                        f"{len(tensor)}) for a rank-{len(tensor)} tensor; got {p}")
-                p = Shard(p.dim % len(tensor))  # torch normalizes negative dims the same way
-            normal.append(p)
-        for name, value in (("mesh_shape", mesh), ("placements", tuple(normal)), ("shape", tensor)):
+            if isinstance(p, Shard) and not -rank <= p.dim < rank:
+                raise DTensorError(f"placements[{k}]: Shard dim must lie in [{-rank}, {rank}) for "
+                                   f"a rank-{rank} tensor; got {p}")
+        # torch normalizes negative dims the same way
+        normal = tuple(Shard(p.dim % rank) if isinstance(p, Shard) else p for p in chosen)
+        for name, value in (("mesh_shape", mesh), ("placements", normal), ("shape", tensor)):
             object.__setattr__(self, name, value)
 
     @classmethod
@@ -139,9 +137,7 @@ def _index_map(layout: DTensorLayout, flat: bool) -> IndexMap:
 def _mesh_shape(mesh) -> object:
     if hasattr(mesh, "shape") and not isinstance(mesh, (Sequence, sympy.Basic)):
         return tuple(mesh.shape)  # a torch DeviceMesh
-    if is_int(mesh) or isinstance(mesh, sympy.Basic):
-        return (mesh,)
-    return mesh
+    return (mesh,) if is_int(mesh) or isinstance(mesh, sympy.Basic) else mesh
 
 
 def _extents(argument: str, values) -> tuple:

@@ -203,9 +203,6 @@ def _rank_and_index(layout: DTensorLayout, slot) -> tuple[tuple[int, ...], tuple
     return tuple(slot[:k]), tuple(slot[k:])
 
 
-# -- building the maps -----------------------------------------------------------------
-
-
 def _read_back(plan: Redistribution, slot, *, symbolic: bool = False
                ) -> list[tuple[DTensorLayout, list]]:
     """Each earlier layout (the last step's input first) with the slot the plan reads

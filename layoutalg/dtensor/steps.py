@@ -106,7 +106,6 @@ class AllToAll:
         m, a = self.mesh_dim, slot[f"m{self.mesh_dim}"]
         k = before.mesh_shape[m]
         p, q = slot[f"l{self.from_dim}"], slot[f"l{self.to_dim}"]
-
         rank, row = _per_rank(before, self.from_dim, m, slot,
                               lambda size: digits(p, ceil_div(size, k)))
         (column,) = _per_rank(before, self.to_dim, m, slot, _kept(a, q, k))

@@ -237,12 +237,7 @@ def page_of_element_map(spec, *, pages: int | None = None) -> IndexMap:
     pr, pc = unflatten(page, spec.pages_2d)
     ph, pw = spec.page_shape
     row, col = pr * ph, pc * pw
-    if spec.rank == 1:
-        first = [col]
-    elif spec.leading:
-        first = unflatten(row, (*spec.leading, spec.padded_height)) + [col]
-    else:
-        first = [row, col]
+    first = [col] if spec.rank == 1 else [*unflatten(row, (*spec.leading, spec.padded_height)), col]
     return IndexMap(domain, codomain, [flatten(coords, spec.pages_2d)], inverse=first,
                     name=f"{label(spec)} element→page")
 

@@ -37,8 +37,7 @@ class TensorSpec:
 
     Args:
         shape: logical shape, positive ints.
-        dtype: "bfloat16", "float32", "uint32", "int32", "uint16", "uint8",
-            "bfloat8_b" or "bfloat4_b" (the last two TILE only).
+        dtype: a name in ``DTYPES`` (block-float ``bfloat8_b``, ``bfloat4_b``: TILE only).
         layout: "TILE" (pages are tiles) or "ROW_MAJOR" (pages are rows).
         tile: tile shape ``(height, width)``; see ``layoutalg.tt.tiles``.
         memory: "INTERLEAVED", a ``ShardSpec`` or an ``NdShardSpec``.
