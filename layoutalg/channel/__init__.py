@@ -10,10 +10,8 @@
     >>> la.channel.check_conflict_free(rr).reason
     'os (loop order ti → tj → tk, C resident), tile grain: conflict at (ti=0, tj=0, tk=0): A and B both use (channel=0)'
 
-Importing this package registers its spec claims (see
-:mod:`layoutalg.channel.claims`). Enumeration twins of the checks are test oracles
-(``tests/oracles/channel.py``, ``tests/channel/bank_twins.py``); ``docs/channel.md``
-explains the model.
+Importing it registers the spec claims (:mod:`layoutalg.channel.claims`);
+``docs/channel.md`` explains the model.
 """
 
 from __future__ import annotations
@@ -42,7 +40,7 @@ from layoutalg.channel.swizzle import Swizzle
 from layoutalg.errors import ChannelError, SwizzleError
 
 __all__ = [
-    "DATAFLOWS", "GRAINS", "LOOP_ORDERS", "NVIDIA_128BIT", "NVIDIA_32BIT", "NVIDIA_64BIT",
+    "DATAFLOWS", "GRAINS", "LOOP_ORDERS", "NVIDIA_32BIT", "NVIDIA_64BIT", "NVIDIA_128BIT",
     "OPTIONS", "BankModel", "Banks", "ByRange", "ChannelError", "ChannelLayout", "ChannelLoad",
     "Interleave", "Swizzle", "SwizzleError", "channel_load", "check_bank_conflict_free",
     "check_bank_conflicts", "check_channel_totals", "check_conflict_free", "check_disjoint",

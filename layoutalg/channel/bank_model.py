@@ -112,4 +112,4 @@ NVIDIA_32BIT = BankModel()
 NVIDIA_64BIT = BankModel(access_bytes=8)
 NVIDIA_128BIT = BankModel(access_bytes=16)
 
-__all__ = ["NVIDIA_128BIT", "NVIDIA_32BIT", "NVIDIA_64BIT", "OPS", "BankModel", "check_op"]
+__all__ = ["NVIDIA_32BIT", "NVIDIA_64BIT", "NVIDIA_128BIT", "OPS", "BankModel", "check_op"]

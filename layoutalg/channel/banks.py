@@ -14,6 +14,7 @@ with a :class:`~layoutalg.channel.bank_model.BankModel` and reports degrees.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Sequence
 
@@ -38,15 +39,10 @@ METHODS = ("auto", "z3", "enumeration")
 ENUMERATION_LIMIT = 1 << 22
 
 
-def check_bank_conflict_free(
-    access: IndexMap,
-    resource: Banks | Interleave = Banks(),
-    *,
-    lane: str = "thread",
-    method: str = "auto",
-    assume: Sequence[sympy.Basic] = (),
-    timeout_ms: int = DEFAULT_TIMEOUT_MS,
-) -> CheckResult:
+def check_bank_conflict_free(access: IndexMap, resource: Banks | Interleave = Banks(), *,
+                             lane: str = "thread", method: str = "auto",
+                             assume: Sequence[sympy.Basic] = (),
+                             timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """No two lanes of one step use the same bank (at different words).
 
     ``access`` maps ``(step…, lane) → [byte address]``; ``resource`` is
@@ -120,16 +116,10 @@ def _enumerated(access, resource, lane, subject, start, note, assume, timeout_ms
 # -- the bank model: phases, access width, reads and writes --------------------------
 
 
-def check_bank_conflicts(
-    access: IndexMap,
-    model: BankModel = BankModel(),
-    *,
-    lane: str = "thread",
-    op: str = "read",
-    max_degree: int = 1,
-    assume: Sequence[sympy.Basic] = (),
-    timeout_ms: int = DEFAULT_TIMEOUT_MS,
-) -> CheckResult:
+def check_bank_conflicts(access: IndexMap, model: BankModel = BankModel(), *,
+                         lane: str = "thread", op: str = "read", max_degree: int = 1,
+                         assume: Sequence[sympy.Basic] = (),
+                         timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """No bank serves more than ``max_degree`` accesses in one phase (1: conflict-free).
 
     ``access`` maps ``(step…, lane) → [byte address]``, sizes possibly symbolic;
@@ -172,7 +162,7 @@ def check_bank_conflicts(
                             f"{q.params_text(params)}")
     others, other_images, more = _other_lanes(access, x, position, max_degree)
     lanes, images, bounds = [x[position], *others], [a, *other_images], bounds + more
-    constraints = [sympy.Lt(p, r) for p, r in zip(lanes, lanes[1:])]
+    constraints = [sympy.Lt(p, r) for p, r in itertools.pairwise(lanes)]
     constraints.append(q.eq(model.phase(lanes[0]), model.phase(lanes[-1])))
     constraints += [q.eq(model.bank(images[0]), model.bank(b)) for b in images[1:]]
     if model.shares(op):
@@ -188,15 +178,9 @@ def check_bank_conflicts(
     return _refuted(access, model, lane, op, outcome, x, lanes, subject, start)
 
 
-def worst_bank_conflict(
-    access: IndexMap,
-    model: BankModel = BankModel(),
-    *,
-    lane: str = "thread",
-    op: str = "read",
-    assume: Sequence[sympy.Basic] = (),
-    timeout_ms: int = DEFAULT_TIMEOUT_MS,
-) -> CheckResult:
+def worst_bank_conflict(access: IndexMap, model: BankModel = BankModel(), *,
+                        lane: str = "thread", op: str = "read", assume: Sequence[sympy.Basic] = (),
+                        timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """The exact worst conflict degree over every step and phase (and every size):
     proves "at most d" for d = 1, then the degree of each witness found, until
     PROVED with ``counterexample["degree"] = d`` and a d-way witness (none for

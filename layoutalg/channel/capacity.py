@@ -167,14 +167,6 @@ def check_disjoint(layout, *, assume: Sequence[sympy.Basic] = (),
                     reason=f"no two tiles' byte ranges overlap{note}")
 
 
-def _overlap(u, v, span) -> list[sympy.Basic]:
-    """Ranges ``[u, u + span)`` and ``[v, v + span)`` of integers meet: ``u = v``
-    when ``span`` is 1 (``u < v + 1`` and ``v < u + 1``), else both bounds."""
-    if span == 1:
-        return [q.eq(u, v)]
-    return [sympy.Lt(u, v + span), sympy.Lt(v, u + span)]
-
-
 def located_overlap(layout, first, x, second, y) -> list[sympy.Basic]:
     """Tile ``x`` of ``first`` and ``y`` of ``second`` overlap, in whole address
     units where the option gives them (``tile_bytes / unit`` units a tile), else
@@ -193,7 +185,10 @@ def located_overlap(layout, first, x, second, y) -> list[sympy.Basic]:
                               units(layout, second, *y, layout.channel_bytes))
         if (ux == uy and size % ux == 0 and _product_is(ux, nx, ax)
                 and _product_is(uy, ny, ay)):
-            return _overlap(nx, ny, size // ux)
+            # whole units: [n, n + span) meet; for one unit that is n_x = n_y
+            span = size // ux
+            return [q.eq(nx, ny)] if span == 1 else [sympy.Lt(nx, ny + span),
+                                                     sympy.Lt(ny, nx + span)]
     return [sympy.Lt(ax, ay + size), sympy.Lt(ay, ax + size)]
 
 

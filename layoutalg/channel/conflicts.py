@@ -33,28 +33,18 @@ from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 from layoutalg.verify.result import CheckResult, Status
 
 
-def check_conflict_free(
-    layout: ChannelLayout,
-    *,
-    dataflow: str | Sequence[str] = "os",
-    grain: str = "tile",
-    assume: Sequence[sympy.Basic] = (),
-    timeout_ms: int = DEFAULT_TIMEOUT_MS,
-) -> CheckResult:
+def check_conflict_free(layout: ChannelLayout, *, dataflow: str | Sequence[str] = "os",
+                        grain: str = "tile", assume: Sequence[sympy.Basic] = (),
+                        timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """In no iteration do two concurrently streamed tiles use one channel.
 
-    Args:
-        layout: the channel layout (concrete or symbolic sizes).
-        dataflow: ``"os"`` (A and B together), ``"ws"`` (A and C), ``"is"``
-            (B and C), or a tuple of matrix names.
-        grain: ``"tile"`` (base addresses), ``"beat"`` (granules in
-            lockstep) or ``"footprint"`` (any granule against any granule).
-        assume: conditions on the symbolic sizes.
-
-    REFUTED carries ``ti, tj, tk`` (plus ``beat`` or ``beat_A``… at the finer
-    grains, and the sizes Z3 chose for a symbolic layout). A range-decoded
-    layout with a symbolic capacity is first proved to fit its channels, so
-    that designed channels can stand for decoded ones (see capacity.py).
+    ``dataflow``: ``"os"`` (A and B together), ``"ws"`` (A and C), ``"is"`` (B
+    and C) or a tuple of matrix names; ``grain``: ``"tile"``, ``"beat"`` or
+    ``"footprint"`` (:mod:`layoutalg.channel.iteration`); ``assume``: conditions
+    on the symbolic sizes. REFUTED carries ``ti, tj, tk`` (plus the beats at
+    the finer grains, and the sizes Z3 chose). A range-decoded layout with a
+    symbolic capacity is first proved to fit its channels, so that designed
+    channels can stand for decoded ones (see capacity.py).
 
     >>> from layoutalg.channel import ChannelLayout
     >>> rr = ChannelLayout("round_robin", num_channels=4, m_tiles=16, n_tiles=16,
@@ -67,7 +57,8 @@ def check_conflict_free(
     matrices, grain = concurrent(dataflow), check_grain(grain)
     start = time.perf_counter()
     space = iteration_space(layout, dataflow, grain)
-    subject = f"{layout.label} [{_dataflow_label(dataflow)}, {grain} grain]"
+    label = dataflow if isinstance(dataflow, str) else "+".join(matrices)
+    subject = f"{layout.label} [{label}, {grain} grain]"
     fit = designed_is_exact(layout, assume, timeout_ms)
     by_design = fit is not None and fit.proved
     # By design: every byte of every tile decodes to its designed channel
@@ -90,12 +81,8 @@ def check_conflict_free(
                        time.perf_counter() - start)
 
 
-def check_single_channel(
-    layout: ChannelLayout,
-    *,
-    assume: Sequence[sympy.Basic] = (),
-    timeout_ms: int = DEFAULT_TIMEOUT_MS,
-) -> CheckResult:
+def check_single_channel(layout: ChannelLayout, *, assume: Sequence[sympy.Basic] = (),
+                         timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """Every byte of every tile is on the channel of the tile's base address.
 
     This is what makes the ``"tile"`` grain sound. REFUTED carries the tile
@@ -136,10 +123,6 @@ def check_single_channel(
                 f"{want}")
     return q.result(Status.PROVED, "single_channel", layout.label, start,
                     reason="every byte of every tile is on the tile's base channel")
-
-
-def _dataflow_label(dataflow) -> str:
-    return dataflow if isinstance(dataflow, str) else "+".join(concurrent(dataflow))
 
 
 __all__ = ["check_conflict_free", "check_single_channel"]

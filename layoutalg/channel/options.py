@@ -1,17 +1,12 @@
-"""The four tile → address schemes of seed 003, as formulas.
+"""The four tile → address schemes of seed 003 (``matrix``, ``round_robin``,
+``iteration_aware``, ``hardware``; formulas tabulated in ``docs/channel.md``).
 
 Every formula takes a tile's row and column ``(r, c)`` in its matrix's tile
 grid (A ``(ti, tk)``, B ``(tk, tj)``, C ``(ti, tj)``) and works alike on ints,
 NumPy int arrays and SymPy expressions, so one definition serves
-``layout.address``, vectorized enumeration and the Z3 queries. The options
-(``docs/channel.md`` tabulates their formulas): ``matrix`` (option 1, channel
-groups of ``⌈N/3⌉, ⌊(N+1)/3⌋, ⌊N/3⌋`` for A, B, C, range-decoded),
-``round_robin`` (option 2, global tile G at ``G·T``, channel ``G mod N``),
-``iteration_aware`` (option 3, with H = N/2: A on ``2·((ti+tk) mod H)``, B on
-``2·((tk+tj) mod H) + 1``, C on ``2·((ti+tj) mod H)``, ``⌈cols/H⌉`` slots per
-matrix row, C after A, range-decoded) and ``hardware`` (option 4, the seed's
-``layout_tiles`` walk in closed form, :func:`hardware_granule`, checked
-against a port of the seed's loop in the tests).
+``layout.address``, vectorized enumeration and the Z3 queries. The seed's
+sequential ``layout_tiles`` walk has a closed form (:func:`hardware_granule`),
+checked against a port of the seed's loop in the tests.
 """
 
 from __future__ import annotations
@@ -61,11 +56,6 @@ def matrix_place(s, matrix, r, c, channel_bytes):
     return first + slot_channel, slot * s.tile_bytes, first + count
 
 
-def matrix_address(s, matrix, r, c, channel_bytes):
-    first, _ = matrix_groups(s.num_channels)[matrix]
-    return first * channel_bytes + linear(s, matrix, r, c) * s.tile_bytes
-
-
 def matrix_units(s, matrix, r, c, channel_bytes):
     """The address as ``(tile_bytes, tile slots from byte 0)`` (channels hold whole tiles)."""
     first, _ = matrix_groups(s.num_channels)[matrix]
@@ -101,11 +91,6 @@ def iteration_aware_place(s, matrix, r, c, channel_bytes):
     """Designed ``(channel, offset, channel + 1)``: a tile must stay in its channel."""
     channel, slot = iteration_aware_slot(s, matrix, r, c)
     return channel, slot * s.tile_bytes, channel + 1
-
-
-def iteration_aware_address(s, matrix, r, c, channel_bytes):
-    channel, offset, _ = iteration_aware_place(s, matrix, r, c, channel_bytes)
-    return channel * channel_bytes + offset
 
 
 def iteration_aware_units(s, matrix, r, c, channel_bytes):
@@ -147,9 +132,14 @@ def hardware_granule(s, matrix, r, c):
     return last_b + t + (r * n + c) * t
 
 
-def hardware_capacity(s):
-    end = hardware_granule(s, "C", s.m_tiles - 1, s.n_tiles - 1) + s.tile_bytes // s.interleave
-    return s.interleave * cdiv(end, s.num_channels)
+def matrix_address(s, matrix, r, c, channel_bytes):
+    first, _ = matrix_groups(s.num_channels)[matrix]
+    return first * channel_bytes + linear(s, matrix, r, c) * s.tile_bytes
+
+
+def iteration_aware_address(s, matrix, r, c, channel_bytes):
+    channel, offset, _ = iteration_aware_place(s, matrix, r, c, channel_bytes)
+    return channel * channel_bytes + offset
 
 
 ADDRESS = {
@@ -171,6 +161,7 @@ CAPACITY = {
     "matrix": matrix_capacity,
     "round_robin": lambda s: s.tile_bytes * cdiv(total_tiles(s), s.num_channels),
     "iteration_aware": iteration_aware_capacity,
-    "hardware": hardware_capacity,
+    "hardware": lambda s: s.interleave * cdiv(hardware_granule(
+        s, "C", s.m_tiles - 1, s.n_tiles - 1) + s.tile_bytes // s.interleave, s.num_channels),
 }
 RANGE_DECODED = ("matrix", "iteration_aware")

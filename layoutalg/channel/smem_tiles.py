@@ -1,9 +1,8 @@
 """Shared-memory tiles under a swizzle, as index maps: the tile itself and its column reads.
 
-A row-major tile of ``rows × cols`` elements has offset ``row·cols + col``;
-CuTe swizzles the offset (``composition(Swizzle<B,M,S>{}, Layout)``). The
-number of rows may be symbolic (``R`` from :func:`layoutalg.extents`), so a
-claim about the map holds for every tile height the assumptions allow.
+A row-major tile's offset ``row·cols + col`` goes through CuTe's swizzle
+(``composition(Swizzle<B,M,S>{}, Layout)``); the rows may be symbolic, so a
+claim holds for every tile height the assumptions allow.
 
 >>> from layoutalg.channel.swizzle import Swizzle
 >>> tile = swizzled_tile(Swizzle(3, 4, 3), 8, 128)

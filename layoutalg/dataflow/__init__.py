@@ -1,10 +1,8 @@
 """Matmul dataflows (output-, weight-, input-stationary) over DRAM → L2 → PEs.
 
-Exact access counts per level and operand (the loop-nest reuse rule in
-:mod:`layoutalg.dataflow.reuse`), energy from per-access costs, systolic
-cycles, tile selection with a fit proof, Z3 proofs that no schedule moves
-less than the compulsory traffic, and a characterizer into a Pareto frontier
-of energy vs cycles.
+Exact access counts (:mod:`layoutalg.dataflow.reuse`), energy, systolic
+cycles, tile selection with a fit proof, Z3 proofs of the compulsory traffic
+and a Pareto characterizer; ``docs/dataflow.md`` explains the model.
 
 >>> import layoutalg as la
 >>> s = la.dataflow.Schedule("os", (128, 768, 768), (64, 256, 32))

@@ -156,13 +156,9 @@ def events(schedule: Schedule) -> Iterator[Event]:
 
 
 def accesses(schedule: Schedule, event: Event) -> list[tuple[str, str, str, int]]:
-    """The accesses one event makes: ``(level, operand, kind, count)`` entries.
-
-    ``kind`` is "read" or "write" at the storage levels (dram, l2,
-    register) and "hop" at the array (an element entering a PE over the
-    array network). A ``Compute`` also counts its MACs as ``("mac", "-",
-    "op", n)``.
-    """
+    """The accesses one event makes, ``(level, operand, kind, count)``: "read" or
+    "write" at the storage levels, "hop" at the array (an element entering a PE),
+    and a ``Compute``'s MACs as ``("mac", "-", "op", n)``."""
     if isinstance(event, Zero):
         return []
     if isinstance(event, Move):
@@ -191,13 +187,9 @@ def accesses(schedule: Schedule, event: Event) -> list[tuple[str, str, str, int]
 
 
 def simulate(schedule: Schedule) -> Counter:
-    """Run the rule over the whole loop nest and total the accesses.
-
-    Returns a ``Counter`` keyed by ``(level, operand, kind)`` (MACs under
-    ``("mac", "-", "op")``). This is what an executor running the schedule
-    must count; :func:`layoutalg.dataflow.traffic` gives the same numbers
-    in closed form (and for symbolic sizes).
-    """
+    """The rule's accesses over the whole loop nest, a ``Counter`` keyed by ``(level,
+    operand, kind)`` (MACs under ``("mac", "-", "op")``): what an executor must count,
+    and what :func:`layoutalg.dataflow.traffic` gives in closed form."""
     instance_of(DataflowError, "schedule", schedule, Schedule, where="simulate")
     total: Counter = Counter()
     for event in events(schedule):
@@ -208,13 +200,9 @@ def simulate(schedule: Schedule) -> Counter:
 
 def fetch_factor(schedule: Schedule, operand: str):
     """How many times each element of ``operand`` is brought into a level that
-    holds one tile of it: the Timeloop rule in closed form.
-
-    The one tile loop that does not index the operand multiplies the
-    fetches by its trip count if some indexing loop nested inside it has more
-    than one trip (the tile then changes whenever it advances); otherwise the
-    tile stays put across it (reuse). Works for ints and SymPy sizes
-    (``trip > 1`` is written ``tile < dim``).
+    holds one tile of it, the Timeloop rule in closed form: the trip count of
+    the one tile loop that does not index it if some indexing loop nested inside
+    has more than one trip (``tile < dim``), else 1 (reuse). Ints or SymPy.
 
     >>> fetch_factor(Schedule("os", (8, 8, 8), (4, 2, 4)), "A")   # A re-read for every tj
     4

@@ -1,14 +1,11 @@
 """Tile selection under the seed's capacity constraints, by exhaustive search.
 
-The full tiles resident at each level must fit it, in bytes (``e`` per
-element): OS ``(Ti·Tk + Tk·Tj + Ti·Tj)·e ≤ L2``, ``Ti·Tj·e ≤ registers``;
-WS ``(Ti·Tk + Ti·Tj)·e ≤ L2``, ``Tk·Tj·e ≤ registers``; IS
-``(Tk·Tj + Ti·Tj)·e ≤ L2``, ``Ti·Tk·e ≤ registers``. These are the seed's
-constraints (its OS register bound, only an assumption there, is checked
-here). Access counts depend on the tile *counts* only, so per dimension D
-the search visits the smallest tile for each count (``⌈D/⌈D/T⌉⌉``): any
-other tile with that count needs more room for the same traffic. Every
-candidate is scored with NumPy at once.
+The full tiles resident at each level must fit it (the seed's constraints,
+tabulated in ``docs/dataflow.md``; its OS register bound, only an assumption
+there, is checked here). Access counts depend on the tile counts only, so per
+dimension D the search visits the smallest tile for each count
+(``⌈D/⌈D/T⌉⌉``): any other tile with that count needs more room for the same
+traffic. Every candidate is scored with NumPy at once.
 """
 
 from __future__ import annotations

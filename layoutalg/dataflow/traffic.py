@@ -1,19 +1,11 @@
 """Exact per-level, per-operand access counts of a schedule, in closed form.
 
-The totals of the counting rule in :mod:`layoutalg.dataflow.reuse` (the
-tests run that rule step by step and compare); ``docs/dataflow.md`` tabulates
-them. With ``S_X`` the elements of operand X and ``F_X = S_X·R_X`` (``R_X``
-its fetch factor, the Timeloop rule): each link parent → level of an input's
-chain moves ``F_X`` (a read at the parent, a write at the level); C's links
-fill ``F_C − S_C`` (its first visit starts at zero) and write back ``F_C``;
-links ending at the registers cross the array. Compute (``M·N·K`` MACs)
-reads the stationary operand from the registers per MAC (C: ``MNK − MN``
-reads, ``MNK`` writes); a streaming input is read from L2 ``S_X`` times the
-trip count of its free loop and hops per MAC; a streaming C is read from L2
-``MN·(⌈K/Tk⌉ − 1)`` and written ``MN·⌈K/Tk⌉`` times, hopping per MAC.
-
-Every count is an int for concrete sizes and a SymPy expression (with
-``ceiling`` and ``Piecewise``) for symbolic ones, which the Z3 proofs take.
+The totals of the counting rule in :mod:`layoutalg.dataflow.reuse` (the tests
+run that rule step by step and compare), tabulated in ``docs/dataflow.md``
+("The counting rule") with ``S_X`` an operand's elements, ``R_X`` its fetch
+factor and ``F_X = S_X·R_X``. Every count is an int for concrete sizes and a
+SymPy expression (``ceiling``, ``Piecewise``) for symbolic ones, which the Z3
+proofs take.
 """
 
 from __future__ import annotations
