@@ -1,12 +1,10 @@
 """A wall-clock limit on one claim, so one runaway claim cannot hang a CI run.
 
 ``within(seconds)`` arms an interval timer around a block; when it fires,
-``ClaimTimeLimit`` is raised in the main thread wherever the claim is (SymPy
-work, translation, or waiting on Z3, whose check is then interrupted: see
-``verify.z3_backend.solver.interruptible_check``). It derives from ``BaseException`` so
-no ``except Exception`` on the way swallows it. Off the main thread (a Dask
-worker's thread) signals cannot be used and the block runs unlimited; each Z3
-query still has its own ``timeout_ms``.
+``ClaimTimeLimit`` is raised in the main thread wherever the claim is (a Z3 check is
+then interrupted: ``verify.z3_backend.solver.interruptible_check``). A
+``BaseException``, so no ``except Exception`` on the way swallows it. Off the main
+thread (a Dask worker's) the block runs unlimited; each Z3 query keeps its ``timeout_ms``.
 """
 
 from __future__ import annotations
@@ -24,9 +22,8 @@ class ClaimTimeLimit(BaseException):
 @contextmanager
 def within(seconds: float | None) -> Iterator[None]:
     """Raise ``ClaimTimeLimit`` in the block once ``seconds`` have passed."""
-    usable = (seconds is not None and hasattr(signal, "setitimer")
-              and threading.current_thread() is threading.main_thread())
-    if not usable:
+    if seconds is None or not hasattr(signal, "setitimer") \
+            or threading.current_thread() is not threading.main_thread():
         yield
         return
 

@@ -6,7 +6,7 @@
         return la.mesh.MeshLayout.grid(32, 32).index_map((1024, 1024))
 
 A spec documenting a known-bad design expects "REFUTED". Families register
-claims of their own with :func:`layoutalg.verify.claims.claim`, beside their checks.
+their claims with :func:`layoutalg.verify.claims.claim`.
 """
 
 from __future__ import annotations
@@ -56,8 +56,7 @@ class Claim:
     def label(self) -> str:
         if not self.args:
             return self.name
-        shown = ", ".join(_short(a) for a in self.args)
-        return f"{self.name}({shown})"
+        return f"{self.name}({', '.join(_short(a) for a in self.args)})"
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,15 +146,8 @@ def spec(
             source = inspect.getsource(function)
         except (OSError, TypeError):
             source = function.__qualname__
-        return Spec(
-            name=name or function.__name__,
-            function=function,
-            claims=parsed,
-            doc=inspect.cleandoc(function.__doc__ or ""),
-            assume=assume,
-            timeout_ms=timeout_ms,
-            source=source,
-        )
+        return Spec(name or function.__name__, function, parsed,
+                    inspect.cleandoc(function.__doc__ or ""), assume, timeout_ms, source)
 
     return decorate
 
@@ -192,25 +184,19 @@ def _parse_claim(claim: object, expect: object) -> Claim:
 
 
 def run_claim(spec_: Spec, claim: Claim, subject: Any, maps: dict | None = None):
-    """Check one claim on a built subject; returns a CheckResult.
-
-    ``maps``: a dict kept across the claims of one spec, holding the
-    subject's ``index_map()`` once made, so its claims check one map (and
-    what is learnt of it) rather than make it anew each.
-    """
+    """Check one claim on a built subject; returns a CheckResult. ``maps``: a dict kept
+    across the claims of one spec, holding the subject's ``index_map()`` once made, so
+    its claims check one map (and what is learnt of it)."""
     kind = claim_kind(claim.name)
-    target = subject
     if kind.index_map and isinstance(subject, LaidOut):
-        if maps is None:
-            target = subject.index_map()
-        else:
-            if "index_map" not in maps:
-                maps["index_map"] = subject.index_map()
-            target = maps["index_map"]
+        maps = {} if maps is None else maps
+        if "index_map" not in maps:
+            maps["index_map"] = subject.index_map()
+        subject = maps["index_map"]
     options = {"assume": spec_.assume}
     if spec_.timeout_ms is not None:
         options["timeout_ms"] = spec_.timeout_ms
-    return kind.check(target, *claim.args, **options)
+    return kind.check(subject, *claim.args, **options)
 
 
 def _short(value: object) -> str:

@@ -1,23 +1,12 @@
-"""A cache of proof outcomes keyed by content, so unchanged proofs are not redone.
-
-The key hashes everything a verdict depends on: the spec module's text, the
-text of every module of the user's own that it imports (a helper holding the
-sizes, and the helpers those import), the spec's name, claims, assumptions
-and timeout, the source of the layoutalg package (a fixed bug may change a
-verdict) and the versions of z3-solver and SymPy. When a spec imports a
-module of the user's whose file cannot be read, its outcomes are not cached:
-when unsure, prove again.
+"""A cache of proof outcomes keyed by content, so unchanged proofs are not redone
+(docs/cli.md, "The proof cache": what the key covers, where the cache lives).
 
 Only PROVED and REFUTED are cached (UNKNOWN and ERROR may depend on time
-limits and load). Caching is best-effort: a cache folder that cannot be
-written is skipped, never an error. Entries are written to a temporary file
-and renamed into place (two runs sharing a cache never see half an entry),
-and carry a checksum of their contents: an entry that is truncated or
-altered is proved again, never trusted.
-
-The cache lives in the user's cache folder (``$XDG_CACHE_HOME/layoutalg``,
-else ``~/.cache/layoutalg``), never in the source tree; ``layoutalg prove
---cache-dir DIR`` puts it elsewhere.
+limits and load); a spec importing a module of the user's that cannot be read
+is not cached (when unsure, prove again). Best-effort: a folder that cannot
+be written is skipped, never an error. Entries are renamed into place (two
+runs sharing a cache never see half an entry) and carry a checksum: a
+truncated or altered entry is proved again, never trusted.
 """
 
 from __future__ import annotations
@@ -67,13 +56,10 @@ def library_fingerprint() -> str:
 def user_modules(path: Path) -> list[Path] | None:
     """The files of the user's own modules that the spec module at ``path``
     imports — at top level or inside its functions, directly or through each
-    other — found the way Python would find them when the spec's folder is
-    first on the path; None when an imported name cannot be found (then
-    nothing is cached: when unsure, prove again).
-
-    Nothing is imported to find them, and ``sys.modules`` is not consulted:
-    what matters is the file the spec would import now, not one some other
-    spec imported earlier under the same name.
+    other — found as Python would with the spec's folder first on the path;
+    None when an imported name cannot be found. Nothing is imported, and
+    ``sys.modules`` is not consulted: what matters is the file the spec would
+    import now, not one another spec imported earlier under the same name.
     """
     path = path.resolve()
     seen: dict[Path, None] = {}
@@ -127,10 +113,10 @@ def _module_file(name: str, folder: Path) -> Path | None | bool:
     file = _spec_file(spec)
     if file is None:
         locations = [Path(p).resolve() for p in spec.submodule_search_locations or ()]
-        if any(not _outside_user_tree(p) for p in locations):
+        if any(not outside_user_tree(p) for p in locations):
             return False  # a namespace package of the user's: cannot tell which files
         return None  # frozen or built in
-    if _outside_user_tree(file):
+    if outside_user_tree(file):
         return None
     for part in parts[1:]:  # a user package: follow the dotted name into it
         inner = spec.submodule_search_locations
@@ -154,15 +140,12 @@ def _imported_names(tree: ast.AST) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            names.append(node.module)
-            names += [f"{node.module}.{alias.name}" for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level:  # from .const import M
-            dots, module = "." * node.level, node.module or ""
-            if module:
-                names.append(f"{dots}{module}")
-            names += [f"{dots}{module + '.' if module else ''}{alias.name}"
-                      for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):  # from m import x; from .const import M
+            module = "." * node.level + (node.module or "")
+            if node.module:
+                names.append(module)
+            dot = "." if node.module else ""
+            names += [f"{module}{dot}{alias.name}" for alias in node.names]
     return names
 
 
@@ -191,12 +174,8 @@ def _relative_file(name: str, importer: Path) -> Path | None | bool:
     return found.resolve()
 
 
-def _outside_user_tree(file: Path) -> bool:
-    return outside_user_tree(file)
-
-
 def _is_library(module) -> bool:
-    return all(_outside_user_tree(Path(p).resolve()) for p in getattr(module, "__path__", []))
+    return all(outside_user_tree(Path(p).resolve()) for p in getattr(module, "__path__", []))
 
 
 class ProofCache:
@@ -247,21 +226,27 @@ class ProofCache:
         if key is None:
             return
         rows = [asdict(o) for o in outcomes]
-        text = json.dumps({"key": key, "checksum": _checksum(key, rows), "outcomes": rows})
-        temporary = None
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=f".{key}.",
-                                                 suffix=".tmp")
-            with os.fdopen(handle, "w") as file:
-                file.write(text)
-            os.replace(temporary, self.directory / f"{key}.json")
-        except OSError:  # best-effort: the proofs stand without it
-            if temporary is not None:
-                Path(temporary).unlink(missing_ok=True)
+        entry = {"key": key, "checksum": _checksum(key, rows), "outcomes": rows}
+        write_atomically(self.directory / f"{key}.json", json.dumps(entry))
 
 
 def _checksum(key: str, rows: list[dict]) -> str:
     """Covers the entry's own key too: an entry copied over another spec's
     file does not check out."""
     return hashlib.sha256((key + json.dumps(rows, sort_keys=True)).encode()).hexdigest()
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path`` and rename it into place;
+    best-effort: skipped (the temporary removed) when the folder cannot be written."""
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.",
+                                             suffix=".tmp")
+        with os.fdopen(handle, "w") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except OSError:
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)

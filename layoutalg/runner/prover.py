@@ -14,16 +14,14 @@ from concurrent.futures import Executor, Future, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
-from layoutalg.runner.claim_limit import ClaimTimeLimit, within
 from layoutalg.core.index_map import IndexMap
-from layoutalg.runner.dsl import Spec, run_claim
 from layoutalg.errors import LayoutError, SpecError
+from layoutalg.runner.claim_limit import ClaimTimeLimit, within
+from layoutalg.runner.dsl import Spec, run_claim
 from layoutalg.runner.spec_imports import isolated
-from layoutalg.verify import query
-from layoutalg.verify.result import CheckResult
 from layoutalg.runner.worker_pool import WorkerDied
+from layoutalg.verify import query
 
 DEFAULT_FOLDERS = ("specs", "proofs")
 
@@ -45,13 +43,10 @@ class Found:
         try:
             with isolated(self.path.parent):
                 return self.spec.build()
-        except LayoutError as exc:
-            raise SpecError(f"spec {self.ident} did not build: {exc}") from None
         except SystemExit as exc:
             raise SpecError(f"spec {self.ident} called sys.exit({exc.code!r})") from None
         except Exception as exc:  # noqa: BLE001 - the spec's own code failed: the user's input
-            raise SpecError(f"spec {self.ident} did not build: {type(exc).__name__}: {exc}"
-                            f"{_line(exc, self.path)}") from None
+            raise SpecError(f"spec {self.ident} did not build: {_why(exc, self.path)}") from None
 
     def built(self) -> tuple[object, IndexMap]:
         """The spec's subject (see ``subject``) and its index map."""
@@ -93,11 +88,8 @@ class Outcome:
 
 
 def default_paths() -> list[Path]:
-    """``specs/`` and ``proofs/`` of the working directory.
-
-    Never the package's own: a user who runs ``layoutalg prove`` in the
-    wrong folder must hear so, not see layoutalg's shipped specs pass.
-    """
+    """``specs/`` and ``proofs/`` of the working directory, never the package's own (a
+    user in the wrong folder must hear so, not see layoutalg's shipped specs pass)."""
     base = Path.cwd()
     found = [base / f for f in DEFAULT_FOLDERS if (base / f).is_dir()]
     if found:
@@ -140,27 +132,24 @@ def load_module(path: Path):
         # its helpers from its own folder (spec_imports)
         with isolated(path.parent), collecting_less():
             module_spec.loader.exec_module(module)
-    except LayoutError as exc:
+    except (SystemExit, Exception) as exc:  # noqa: BLE001 - any import failure is the user's input
         del sys.modules[name]
-        raise SpecError(f"spec module {path} does not import: {exc}") from None
-    except SystemExit as exc:
-        del sys.modules[name]
-        raise SpecError(f"spec module {path} does not import: it calls sys.exit({exc.code!r})")
-    except Exception as exc:  # noqa: BLE001 - any import failure is the user's input
-        del sys.modules[name]
-        raise SpecError(
-            f"spec module {path} does not import: {type(exc).__name__}: {exc}{_line(exc, path)}"
-        ) from None
+        why = (f"it calls sys.exit({exc.code!r})" if isinstance(exc, SystemExit)
+               else _why(exc, path))
+        raise SpecError(f"spec module {path} does not import: {why}") from None
     return module
 
 
-def _line(exc: Exception, path: Path) -> str:
-    """`` (line N)`` of the spec file where the import failed, if known."""
-    if isinstance(exc, SyntaxError):
-        return ""  # its message already names the file and line
+def _why(exc: Exception, path: Path) -> str:
+    """A LayoutError's message; else the exception's type and message, and
+    `` (line N)`` of the spec file where it was raised, if known."""
+    if isinstance(exc, LayoutError):
+        return str(exc)
+    if isinstance(exc, SyntaxError):  # its message already names the file and line
+        return f"{type(exc).__name__}: {exc}"
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if Path(f.filename).resolve() == path.resolve()]
-    return f" (line {frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}: {exc}" + (f" (line {frames[-1].lineno})" if frames else "")
 
 
 def discover(paths: Sequence[Path | str] | None = None) -> list[Found]:
@@ -185,13 +174,10 @@ def discover_some(paths: Sequence[Path | str] | None, argument: str = "paths") -
 
 
 def prove_spec(found: Found, claim_seconds: float | None = None) -> list[Outcome]:
-    """Build the spec once and check each claim.
-
-    ``claim_seconds`` limits the wall-clock time of the build and of each
-    claim (see ``claim_limit``); a claim past it is UNKNOWN. Queries asked
-    before in this process are answered from memory and small concrete maps
-    are enumerated (``verify.query.shortcuts``): the same verdicts, sooner.
-    """
+    """Build the spec once and check each claim. ``claim_seconds`` limits the wall-clock
+    time of the build and of each claim (``claim_limit``): past it, UNKNOWN. Queries
+    asked before in this process are answered from memory and small concrete maps
+    enumerated (``verify.query.shortcuts``): the same verdicts, sooner."""
     with query.shortcuts(), collecting_less():
         return _prove_spec(found, claim_seconds)
 
@@ -234,46 +220,32 @@ def _prove_spec(found: Found, claim_seconds: float | None) -> list[Outcome]:
         with within(claim_seconds), isolated(found.path.parent):
             subject = found.spec.build()
     except ClaimTimeLimit:
-        return [_failed(found, claim, f"building the spec exceeded the per-claim limit of "
-                        f"{claim_seconds:g} s (--claim-timeout)", start, status="UNKNOWN")
-                for claim in found.spec.claims]
+        return _all_failed(found, f"building the spec exceeded the per-claim limit of "
+                           f"{claim_seconds:g} s (--claim-timeout)", start, status="UNKNOWN")
     except SystemExit as exc:  # a spec's sys.exit(0) must not end the run green
-        return [_failed(found, claim, f"spec called sys.exit({exc.code!r})", start)
-                for claim in found.spec.claims]
+        return _all_failed(found, f"spec called sys.exit({exc.code!r})", start)
     except Exception as exc:  # noqa: BLE001 - reported as this spec's failure
-        return [_failed(found, claim, f"spec raised {type(exc).__name__}: {exc}", start)
-                for claim in found.spec.claims]
-    outcomes = []
+        return _all_failed(found, f"spec raised {type(exc).__name__}: {exc}", start)
     maps: dict = {}  # the subject's index map, made once for all its claims
-    for claim in found.spec.claims:
-        claim_start = time.perf_counter()
-        cpu_start = time.process_time()
-        try:
-            with within(claim_seconds):
-                result = run_claim(found.spec, claim, subject, maps)
-        except ClaimTimeLimit:
-            outcomes.append(_failed(found, claim, f"exceeded the per-claim limit of "
-                                    f"{claim_seconds:g} s (--claim-timeout)", claim_start,
-                                    status="UNKNOWN"))
-            continue
-        except SystemExit as exc:
-            outcomes.append(_failed(found, claim, f"the claim called sys.exit({exc.code!r})",
-                                    claim_start))
-            continue
-        except Exception as exc:  # noqa: BLE001 - reported as this claim's failure
-            outcomes.append(_failed(found, claim, f"{type(exc).__name__}: {exc}", claim_start))
-            continue
-        outcomes.append(_from_result(found, claim, result, time.perf_counter() - claim_start,
-                                     time.process_time() - cpu_start))
-    return outcomes
+    return [_prove_claim(found, claim, subject, maps, claim_seconds) for claim in found.spec.claims]
 
 
-class OutcomeCache(Protocol):
-    """What ``prove`` asks of a cache (``runner.proof_cache.ProofCache``)."""
-
-    def get(self, found: Found) -> list[Outcome] | None: ...
-
-    def put(self, found: Found, outcomes: list[Outcome]) -> None: ...
+def _prove_claim(found: Found, claim, subject, maps: dict, claim_seconds) -> Outcome:
+    start, cpu_start = time.perf_counter(), time.process_time()
+    try:
+        with within(claim_seconds):
+            result = run_claim(found.spec, claim, subject, maps)
+    except ClaimTimeLimit:
+        return _failed(found, claim, f"exceeded the per-claim limit of {claim_seconds:g} s "
+                       f"(--claim-timeout)", start, status="UNKNOWN")
+    except SystemExit as exc:
+        return _failed(found, claim, f"the claim called sys.exit({exc.code!r})", start)
+    except Exception as exc:  # noqa: BLE001 - reported as this claim's failure
+        return _failed(found, claim, f"{type(exc).__name__}: {exc}", start)
+    return _outcome(found, claim, result.status.value, result.reason,
+                    time.perf_counter() - start, counterexample=result.counterexample,
+                    cpu_seconds=time.process_time() - cpu_start,
+                    method=getattr(result, "method", ""))
 
 
 def prove(
@@ -281,7 +253,7 @@ def prove(
     *,
     on_done: Callable[[Found, list[Outcome]], None] | None = None,
     executor: Executor | None = None,
-    cache: OutcomeCache | None = None,
+    cache=None,
     claim_seconds: float | None = None,
     costs: Sequence[float] | None = None,
 ) -> list[Outcome]:
@@ -290,15 +262,14 @@ def prove(
     Args:
         executor: a ``concurrent.futures.Executor`` (local processes, or a
             Dask cluster's ``client.get_executor()``); None proves in-process.
-        cache: a ``ProofCache``; specs whose content is unchanged are not redone.
+        cache: a ``ProofCache`` (``get``, ``put``): unchanged specs are not redone.
         claim_seconds: wall-clock limit per claim (None: no limit).
-        costs: each spec's expected time (``runner.spec_timing``): with an
-            executor the costly ones are handed out first (default: the
-            number of claims). It orders the work, never the outcomes.
+        costs: each spec's expected time (``runner.spec_timing``; default: its
+            number of claims): the costly are handed out first; never the order
+            of the outcomes.
 
-    A worker that dies (killed, out of memory) makes its spec's claims ERROR;
-    Ctrl-C (KeyboardInterrupt) goes up to the caller, which holds what
-    ``on_done`` was given so far.
+    A worker that dies makes its spec's claims ERROR; Ctrl-C goes up to the
+    caller, which holds what ``on_done`` was given so far.
     """
     results: dict[int, list[Outcome]] = {}
     pending: dict[Future, int] = {}
@@ -331,15 +302,11 @@ def prove(
         try:
             results[index] = future.result()
         except WorkerDied as exc:  # this spec's worker only; the others carry on
-            start = time.perf_counter()
-            results[index] = [_failed(found[index], claim, f"the worker process proving this "
-                                      f"spec died ({exc.cause})", start)
-                              for claim in found[index].spec.claims]
+            results[index] = _all_failed(found[index], f"the worker process proving this spec "
+                                         f"died ({exc.cause})", time.perf_counter())
         except Exception as exc:  # noqa: BLE001 - the worker, not the claim, failed
-            start = time.perf_counter()
-            results[index] = [_failed(found[index], claim, f"the worker proving this spec "
-                                      f"failed: {type(exc).__name__}: {exc}", start)
-                              for claim in found[index].spec.claims]
+            results[index] = _all_failed(found[index], f"the worker proving this spec failed: "
+                                         f"{type(exc).__name__}: {exc}", time.perf_counter())
         _finish(found[index], results[index], cache, on_done)
     return [outcome for index in range(len(found)) for outcome in results[index]]
 
@@ -359,18 +326,15 @@ def _finish(item, outcomes, cache, on_done) -> None:
         on_done(item, outcomes)
 
 
-def _from_result(found: Found, claim, result: CheckResult, seconds: float,
-                 cpu_seconds: float) -> Outcome:
-    return Outcome(
-        path=str(found.path), spec=found.spec.name, claim=claim.label, expected=claim.expect,
-        status=result.status.value, reason=result.reason, seconds=seconds,
-        counterexample=result.counterexample, cpu_seconds=cpu_seconds,
-        method=getattr(result, "method", ""),
-    )
+def _outcome(found: Found, claim, status: str, reason: str, seconds: float, **more) -> Outcome:
+    return Outcome(path=str(found.path), spec=found.spec.name, claim=claim.label,
+                   expected=claim.expect, status=status, reason=reason, seconds=seconds, **more)
 
 
 def _failed(found: Found, claim, reason: str, start: float, status: str = "ERROR") -> Outcome:
-    return Outcome(
-        path=str(found.path), spec=found.spec.name, claim=claim.label, expected=claim.expect,
-        status=status, reason=reason, seconds=time.perf_counter() - start,
-    )
+    return _outcome(found, claim, status, reason, time.perf_counter() - start)
+
+
+def _all_failed(found: Found, reason: str, start: float, status: str = "ERROR") -> list[Outcome]:
+    """Every claim of the spec failed for one ``reason``."""
+    return [_failed(found, claim, reason, start, status) for claim in found.spec.claims]

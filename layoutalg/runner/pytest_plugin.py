@@ -1,12 +1,10 @@
 """pytest plugin (entry point ``pytest11``): ``pytest specs/`` checks every claim.
 
-Each claim of each spec becomes one test item named ``spec::claim``; a claim
-whose verdict differs from its expectation fails with the counterexample as
-the message. Spec modules are collected from folders named ``specs`` or
-``proofs`` (or listed in the ``layoutalg_spec_dirs`` ini option), counted
-from pytest's rootdir: ``<rootdir>/specs/grid.py`` is collected,
-``/home/me/specs/project/deploy.py`` with the rootdir at ``project`` is not. Nothing
-heavy is imported until a spec file is collected.
+Each claim of each spec becomes one test item ``spec::claim``, failing when its
+verdict differs from the expectation. Spec modules are collected from folders named
+``specs`` or ``proofs`` (ini option ``layoutalg_spec_dirs``) below pytest's rootdir
+(``/home/me/specs/project/deploy.py`` with the rootdir at ``project`` is not one).
+Nothing heavy is imported until a spec file is collected.
 """
 
 from __future__ import annotations
@@ -27,10 +25,7 @@ def pytest_collect_file(file_path: Path, parent):
     if file_path.suffix != ".py" or file_path.name.startswith(("_", "test_", "conftest")):
         return None
     dirs = parent.config.getini("layoutalg_spec_dirs")
-    # Only the folders below pytest's rootdir count: a file that merely sits
-    # somewhere under an unrelated ``specs/`` (a checkout inside ~/specs/...)
-    # is not a spec module.
-    try:
+    try:  # only the folders below pytest's rootdir count
         folders = file_path.resolve().parent.relative_to(parent.config.rootpath.resolve()).parts
     except ValueError:
         return None  # outside the rootdir
@@ -43,8 +38,8 @@ class SpecModule(pytest.File):
     """A spec module: one item per claim of every spec in it."""
 
     def collect(self):
-        from layoutalg.runner.prover import Found, load_module
         from layoutalg.runner.dsl import Spec
+        from layoutalg.runner.prover import Found, load_module
 
         module = load_module(self.path)
         for value in vars(module).values():

@@ -1,15 +1,12 @@
 """The imports of a spec module: its own folder first, and forgotten afterwards.
 
-A spec module may import a helper beside it (``from sizes import M``), as it
-could if it were run as a script from its own folder. Two spec folders may
-each hold their own ``sizes.py``; Python caches a module by name, so once
-one ``sizes`` is imported every later ``import sizes`` would silently get
-it — the other folder's spec would be proved on the wrong sizes. So a spec
-module's code (its import, its build, its claims) runs inside ``isolated``:
-its folder goes first on ``sys.path``, and the user's modules imported
-meanwhile are dropped from ``sys.modules`` afterwards. A module is the
-user's when its file lies outside the interpreter's folders, its installed
-packages and layoutalg.
+A spec module may import a helper beside it (``from sizes import M``). Two spec
+folders may each hold a ``sizes.py``, and Python caches a module by name: the second
+folder's spec would silently be proved on the first one's sizes. So a spec module's
+code runs inside ``isolated``: its folder first on ``sys.path``, and the user's modules
+imported meanwhile dropped from ``sys.modules`` afterwards. A module is the user's
+when its file lies outside the interpreter's folders, its installed packages and
+layoutalg.
 """
 
 from __future__ import annotations
@@ -38,36 +35,28 @@ def isolated(folder: Path) -> Iterator[None]:
     user modules it imported (spec modules themselves are kept). Threads
     take turns (see ``_ONE_AT_A_TIME``)."""
     with _ONE_AT_A_TIME:
-        with _isolated(folder):
+        entry = str(folder.resolve())
+        before = set(sys.modules)
+        stale = _users_modules_named_from(entry)
+        sys.path.insert(0, entry)
+        try:
             yield
-
-
-@contextmanager
-def _isolated(folder: Path) -> Iterator[None]:
-    entry = str(folder.resolve())
-    before = set(sys.modules)
-    stale = _users_modules_named_from(entry)
-    sys.path.insert(0, entry)
-    try:
-        yield
-    finally:
-        if entry in sys.path:
-            sys.path.remove(entry)  # the first occurrence: ours
-        for name in set(sys.modules) - before:
-            if name != "__main__" and not name.startswith(SPEC_MODULE_PREFIX) \
-                    and is_users(sys.modules.get(name)):
-                sys.modules.pop(name, None)  # pop: another thread (Dask) may be importing too
-        sys.modules.update(stale)
+        finally:
+            if entry in sys.path:
+                sys.path.remove(entry)  # the first occurrence: ours
+            for name in set(sys.modules) - before:
+                if name != "__main__" and not name.startswith(SPEC_MODULE_PREFIX) \
+                        and is_users(sys.modules.get(name)):
+                    sys.modules.pop(name, None)  # pop: another thread (Dask) may import too
+            sys.modules.update(stale)
 
 
 def _users_modules_named_from(folder: str) -> dict[str, object]:
     """Set aside a user module already imported from another folder when
     this spec's folder holds a module of the same name: while this spec
     runs, its own folder's module must win."""
-    aside = {}
-    here = Path(folder)
-    held = module_names_in(folder)
-    for name in held:  # the few names the folder holds, not every module imported
+    aside, here = {}, Path(folder)
+    for name in module_names_in(folder):  # the few names the folder holds, not every module
         module = sys.modules.get(name)
         if module is None or name == "__main__" or name.startswith(SPEC_MODULE_PREFIX):
             continue
@@ -101,9 +90,7 @@ def module_names_in(folder: str) -> frozenset[str]:
 def is_users(module) -> bool:
     """True for a module loaded from a file of the user's (see the module docstring)."""
     file = getattr(module, "__file__", None)
-    if not file:
-        return False
-    return not outside_user_tree(Path(file).resolve())
+    return bool(file) and not outside_user_tree(Path(file).resolve())
 
 
 @lru_cache(maxsize=1)

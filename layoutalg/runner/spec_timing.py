@@ -1,24 +1,21 @@
 """How long each spec took last time: ``prove -j`` hands out the longest first.
 
-With many workers the run ends when the last one does; handing out the
-long specs first and the short ones last keeps every worker busy to the end.
-The estimate is the spec's CPU seconds in the last run that proved it (kept
-in ``timing/specs.json`` of the cache folder, even under ``--no-cache``:
-it orders the work, it never decides a verdict), else its number of claims
-times the typical second per claim of the specs known. Best-effort like
-the cache: a file that cannot be read or written is skipped.
+The estimate is the spec's CPU seconds in the last run that proved it (kept in
+``timing/specs.json`` of the cache folder, even under ``--no-cache``: it orders the
+work, it never decides a verdict), else its number of claims times the typical
+seconds per claim of the specs known. Best-effort: an unreadable file is skipped.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import os
 import statistics
-import tempfile
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from layoutalg.runner.proof_cache import write_atomically
 from layoutalg.runner.prover import Found, Outcome
 
 FOLDER = "timing"
@@ -46,13 +43,10 @@ class SpecTimes:
 
     def estimate(self, found: Sequence[Found]) -> list[float]:
         """The expected seconds of each spec of ``found``."""
-        per_claim = self._typical_per_claim(found)
-        return [self.seconds.get(key(item), len(item.spec.claims) * per_claim) for item in found]
-
-    def _typical_per_claim(self, found: Sequence[Found]) -> float:
         rates = [self.seconds[key(item)] / len(item.spec.claims) for item in found
                  if key(item) in self.seconds and item.spec.claims]
-        return statistics.median(rates) if rates else PER_CLAIM
+        per_claim = statistics.median(rates) if rates else PER_CLAIM
+        return [self.seconds.get(key(item), len(item.spec.claims) * per_claim) for item in found]
 
     def record(self, item: Found, outcomes: Iterable[Outcome]) -> None:
         """Note what ``item``'s claims took (CPU seconds; wall where no CPU was measured)."""
@@ -68,19 +62,7 @@ class SpecTimes:
         for name, seconds in self.recorded.items():
             merged.pop(name, None)  # to the end: the most recent
             merged[name] = seconds
-        kept = dict(list(merged.items())[-KEEP:])
-        temporary = None
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".specs.",
-                                                 suffix=".tmp")
-            with os.fdopen(handle, "w") as file:
-                json.dump({"seconds": kept}, file)
-            os.replace(temporary, self.path)
-        except OSError:
-            if temporary is not None:
-                Path(temporary).unlink(missing_ok=True)
-
+        write_atomically(self.path, json.dumps({"seconds": dict(list(merged.items())[-KEEP:])}))
 
     def shares(self, files: Sequence[Path], jobs: int) -> list[list[Path]]:
         """``files`` dealt to ``jobs`` workers, about equal in expected seconds
@@ -88,10 +70,9 @@ class SpecTimes:
         modules each worker imports while the specs are found, and proves
         first. A module not known yet counts by its size in bytes, scaled by
         the seconds per byte of the known ones."""
-        known: dict[str, float] = {}
+        known: Counter[str] = Counter()
         for name, seconds in self.seconds.items():
-            path = name.rsplit("::", 1)[0]
-            known[path] = known.get(path, 0.0) + seconds
+            known[name.rsplit("::", 1)[0]] += seconds
         paths = []
         for file in files:
             try:
@@ -114,8 +95,5 @@ def key(item: Found) -> str:
     return f"{_resolved(item.path)}::{item.spec.name}"
 
 
-@functools.lru_cache(maxsize=1024)
-def _resolved(path: Path) -> Path:
-    """``path.resolve()``, once per spec file (a run asks it for every spec
-    several times; the file system is asked once)."""
-    return path.resolve()
+#: ``path.resolve()`` once per spec file (a run asks it for every spec several times)
+_resolved = functools.lru_cache(maxsize=1024)(Path.resolve)

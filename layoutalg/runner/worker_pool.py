@@ -1,24 +1,18 @@
 """Worker processes that run one task each at a time, so one that dies fails only its own task.
 
-``concurrent.futures.ProcessPoolExecutor`` shares one task queue among its
-workers: when one dies (SIGKILL, out of memory) it cannot tell which task
-the dead worker held, so it breaks the whole pool and every running and
-queued task fails with ``BrokenProcessPool``. Here a thread of this process
-hands each task to one idle worker over that worker's own pipe, so it always
-knows what each worker holds: a worker that dies fails that task's future
-with ``WorkerDied``, and a fresh worker takes its place for the tasks left.
+``ProcessPoolExecutor`` shares one task queue among its workers: when one
+dies (SIGKILL, out of memory) it cannot tell which task the dead worker held,
+so every running and queued task fails with ``BrokenProcessPool``. Here a
+thread of this process hands each task to one idle worker over that worker's
+own pipe: a worker that dies fails only its task's future, with
+``WorkerDied``, and a fresh worker takes its place.
 
-The first workers of a ``warm`` pool are forked from this process at once,
-when it runs a single thread (the CLI before it imports any spec): they
-start with everything it has imported, at no cost. Any other worker (a
-replacement, or when this process already runs threads) is forked from a
-forkserver (a fresh single-threaded process): a fork of a threaded process
-may copy a lock another thread holds.
-
-Tasks may carry a group and a cost (``submit_costed``): an idle worker
-takes the most costly task of a group it holds (whose module it imported),
-else the most costly of all, so the long ones start first, the short ones
-fill the end, and the workers stay busy to the last.
+The first workers of a ``warm`` pool are forked from this process when it
+runs a single thread (they start with everything it imported, at no cost);
+any other worker comes from a forkserver, since a fork of a threaded process
+may copy a lock another thread holds. An idle worker takes the most costly
+task (``submit_costed``) of a group it holds, else the most costly of all:
+the long ones start first and the short ones fill the end.
 """
 
 from __future__ import annotations
@@ -30,6 +24,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Executor, Future
+from contextlib import suppress
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 
@@ -73,14 +68,12 @@ class WorkerPool(Executor):
 
     ``submit`` and ``shutdown`` as for any ``Executor``; ``terminate`` stops
     the workers at once (Ctrl-C), without waiting for their tasks. With
-    ``warm`` the workers are started now, not at the first ``submit``:
-    forked from this process when it runs one thread (see the module
-    docstring), else from the forkserver by the pool's thread (its imports
-    overlap whatever this process does meanwhile). ``initializer`` then
-    overlaps it too. ``homes``: for the workers forked now, each one's own
-    ``(initializer, groups)``: it runs that initializer instead, and takes
-    the tasks of those groups first (the CLI's workers import a share of
-    the spec modules each, and prove their specs).
+    ``warm`` the workers start now, not at the first ``submit`` (forked here
+    when this process runs one thread, else from the forkserver by the pool's
+    thread, overlapping whatever this process does meanwhile). ``homes``: for
+    the workers forked now, each one's own ``(initializer, groups)``, run
+    instead of ``initializer``; it takes the tasks of those groups first (the
+    CLI's workers import a share of the spec modules each).
     """
 
     def __init__(self, jobs: int, initializer: Callable[[], None] | None = None, *,
@@ -116,17 +109,13 @@ class WorkerPool(Executor):
         return self.submit_near(None, fn, *args, **kwargs)
 
     def submit_near(self, group, fn, /, *args, **kwargs) -> Future:
-        """``submit``, preferring a worker that holds ``group`` (it ran a task
-        of it, or it is its home's: specs of one module, imported there, and
-        what the worker proved and cached for its maps is reused), and else
-        a group no other worker holds; any idle worker takes any task rather
-        than wait."""
+        """``submit``, preferring a worker that holds ``group`` (it ran a task of it, or
+        it is its home's), else a group no other worker holds; any idle worker takes
+        any task rather than wait."""
         return self.submit_costed(0.0, group, fn, *args, **kwargs)
 
     def submit_costed(self, cost: float, group, fn, /, *args, **kwargs) -> Future:
-        """``submit_near``, for a task that takes about ``cost`` (any unit):
-        an idle worker takes the most costly task of the groups it holds,
-        else the most costly of all (see ``_take_for``)."""
+        """``submit_near``, for a task that takes about ``cost`` (any unit; ``_take_for``)."""
         future: Future = Future()
         with self._lock:
             if self._closing:
@@ -165,7 +154,7 @@ class WorkerPool(Executor):
                         self._start_worker()
             while self._step():
                 pass
-        except BaseException as exc:  # noqa: BLE001 - never leave a future waiting forever
+        except BaseException as exc:  # never leave a future waiting forever (re-raised)
             with self._lock:
                 for task in [*self._queued, *(w.task for w in self._workers if w.task)]:
                     _settle(task.future, False, exc)
@@ -225,10 +214,9 @@ class WorkerPool(Executor):
                 worker.groups.add(task.group)
 
     def _take_for(self, worker: _Worker) -> _Task:
-        """The queued task for ``worker``, taken off the queue: the most
-        costly (``submit_costed``) of a group it holds (it ran one of its
-        tasks, or it is its home's), else the most costly of all; among
-        equals, one of a group no other worker holds, else the first in."""
+        """The queued task for ``worker``, taken off the queue: the most costly of a
+        group it holds, else of all; among equals, one of a group no other worker
+        holds, else the first in."""
         own = [t for t in self._queued if t.group is not None and t.group in worker.groups]
         candidates = own or self._queued
         top = max(t.cost for t in candidates)
@@ -257,9 +245,8 @@ class WorkerPool(Executor):
         self._forget(worker)
 
     def _start_worker(self, context=None, initializer=None) -> _Worker:
-        """A new worker: from ``context`` (the fork of this process, only
-        while it runs one thread: ``__init__``), else from the forkserver;
-        it runs ``initializer`` (default: the pool's) first."""
+        """A new worker from ``context`` (a fork of this process, only while it runs one
+        thread), else the forkserver; it runs ``initializer`` (default: the pool's) first."""
         context = context or self._context
         ours, theirs = context.Pipe()
         # a fork holds copies of this process's ends of the pool's pipes: it closes them
@@ -290,10 +277,8 @@ class WorkerPool(Executor):
             if self._stopped:
                 worker.process.terminate()
             else:
-                try:
+                with suppress(OSError):
                     worker.pipe.send(None)
-                except OSError:
-                    pass
         for worker in workers:
             worker.process.join(timeout=1)
             if worker.process.is_alive():  # a spec's code may catch SIGTERM
@@ -312,10 +297,8 @@ class WorkerPool(Executor):
         """Interrupt the thread's wait (called holding the lock)."""
         if self._wake_write is None:  # the thread has ended
             return
-        try:
+        with suppress(BlockingIOError):  # the pipe is full: a wake-up is pending anyway
             os.write(self._wake_write, b"!")
-        except BlockingIOError:  # the pipe is full: a wake-up is pending anyway
-            pass
 
 
 def forkable_here() -> bool:
@@ -327,16 +310,13 @@ def forkable_here() -> bool:
 def _serve(pipe: Connection, initializer: Callable[[], None] | None,
            close: tuple[int, ...] = ()) -> None:
     """A worker: run each task sent, send back ``(True, result)`` or ``(False, exception)``.
-    ``close``: the pool's own file descriptors a fork inherited; each is
-    pointed at /dev/null rather than closed, so its number is not reused
-    while a copied object of the pool's still holds it."""
+    ``close``: the pool's file descriptors a fork inherited, pointed at /dev/null rather
+    than closed, so a number is not reused while a copied object of the pool's holds it."""
     if close:
         null = os.open(os.devnull, os.O_RDWR)
         for fd in close:
-            try:
+            with suppress(OSError):
                 os.dup2(null, fd)
-            except OSError:
-                pass
         os.close(null)
     if initializer is not None:
         initializer()
@@ -360,12 +340,8 @@ def _serve(pipe: Connection, initializer: Callable[[], None] | None,
 
 
 def _settle(future: Future, ok: bool, value) -> None:
-    if future.done():  # cancelled, or stopped with the run
-        return
-    if ok:
-        future.set_result(value)
-    else:
-        future.set_exception(value)
+    if not future.done():  # else cancelled, or stopped with the run
+        (future.set_result if ok else future.set_exception)(value)
 
 
 def _cause(exitcode: int | None) -> str:

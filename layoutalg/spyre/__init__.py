@@ -16,8 +16,15 @@ torch-spyre's DMA needs (``check_dma_rule``, torch-spyre#3401).
 
 from __future__ import annotations
 
+from layoutalg.errors import (
+    CoverageError,
+    DimMapError,
+    SpyreError,
+    StickSizeError,
+    StrideMapError,
+    TorchSpyreError,
+)
 from layoutalg.spyre.checks import check_padding, check_stride_map
-from layoutalg.spyre.dma import check_dma_reading, check_dma_rule, dma_dim_map, dma_reading
 from layoutalg.spyre.defaults import (
     MAX_RANK,
     default_device_size,
@@ -25,7 +32,7 @@ from layoutalg.spyre.defaults import (
     default_layout,
     parametric_default_map,
 )
-from layoutalg.errors import CoverageError, DimMapError, SpyreError, StickSizeError, StrideMapError, TorchSpyreError
+from layoutalg.spyre.dma import check_dma_reading, check_dma_rule, dma_dim_map, dma_reading
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.sticks import STICK_BYTES, dtype_name, elems_per_stick, itemsize
 from layoutalg.spyre.stride_maps import dim_map_to_stride_map, stride_map_to_dim_map
@@ -39,35 +46,11 @@ from layoutalg.spyre.torch_spyre import (
 )
 
 __all__ = [
-    "MAX_RANK",
-    "STICK_BYTES",
-    "CoverageError",
-    "DimMapError",
-    "SpyreError",
-    "SpyreLayout",
-    "StickSizeError",
-    "StrideMapError",
-    "TorchLayout",
-    "TorchSpyreError",
-    "TorchSpyreLayout",
-    "as_layout",
-    "check_dma_reading",
-    "check_dma_rule",
-    "check_padding",
-    "check_stride_map",
-    "contiguous_strides",
-    "default_device_size",
-    "default_dim_map",
-    "default_layout",
-    "dim_map_to_stride_map",
-    "dma_dim_map",
-    "dma_reading",
-    "dtype_name",
-    "elems_per_stick",
-    "from_torch_spyre",
-    "itemsize",
-    "parametric_default_map",
-    "parse_repr",
-    "stride_map_to_dim_map",
-    "to_torch_spyre",
+    "MAX_RANK", "STICK_BYTES", "CoverageError", "DimMapError", "SpyreError", "SpyreLayout",
+    "StickSizeError", "StrideMapError", "TorchLayout", "TorchSpyreError", "TorchSpyreLayout",
+    "as_layout", "check_dma_reading", "check_dma_rule", "check_padding", "check_stride_map",
+    "contiguous_strides", "default_device_size", "default_dim_map", "default_layout",
+    "dim_map_to_stride_map", "dma_dim_map", "dma_reading", "dtype_name", "elems_per_stick",
+    "from_torch_spyre", "itemsize", "parametric_default_map", "parse_repr",
+    "stride_map_to_dim_map", "to_torch_spyre",
 ]

@@ -1,10 +1,6 @@
-"""Spyre checks beyond the core ones, each with a brute-force twin in
-``tests/oracles/spyre.py``: the exact padding count, and the agreement of a
-``stride_map`` with the PyTorch strides.
-
-Both are registered as spec claims: ``("spyre_padding", count)`` and
-``"spyre_stride_map"`` (or ``("spyre_stride_map", stride_map)``).
-"""
+"""Spyre checks beyond the core ones (brute-force twins in ``tests/oracles/spyre.py``),
+registered as claims ``("spyre_padding", count)`` and ``"spyre_stride_map"`` (or
+``("spyre_stride_map", stride_map)``)."""
 
 from __future__ import annotations
 

@@ -1,18 +1,11 @@
 """Default Spyre layouts (torch-spyre's generic stick layout), ranks 0 to 6.
 
-From a size and a host dim order (row-major ``[0, 1, …, r-1]`` by default;
-the last dim of the order is the stick dim):
-
-- rank 0: ``device_size [E]``, ``dim_map [-1]`` — one stick, element 0;
-- rank 1: ``dim_map [o0, o0]``;
-- ranks 2–6: ``dim_map = order[1:] + [order[0], order[-1]]``;
-
-where ``E = 128 // itemsize``. The first device dim of the stick dim gets
-``ceil(size / E)``, the last device dim ``E``, every other one the host size.
-A trailing ``-1`` in the order asks for the sparse layout: the last dim_map
-entry becomes ``-1`` and the stick dim keeps its whole size (one element
-per stick). Size-1 dims are dropped first (canonical form), so ``[512, 1]``
-and ``[512]`` get the same device layout.
+From a size and a host dim order (row-major by default; its last dim is the stick
+dim), with ``E = 128 // itemsize``: ``dim_map = order[1:] + [order[0], order[-1]]``
+(rank 1: ``[o0, o0]``; rank 0: ``[-1]`` on ``device_size [E]``). The stick dim's first
+device dim gets ``ceil(size / E)``, the last ``E``, every other the host size. A
+trailing ``-1`` in the order asks for the sparse layout (last entry ``-1``, the stick
+dim whole). Size-1 dims are dropped first. docs/spyre.md, "Default layouts".
 """
 
 from __future__ import annotations
@@ -37,24 +30,19 @@ def default_dim_map(order: Sequence[int], *, sparse: bool = False) -> tuple[int,
     >>> default_dim_map([0, 1, 2]), default_dim_map([0]), default_dim_map([])
     ((1, 2, 0, 2), (0, 0), (-1,))
     """
-    given = order
-    order = list(int_tuple(SpyreError, "order", order))
-    if len(set(order)) != len(order) or any(d < 0 for d in order):
+    dims = int_tuple(SpyreError, "order", order)
+    if len(set(dims)) != len(dims) or any(d < 0 for d in dims):
         raise SpyreError(
-            f"order must be a permutation of range({len(order)}) (the host dims, the stick dim "
+            f"order must be a permutation of range({len(dims)}) (the host dims, the stick dim "
             f"last; dims of size 1 may be left out), distinct nonnegative ints; "
-            f"got {describe(given)}")
-    if not order:
+            f"got {describe(order)}")
+    if not dims:
         return (SYNTHETIC,)
-    dims = order[1:] + [order[0], order[-1]]
-    if sparse:
-        dims[-1] = SYNTHETIC
-    return tuple(dims)
+    return (*dims[1:], dims[0], SYNTHETIC if sparse else dims[-1])
 
 
 def default_device_size(size, order: Sequence[int], elems, *, sparse: bool = False) -> tuple:
-    """The device_size of the default layout; ``size`` and ``elems`` may be
-    SymPy symbols (the proofs use that).
+    """The device_size of the default layout; ``size`` and ``elems`` may be symbolic.
 
     >>> default_device_size((512, 256), [0, 1], 64)
     (4, 512, 64)
@@ -73,10 +61,8 @@ def default_device_size(size, order: Sequence[int], elems, *, sparse: bool = Fal
 
 
 def default_layout(size, dtype: object = "float16", dim_order=None) -> SpyreLayout:
-    """The default Spyre layout of a tensor of ``size`` (ranks 0–6).
-
-    ``dim_order`` is a permutation of the dims of ``size`` (row-major when
-    omitted), optionally followed by ``-1`` for the sparse layout.
+    """The default Spyre layout of a tensor of ``size`` (ranks 0–6); ``dim_order``: a
+    permutation of its dims (row-major when omitted), then optionally ``-1`` (sparse).
 
     >>> s = default_layout([512, 256])
     >>> s.device_size, s.dim_map
@@ -98,17 +84,15 @@ def default_layout(size, dtype: object = "float16", dim_order=None) -> SpyreLayo
 
 def parametric_default_map(size, elems, dim_order=None, *, sparse: bool = False,
                            name: str | None = None) -> IndexMap:
-    """The default layout's host → device map with symbolic sizes: the same
-    builders ``SpyreLayout.index_map`` uses, without the concrete rules
-    (which the proofs establish instead).
+    """The default layout's host → device map with symbolic sizes: the builders of
+    ``SpyreLayout.index_map`` without the concrete rules (the proofs establish them).
 
     >>> import layoutalg as la
     >>> S0, S1, E = la.extents("S0 S1 E")
     >>> print(parametric_default_map((S0, S1), E).codomain)
     [dev0:ceiling(S1/E), dev1:S0, dev2:E]
     """
-    rank = len(size)
-    order = list(range(rank)) if dim_order is None else list(dim_order)
+    order = list(range(len(size)) if dim_order is None else dim_order)
     device = default_device_size(size, order, elems, sparse=sparse)
     dims = default_dim_map(order, sparse=sparse)
     label = name or f"default{list(size)} order {order}{' sparse' if sparse else ''}"

@@ -1,35 +1,27 @@
 """How torch-spyre's copy moves a Spyre layout, and the rule that keeps it from dividing by zero.
 
-torch-spyre copies a tensor between host and device with loop nests built
-from the layout (torch-spyre/torch-spyre ``torch_spyre/csrc/spyre_mem.cpp`` at
-commit 0583ae3aa6e63306941490db7232f08231abcd00: ``get_dim_map``,
-``get_tile_map``, ``get_device_stride_infos``). The copy's host strides are the
-``stride_map`` itself (1 where it is -1) and its device strides are the
-contiguous strides of ``device_size``: an iteration ``idx`` moves host element
-``dot(idx, stride_map)`` to device slot ``idx``, which is where the layout
-puts it. The dim_map the copy recovers from the stride_map (``get_dim_map``:
-each device dim of size > 1 gets the host dim with the largest host stride
-not above its stride, and device dim ``device_rank - 3`` is re-read as the
-stick dim's tiles) only groups device dims under host dims to size the loops.
+torch-spyre copies a tensor between host and device with loop nests built from the
+layout (torch-spyre/torch-spyre ``torch_spyre/csrc/spyre_mem.cpp`` at commit
+0583ae3aa6e63306941490db7232f08231abcd00: ``get_dim_map``, ``get_tile_map``,
+``get_device_stride_infos``). Its host strides are the ``stride_map`` (1 where -1) and
+its device strides the contiguous strides of ``device_size``: iteration ``idx`` moves
+host element ``dot(idx, stride_map)`` to device slot ``idx``, where the layout puts it.
+The dim_map it recovers (``get_dim_map``: each device dim of size > 1 gets the host dim
+with the largest host stride not above its stride; device dim ``device_rank - 3`` is
+re-read as the stick dim's tiles) only groups device dims under host dims to size the
+loops. So a reading that differs from the layout's never moves an element elsewhere;
+it can make a divisor ``stride_map[k] / stride[d]`` (C++ integer division) zero, which
+killed the process with SIGFPE (torch-spyre#3401), or trip the copy's own
+``TORCH_CHECK`` (a RuntimeError).
 
-So a reading that differs from the layout's dim_map never moves an element to
-another slot. What it can do is make a divisor zero: for each device dim ``k``
-it groups under host dim ``d`` the copy divides by ``stride_map[k] / stride[d]``
-(C++ integer division), and a zero quotient killed the process with SIGFPE
-(torch-spyre#3401); or trip the copy's own ``TORCH_CHECK`` ("Invalid device
-sizes and stride map for host sizes and strides", a RuntimeError).
-
-``copy_plan`` replays those divisions and loop sizes in plain Python ints;
-``check_dma_rule`` refuses a layout whose copy would crash or stop (the
-torch-spyre bridge runs it at construction); ``check_dma_reading`` proves, by
-running every iteration of the copy's loop nests, that the copy moves every
-host element exactly once to the slot the layout gives it and reads nothing
-outside the tensor, or refutes it naming the divisor, the check, or the
-element.
+``copy_plan`` replays those divisions and loop sizes in Python ints;
+``check_dma_rule`` refuses a layout whose copy would crash or stop (the torch-spyre
+bridge runs it); ``check_dma_reading`` runs every iteration of the loop nests.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -203,7 +195,7 @@ def check_dma_rule(layout: SpyreLayout) -> None:
     >>> from layoutalg.spyre import default_layout
     >>> check_dma_rule(default_layout([5, 100, 150]))  # the docs' example
     """
-    _layout(layout, "check_dma_rule")
+    instance_of(SpyreError, "layout", layout, SpyreLayout, where="check_dma_rule")
     plan = copy_plan(layout.size, layout.stride, layout.device_size, layout.stride_map)
     if plan.failure is None:
         return
@@ -226,7 +218,7 @@ def dma_reading(layout: SpyreLayout) -> SpyreLayout:
     """The layout with the dim_map ``get_dim_map`` reads, unchecked. The copy sizes its
     loops by this grouping; it does not place elements by it (it places them by the
     stride_map, as the layout does)."""
-    _layout(layout, "dma_reading")
+    instance_of(SpyreError, "layout", layout, SpyreLayout, where="dma_reading")
     read = dma_dim_map(layout.size, layout.stride, layout.device_size, layout.stride_map)
     return SpyreLayout.unchecked(layout.size, layout.dtype, layout.device_size, read,
                                  stride=layout.stride)
@@ -240,15 +232,15 @@ def check_dma_reading(layout: SpyreLayout, *, assume=(), timeout_ms: int | None 
     Decided by running every iteration of the copy's loop nests (``copy_plan``) against
     the layout's map of every host element (plain ints: the layouts are concrete);
     REFUTED names the zero divisor, the check the copy stops at, or the host element
-    (``dma_sparse``: why a sparse layout's copy loses some); UNKNOWN past
-    ``MAX_ITERATIONS``. ``assume``/``timeout_ms`` are accepted (claim interface), unused.
+    (``dma_sparse`` says why a sparse layout's copy loses some); UNKNOWN past
+    ``MAX_ITERATIONS``. ``assume``/``timeout_ms``: the claim interface, unused.
 
     >>> from layoutalg.spyre import default_layout
     >>> check_dma_reading(default_layout([5, 100, 150])).status
     <Status.PROVED: 'PROVED'>
     """
     start = time.perf_counter()
-    _layout(layout, "check_dma_reading")
+    instance_of(SpyreError, "layout", layout, SpyreLayout, where="check_dma_reading")
     plan = copy_plan(layout.size, layout.stride, layout.device_size, layout.stride_map)
     subject = (f"{layout.label} as torch-spyre's copy moves it (loops grouped by dim_map "
                f"{listed(plan.dim_map)})")
@@ -261,7 +253,7 @@ def check_dma_reading(layout: SpyreLayout, *, assume=(), timeout_ms: int | None 
         k, d, q = plan.divisors[-1] if plan.divisors else (-1, -1, -1)
         example = {"device_dim": k, "torch_dim": d, "divisor": q}  # the last division run
         return verdict(Status.REFUTED, example, f"the copy cannot run: {plan.failure}")
-    iterations = sum(int(np.prod(sizes)) for sizes, _, _ in plan.boxes)
+    iterations = sum(math.prod(sizes) for sizes, _, _ in plan.boxes)
     if max(iterations, layout.numel) > MAX_ITERATIONS:
         return verdict(Status.UNKNOWN, None, f"{iterations:,} copy iterations, past the "
                                              f"{MAX_ITERATIONS:,} this check runs")
@@ -278,20 +270,16 @@ def check_dma_reading(layout: SpyreLayout, *, assume=(), timeout_ms: int | None 
 def _compare(layout: SpyreLayout, plan: CopyPlan):
     """None if the copy's moves are exactly the layout's, else (counterexample, reason).
 
-    Each finding is the first of its kind in a fixed order (a read outside the tensor
-    in loop order; then the lowest device slot written twice; the lowest slot written
-    that holds no element; the first host element, row-major, not moved to its slot),
-    found by one of two equal procedures: :func:`_scatter_finding` indexes an array
-    by device slot (linear time; used while the slots span at most ``DENSE_SPAN``
-    times the moves), :func:`_sorted_finding` sorts the moves by slot (any span).
+    The first finding in a fixed order: a read outside the tensor (loop order); the
+    lowest device slot written twice; the lowest slot written that holds no element;
+    the first host element (row-major) not moved to its slot. Two equal procedures find
+    it: :func:`_scatter_finding` indexes by device slot (linear; while the slots span at
+    most ``DENSE_SPAN`` times the moves), :func:`_sorted_finding` sorts by slot.
     """
     host_strides = [1 if s == -1 else s for s in layout.stride_map]
     dev_strides = row_major_strides(layout.device_size)
-    src, dst = [], []
-    for sizes, host_off, dev_off in plan.boxes:
-        src.append((host_off + _grid_sum(sizes, host_strides)).ravel())
-        dst.append((dev_off + _grid_sum(sizes, dev_strides)).ravel())
-    src, dst = np.concatenate(src), np.concatenate(dst)
+    src = np.concatenate([(h + _grid_sum(n, host_strides)).ravel() for n, h, _ in plan.boxes])
+    dst = np.concatenate([(d + _grid_sum(n, dev_strides)).ravel() for n, _, d in plan.boxes])
     host = np.ogrid[tuple(slice(0, n) for n in layout.size)]
     (want_dst,) = layout.device_offset_map().apply(*host)
     want_dst = np.asarray(want_dst, dtype=np.int64).ravel() // layout.itemsize
@@ -327,12 +315,9 @@ DENSE_SPAN = 4
 
 
 def _dense(dst: np.ndarray, want_dst: np.ndarray) -> bool:
-    moves = max(dst.size, want_dst.size)
-    if not moves:
-        return False
-    low = min(int(dst.min(initial=0)), int(want_dst.min(initial=0)))
-    high = max(int(dst.max(initial=0)), int(want_dst.max(initial=0)))
-    return low >= 0 and high < DENSE_SPAN * moves
+    slots = np.concatenate([dst, want_dst])
+    return bool(slots.size) and 0 <= slots.min() and (
+        slots.max() < DENSE_SPAN * max(dst.size, want_dst.size))
 
 
 def _scatter_finding(dst, src, want_dst, want_src):
@@ -386,11 +371,6 @@ def _grid_sum(sizes, strides) -> np.ndarray:
     """``sum(i_k * strides[k])`` over the grid ``sizes``, as an int64 array of that shape."""
     grid = np.ogrid[tuple(slice(0, n) for n in sizes)]
     return np.broadcast_to(dot([i.astype(np.int64) for i in grid], strides), tuple(sizes))
-
-
-def _layout(layout: object, where: str) -> SpyreLayout:
-    instance_of(SpyreError, "layout", layout, SpyreLayout, where=where)
-    return layout
 
 
 register_claim("spyre_dma_reading", check_dma_reading, index_map=False)

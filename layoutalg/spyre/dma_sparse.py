@@ -1,24 +1,19 @@
 """The two forms of a sparse Spyre layout, and the one torch-spyre's copy reads right.
 
-layoutalg's sparse layout is the first torch-spyre's ``dim_map`` form: the order
-``[0, 1, -1]`` of a ``[512, 256]`` fp16 tensor gives ``device_size [256, 512, 64]``,
-``dim_map [1, 0, -1]`` (torch-spyre/torch-spyre ``tests/tensor/test_tensor_layout.py``,
-``test_sparse_dim_order``, dim_map-era version; stride_map ``[1, 256, -1]``). The
-``stride_map`` torch-spyre counts the trailing ``-1`` as a dim of the order
-(``torch_spyre/csrc/spyre_tensor_impl.cpp`` ``SpyreTensorLayout::init`` with
-``get_generic_stick_layout``, stored version at commit
-049b02ded77ce12f1c99cc3be52c857f0b9ffed7), so its sparse layout has one more device
-dim, of size 1 and stride_map ``-1`` (the synthetic dim's stick count), at device
-dim ``device_rank - 3``: ``device_size [256, 1, 512, 64]``, ``stride_map
-[1, -1, 256, -1]`` (the same test file, stride_map-era version). Inserting a size-1
-dim moves no slot, so both forms put every element in the same place.
+layoutalg's sparse layout is torch-spyre's first, ``dim_map`` form: order ``[0, 1, -1]``
+of a ``[512, 256]`` fp16 tensor gives ``device_size [256, 512, 64]``, ``dim_map [1, 0, -1]``
+(torch-spyre/torch-spyre ``tests/tensor/test_tensor_layout.py``, ``test_sparse_dim_order``,
+dim_map-era version). The ``stride_map`` torch-spyre counts the trailing ``-1`` as a dim
+of the order (``torch_spyre/csrc/spyre_tensor_impl.cpp`` ``SpyreTensorLayout::init`` with
+``get_generic_stick_layout`` at commit 049b02ded77ce12f1c99cc3be52c857f0b9ffed7): one
+more device dim, of size 1 and stride_map ``-1``, at ``device_rank - 3``: ``device_size
+[256, 1, 512, 64]``, ``stride_map [1, -1, 256, -1]`` (the same test, stride_map-era
+version). A size-1 dim moves no slot: both forms put every element in the same place.
 
-They differ for the copy (``spyre_mem.cpp`` ``get_dim_map`` at commit 0583ae3):
-it re-reads device dim ``device_rank - 3`` as the stick dim's tiles, i.e. as
-``dim_map[-1]``, which is ``-1`` in a sparse layout. In torch-spyre's form that dim
-is the size-1 one and nothing is lost; in the dim_map form it is a host dim's only
-device dim, so the copy never loops over that host dim and moves only the elements
-whose coordinate there is 0.
+The copy (``spyre_mem.cpp`` ``get_dim_map`` at commit 0583ae3) re-reads device dim
+``device_rank - 3`` as the stick dim's tiles, i.e. as ``dim_map[-1]``, ``-1`` here. In
+torch-spyre's form that dim is the size-1 one; in the dim_map form it is a host dim's
+only device dim, so the copy moves only the elements whose coordinate there is 0.
 """
 
 from __future__ import annotations
@@ -46,11 +41,9 @@ def torch_spyre_sparse_form(device_size, stride_map):
 
 def family_sparse_form(device_size, stride_map=None, dim_map=None):
     """``(device_size, stride_map, dim_map)`` of torch-spyre's sparse form read back into
-    this family's (the size-1 device dim at ``device_rank - 3`` dropped, each map that is
-    given losing its ``-1`` there), else None. The fields are that form when the stick
-    dim's entry is ``-1`` in each map given and device dim ``device_rank - 3`` has size 1
-    and ``-1`` in each map given. A size-1 device dim moves no slot, so both forms put
-    every element in the same place.
+    this family's (the size-1 device dim at ``device_rank - 3`` dropped from each given
+    field), else None. The fields are that form when device dim ``device_rank - 3`` has
+    size 1 and each map given holds ``-1`` there and in the stick dim.
 
     >>> family_sparse_form((256, 1, 512, 64), (1, -1, 256, -1))
     ((256, 512, 64), (1, 256, -1), None)
@@ -71,9 +64,8 @@ def family_sparse_form(device_size, stride_map=None, dim_map=None):
 
 def torch_spyre_form(layout: SpyreLayout) -> SpyreLayout:
     """The layout as torch-spyre holds and copies it: a sparse layout (``stride_map[-1]
-    == -1``) in torch-spyre's form, with the size-1 device dim at ``device_rank - 3``
-    (``SpyreLayout.unchecked``: its dim_map has ``-1`` twice, which this family's rules
-    refuse); any other layout as it is. Same slots for every element.
+    == -1``) in torch-spyre's form (``SpyreLayout.unchecked``: its dim_map has ``-1``
+    twice, which this family's rules refuse); any other layout as it is.
 
     >>> from layoutalg.spyre.defaults import default_layout
     >>> form = torch_spyre_form(default_layout([512, 256], "float16", [0, 1, -1]))
@@ -90,11 +82,8 @@ def torch_spyre_form(layout: SpyreLayout) -> SpyreLayout:
 
 def sparse_note(device_size, stride_map, read, dim_map) -> str:
     """Why the copy loses a sparse layout's elements, for a REFUTED reason; ``""`` when
-    the loss does not come from ``get_dim_map`` erasing device dim ``device_rank - 3``.
-
-    ``read`` is the dim_map ``get_dim_map`` reads (``dma_dim_map``), ``dim_map`` the
-    layout's.
-    """
+    the loss does not come from ``get_dim_map`` (``read``: ``dma_dim_map``) erasing
+    device dim ``device_rank - 3``."""
     form = torch_spyre_sparse_form(device_size, stride_map)
     rank = len(stride_map)
     tile = rank - 3 if rank > 2 else 0

@@ -1,11 +1,4 @@
-"""``SpyreLayout``: where each element of a PyTorch tensor lives on Spyre.
-
-A Spyre layout pairs a PyTorch ``size`` with a ``device_size`` and a
-``dim_map`` of equal length (the device rank). The device layout is
-row-major over ``device_size``; its last dim is the stick dim (one 128-byte
-stick); ``dim_map[k]`` names the torch dim device dim ``k`` indexes (``-1``:
-the synthetic dim of a sparse layout). Repeated torch dims tile.
-"""
+"""``SpyreLayout``: where each element of a PyTorch tensor lives on Spyre (docs/spyre.md)."""
 
 from __future__ import annotations
 
@@ -27,7 +20,9 @@ from layoutalg.validate import int_point, int_tuple, listed
 
 @dataclass(frozen=True, init=False)
 class SpyreLayout:
-    """A validated Spyre tensor layout.
+    """A validated Spyre tensor layout: row-major over ``device_size``, whose last dim is
+    the stick dim; ``dim_map[k]`` is the torch dim device dim ``k`` indexes (``-1``: the
+    synthetic dim of a sparse layout); a torch dim named more than once is tiled.
 
     Args:
         size: the PyTorch size (positive ints; size-1 dims may be left out of
@@ -43,8 +38,7 @@ class SpyreLayout:
     Raises:
         StickSizeError, DimMapError, CoverageError: the rule broken, named.
 
-    The seed's example: element ``(a, b, c, d)`` of the device tensor is
-    torch element ``(c, a, 64·b + d)``.
+    The seed's example: device element ``(a, b, c, d)`` is torch element ``(c, a, 64·b + d)``.
 
     >>> s = SpyreLayout([128, 256, 512], "float16", [256, 8, 128, 64], [1, 2, 0, 2])
     >>> s.device_to_host((3, 2, 5, 7))
@@ -68,11 +62,8 @@ class SpyreLayout:
     @classmethod
     def unchecked(cls, size, dtype, device_size, dim_map, *, stride=None) -> SpyreLayout:
         """A layout that skips the layout rules (stick size, ``-1`` placement,
-        dims present, coverage) but not the argument types and lengths.
-
-        For known-bad designs: its maps let a check show *which* host element
-        a broken layout loses or doubles, instead of refusing it up front.
-        """
+        dims present, coverage) but not the argument types and lengths: its maps
+        let a check show which host element a known-bad layout loses or doubles."""
         layout = object.__new__(cls)
         _assign(layout, size, dtype, device_size, dim_map, stride)
         rules.check_lengths(layout.device_size, layout.dim_map)
@@ -81,8 +72,7 @@ class SpyreLayout:
 
     @classmethod
     def from_stride_map(cls, size, dtype, device_size, stride_map, *, stride=None) -> SpyreLayout:
-        """The layout given in the newer ``stride_map`` form (host offset =
-        ``dot(device coordinate, stride_map)``, ``-1`` where none).
+        """The layout given in the newer ``stride_map`` form (``-1`` where none).
 
         >>> SpyreLayout.from_stride_map([512, 256], "float16", [4, 512, 64], [64, 256, 1]).dim_map
         (1, 0, 1)
@@ -126,8 +116,7 @@ class SpyreLayout:
 
     @property
     def padding_slots(self) -> int:
-        """Device slots holding no element (every layout that passes the rules
-        is a bijection onto its valid slots — ``index_map()`` proves it)."""
+        """Device slots holding no element (a valid layout is a bijection onto the rest)."""
         return math.prod(self.device_size) - self.numel
 
     @property
@@ -148,16 +137,14 @@ class SpyreLayout:
     # -- coordinates -------------------------------------------------------------------
 
     def host_to_device(self, host_coord) -> tuple[int, ...]:
-        """The device coordinate of a host element."""
         point = int_point(SpyreError, "host_coord", host_coord, self.size, "size")
-        return tuple(int(c) for c in mapping.to_device_exprs(point, self.device_size,
-                                                             self.dim_map))
+        return tuple(map(int, mapping.to_device_exprs(point, self.device_size, self.dim_map)))
 
     def device_to_host(self, device_coord) -> tuple[int, ...] | None:
         """The host element at a device slot, or None for a padding slot."""
         point = int_point(SpyreError, "device_coord", device_coord, self.device_size, "device_size")
-        host = [int(h) for h in mapping.to_host_exprs(point, self.rank, self.device_size,
-                                                      self.dim_map)]
+        host = list(map(int, mapping.to_host_exprs(point, self.rank, self.device_size,
+                                                    self.dim_map)))
         synthetic = any(c for c, d in zip(point, self.dim_map) if d == mapping.SYNTHETIC)
         return None if synthetic or any(h >= n for h, n in zip(host, self.size)) else tuple(host)
 
@@ -175,23 +162,17 @@ class SpyreLayout:
                     f"one device memory of {self.device_bytes} B", self.device_bytes, "device")
 
     def index_map(self) -> IndexMap:
-        """Host coordinate ``(h0, h1, …)`` ↦ device coordinate ``(dev0, …)``.
-
-        The domain is the host tensor; the inverse is the device-to-host
-        formula; ``valid`` marks the slots that hold an element. A layout
-        that passes the rules is a bijection onto its valid slots.
-        """
+        """Host coordinate ``(h0, h1, …)`` ↦ device coordinate ``(dev0, …)``, with the
+        device-to-host inverse; ``valid`` marks the slots that hold an element."""
         return mapping.host_to_device_map(self.size, self.device_size, self.dim_map,
                                           name=self.label)
 
     def layout_steps(self) -> tuple[IndexMap, ...]:
-        """``index_map()`` as its two steps: each torch dim cut into the
-        device dims that index it (``h2 → dev1 = ⌊h2/64⌋, dev3 = h2 mod 64``),
-        listed torch dim by torch dim; then those coordinates put in device
-        order (a synthetic dim is 0). Composed they give ``index_map()``; the
-        docs show each step on its own line (the ``Stepped`` protocol of
-        ``layoutalg.docgen.pages``). Empty when the second step would change
-        nothing (every torch dim is one device dim, already in order).
+        """``index_map()`` as two steps (the ``Stepped`` protocol of
+        ``layoutalg.docgen.pages``): each torch dim cut into its device dims
+        (``h2 → dev1 = ⌊h2/64⌋, dev3 = h2 mod 64``), torch dim by torch dim; then
+        those put in device order (a synthetic dim is 0). Empty when the second
+        step would change nothing.
 
         >>> cut, order = SpyreLayout([128, 256, 512], "float16", [256, 8, 128, 64],
         ...                          [1, 2, 0, 2]).layout_steps()
@@ -220,8 +201,8 @@ class SpyreLayout:
         return cut, ordered
 
     def device_to_host_map(self) -> IndexMap:
-        """Device coordinate ↦ host coordinate over the whole device grid
-        (padding slots land past the torch size): for comparing formulas."""
+        """Device coordinate ↦ host coordinate over the whole device grid (padding
+        slots land past the torch size)."""
         return mapping.device_to_host_map(self.size, self.device_size, self.dim_map,
                                           name=f"{self.label} device→host")
 
@@ -231,23 +212,25 @@ class SpyreLayout:
                                          self.itemsize, name=f"{self.label} bytes")
 
     def host_offset_map(self, stride_map=None, *, in_bytes: bool = False) -> IndexMap:
-        """Host coordinate ↦ ``dot(device coordinate, stride_map)``: the host
-        offset the stride_map form computes (``self.stride_map`` by default),
-        in elements or, with ``in_bytes``, in bytes. Equal to
+        """Host coordinate ↦ ``dot(device coordinate, stride_map)`` (``self.stride_map``
+        by default), in elements or, with ``in_bytes``, bytes. Equal to
         ``torch_layout.index_map()`` when the stride_map is right.
 
         >>> s = SpyreLayout([512, 256], "float16", [4, 512, 64], [1, 0, 1])
         >>> s.host_offset_map(in_bytes=True)(3, 130)
         (1796,)
         """
-        chosen = self.stride_map if stride_map is None else _stride_map_arg(stride_map, self)
+        chosen = self.stride_map
+        if stride_map is not None:
+            chosen = int_tuple(SpyreError, "stride_map", stride_map)
+            if len(chosen) != self.device_rank:
+                raise SpyreError(f"stride_map must have one entry per device dim "
+                                 f"({self.device_rank}); got {listed(chosen)}")
         scale = self.itemsize if in_bytes else 1
-        if scale != 1:
-            chosen = tuple(s if s == -1 else s * scale for s in chosen)
-        unit = " bytes" if in_bytes else ""
+        chosen = tuple(s if s == -1 else s * scale for s in chosen)
         return mapping.stride_map_offset_map(
             self.size, self.device_size, self.dim_map, chosen, self.torch_layout.extent() * scale,
-            name=f"{self.label} via stride_map {listed(chosen)}{unit}")
+            name=f"{self.label} via stride_map {listed(chosen)}{' bytes' if in_bytes else ''}")
 
     # -- text ------------------------------------------------------------------------------
 
@@ -276,14 +259,6 @@ def _assign(layout, size, dtype, device_size, dim_map, stride) -> None:
                        int_tuple(SpyreError, "device_size", device_size, least=1))
     object.__setattr__(layout, "dim_map", int_tuple(SpyreError, "dim_map", dim_map))
     object.__setattr__(layout, "stride", torch.stride)
-
-
-def _stride_map_arg(stride_map, layout: SpyreLayout) -> tuple[int, ...]:
-    values = int_tuple(SpyreError, "stride_map", stride_map)
-    if len(values) != layout.device_rank:
-        raise SpyreError(f"stride_map must have one entry per device dim ({layout.device_rank}); "
-                         f"got {listed(values)}")
-    return values
 
 
 __all__ = ["SpyreLayout"]

@@ -5,19 +5,14 @@ whose coordinate along torch dim ``d`` is
 
     h_d = Σ_{k : dim_map[k] = d} c_k · s_k,   s_k = Π_{j > k, dim_map[j] = d} device_size[j]
 
-— the device dims of one torch dim combine with strides growing right to
-left, like the row-major strides of the whole device layout. A slot is
-padding when some ``h_d ≥ size[d]`` or the synthetic dim (``-1``) has a
-coordinate other than 0. Read backwards, ``c_k = (h_d // s_k) mod
-device_size[k]``, without the ``mod`` for the outermost device dim of
-``d`` — so a host element that the device dims cannot hold lands out of
-bounds (and a check names it) instead of wrapping onto another element.
-Both directions are the core's row-major (un)flattening
-(``layoutalg.core.tiling``) of ``h_d`` over the device dims of ``d``.
+A slot is padding when some ``h_d ≥ size[d]`` or the synthetic dim (``-1``) has a
+coordinate other than 0. Read backwards, ``c_k = (h_d // s_k) mod device_size[k]``,
+without the ``mod`` for the outermost device dim of ``d``: a host element the device
+dims cannot hold lands out of bounds (a check names it) instead of wrapping onto
+another. Both directions are the core's row-major (un)flattening (``core.tiling``).
 
-These builders take the parts of a layout unvalidated: ``SpyreLayout``
-validates, the proofs pass symbolic sizes, and the known-bad specs pass
-broken parts on purpose.
+These builders take the parts of a layout unvalidated (``SpyreLayout`` validates; the
+proofs pass symbolic sizes, the known-bad specs broken parts).
 """
 
 from __future__ import annotations
@@ -48,8 +43,7 @@ def tile_strides(device_size, dim_map) -> tuple:
     (1, 64, 1, 1)
     """
     strides = [1] * len(dim_map)
-    for d in sorted(set(dim_map) - {SYNTHETIC}):
-        ks = _device_dims(dim_map, d)
+    for _, ks in _groups(dim_map):
         for k, step in zip(ks, row_major_strides([device_size[k] for k in ks])):
             strides[k] = step
     return tuple(strides)
@@ -64,8 +58,7 @@ def to_device_exprs(host_symbols, device_size, dim_map) -> list:
     """``c_k`` as expressions of the host coordinates: each torch dim unflattened
     row-major into its device dims (the outermost never wraps)."""
     exprs = [sympy.Integer(0)] * len(dim_map)
-    for d in sorted(set(dim_map) - {SYNTHETIC}):
-        ks = _device_dims(dim_map, d)
+    for d, ks in _groups(dim_map):
         for k, c in zip(ks, unflatten(host_symbols[d], [device_size[k] for k in ks])):
             exprs[k] = c
     return exprs
@@ -75,8 +68,7 @@ def to_host_exprs(device_symbols, rank, device_size, dim_map) -> list:
     """``h_d`` as expressions of the device coordinates (0 for a torch dim that
     no device dim holds: it has size 1)."""
     host = [sympy.Integer(0)] * rank
-    for d in sorted(set(dim_map) - {SYNTHETIC}):
-        ks = _device_dims(dim_map, d)
+    for d, ks in _groups(dim_map):
         host[d] = flatten([device_symbols[k] for k in ks], [device_size[k] for k in ks])
     return host
 
@@ -103,12 +95,9 @@ def host_to_device_map(size, device_size, dim_map, *, name: str) -> IndexMap:
 
 
 def device_to_host_map(size, device_size, dim_map, *, name: str) -> IndexMap:
-    """Device coordinate ↦ host coordinate over the whole device grid.
-
-    Padding slots map past the torch size, so the codomain extents are the
-    coverages; this direction exists to compare formulas (the seed's
-    ``(a, b, c, d) ↦ (c, a, 64·b + d)``), not to be bijective.
-    """
+    """Device coordinate ↦ host coordinate over the whole device grid, to compare formulas
+    (the seed's ``(a, b, c, d) ↦ (c, a, 64·b + d)``): padding slots map past the torch
+    size, so the codomain extents are the coverages."""
     domain = device_space(device_size)
     reach = [coverage(device_size, dim_map, d) for d in range(len(size))]
     reach = [max(int(r), int(n)) if not is_symbolic(r, n) else r for r, n in zip(reach, size)]
@@ -123,38 +112,32 @@ def device_bytes(device_size) -> int:
 
 
 def device_offset_map(size, device_size, dim_map, element_bytes: int, *, name: str) -> IndexMap:
-    """Host coordinate ↦ byte offset in device memory.
-
-    Sticks are 128 bytes apart whatever ``device_size[-1]`` says (that is
-    the hardware), and inside a stick element ``c_last`` sits at
-    ``element_bytes · c_last``: a stick dim longer than one stick makes two
-    host elements share bytes, and the injectivity check names them.
-    """
-    domain = host_space(size)
+    """Host coordinate ↦ byte offset in device memory. Sticks are 128 bytes apart
+    whatever ``device_size[-1]`` says (the hardware); inside one, element ``c_last`` sits
+    at ``element_bytes · c_last``: a stick dim longer than one stick makes two host
+    elements share bytes, and the injectivity check names them."""
+    domain, codomain = host_space(size), Space(byte=device_bytes(device_size))
     coords = to_device_exprs(domain.symbols, device_size, dim_map)
-    outer = device_size[:-1]
-    stick = flatten(coords[:-1], outer)
-    exprs = [dot((stick, coords[-1]), (STICK_BYTES, element_bytes))]
-    codomain = Space(byte=device_bytes(device_size))
+    stick = flatten(coords[:-1], device_size[:-1])
     (b,) = codomain.symbols
     stick_index, in_stick = digits(b, STICK_BYTES)
     within = digits(in_stick, element_bytes)[0]
-    unflat = unflatten(stick_index, outer) + [within]
-    inverse = to_host_exprs(unflat, len(size), device_size, dim_map)
-    device = device_space(device_size)
-    slot_valid = valid_expr(device.symbols, size, device_size, dim_map)
+    unflat = unflatten(stick_index, device_size[:-1]) + [within]
+    device = device_space(device_size).symbols
     valid = sympy.And(sympy.Eq(digits(b, element_bytes)[1], 0),
                       *_within_stick_dim(within, device_size[-1], element_bytes),
-                      slot_valid.xreplace(dict(zip(device.symbols, unflat))))
-    return IndexMap(domain, codomain, exprs, inverse=inverse, valid=valid, name=name)
+                      valid_expr(device, size, device_size, dim_map).xreplace(
+                          dict(zip(device, unflat))))
+    return IndexMap(domain, codomain, [dot((stick, coords[-1]), (STICK_BYTES, element_bytes))],
+                    inverse=to_host_exprs(unflat, len(size), device_size, dim_map), valid=valid,
+                    name=name)
 
 
 def _within_stick_dim(within, stick_dim, element_bytes) -> list:
-    """``[within < stick_dim]``, the condition that an element's place in its stick lies
-    inside the stick dim; ``[]`` when every byte of a stick meets it (``within`` is below
-    ``STICK_BYTES / element_bytes``, so a stick dim of at least that many elements holds
-    every place). The same set of valid bytes either way; left out, Z3 no longer re-derives
-    the bound (the seed layout's device bytes: 0.50 s → 0.13 s for the inverse query, CPU)."""
+    """``[within < stick_dim]`` (an element's place in its stick lies inside the stick
+    dim); ``[]`` when every place meets it (``within < STICK_BYTES / element_bytes <=
+    stick_dim``): the same valid bytes, and Z3 no longer re-derives the bound (the seed
+    layout's device bytes: 0.50 s → 0.13 s for the inverse query, CPU)."""
     if not is_symbolic(stick_dim, element_bytes) and (
             STICK_BYTES <= int(stick_dim) * int(element_bytes)):
         return []
@@ -167,14 +150,14 @@ def stride_map_offset_map(size, device_size, dim_map, stride_map, span, *, name:
     ``span`` is the codomain extent (the host tensor's span of offsets)."""
     domain = host_space(size)
     coords = to_device_exprs(domain.symbols, device_size, dim_map)
-    used = [(c, s) for c, s in zip(coords, stride_map) if not _is_none(s)]
-    flat = dot([c for c, _ in used], [s for _, s in used])
+    flat = dot(coords, [0 if _is_none(s) else s for s in stride_map])
     return IndexMap(domain, Space(offset=span), [flat], name=name)
 
 
-def _device_dims(dim_map, d) -> list[int]:
-    """The device dims that index torch dim ``d``, outermost first."""
-    return [k for k, mapped in enumerate(dim_map) if mapped == d]
+def _groups(dim_map) -> list[tuple[int, list[int]]]:
+    """Each torch dim in ``dim_map`` with the device dims that index it, outermost first."""
+    return [(d, [k for k, mapped in enumerate(dim_map) if mapped == d])
+            for d in sorted(set(dim_map) - {SYNTHETIC})]
 
 
 def _is_none(stride) -> bool:

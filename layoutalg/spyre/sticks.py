@@ -35,8 +35,7 @@ ALIASES = {
 
 
 def dtype_name(dtype: object) -> str:
-    """The canonical name of a dtype given as a name, alias, ``torch.<name>``
-    or NumPy dtype.
+    """The canonical name of a dtype given as a name, alias, ``torch.<name>`` or NumPy dtype.
 
     >>> dtype_name("fp16"), dtype_name("torch.bfloat16")
     ('float16', 'bfloat16')
@@ -65,8 +64,7 @@ def itemsize(dtype: object) -> int:
 
 
 def elems_per_stick(dtype: object) -> int:
-    """Elements of ``dtype`` in one 128-byte stick: 64 for float16/bfloat16,
-    32 for float32, 128 for int8.
+    """Elements of ``dtype`` in one 128-byte stick.
 
     >>> [elems_per_stick(d) for d in ("float16", "bfloat16", "float32", "int8")]
     [64, 64, 32, 128]

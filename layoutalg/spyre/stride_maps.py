@@ -1,17 +1,8 @@
-"""The two forms of a Spyre layout: ``dim_map`` and ``stride_map``.
+"""The two forms of a Spyre layout: ``dim_map`` and ``stride_map`` (docs/spyre.md).
 
-The ``dim_map`` form says which torch dim each device dim indexes. The
-newer ``stride_map`` form gives, per device dim, the host element stride
-of one step along it, so that a valid device slot holds host offset
-``dot(device coordinate, stride_map)``; ``-1`` marks a device dim that
-moves no host coordinate (the synthetic dim, a size-1 torch dim).
-
-Going from dim_map to stride_map, the finest device dim of torch dim ``d``
-gets ``stride[d]`` and each coarser one the previous stride times the
-previous device size, capped at ``stride[d]·size[d]`` as torch-spyre does
-(the cap only touches coordinates that are padding). The way back is
-defined when every stride is the next step of exactly one torch dim; the
-error says where it is not.
+``stride_map[k]`` is the host element stride of one step along device dim ``k``: a
+valid slot holds host offset ``dot(device coordinate, stride_map)``; ``-1`` marks a
+device dim that moves no host coordinate (the synthetic dim, a size-1 torch dim).
 """
 
 from __future__ import annotations
@@ -28,7 +19,10 @@ NONE = -1
 
 
 def dim_map_to_stride_map(size, device_size, dim_map, stride=None) -> tuple:
-    """The stride_map of a dim_map layout (ints, or SymPy for symbolic sizes).
+    """The stride_map of a dim_map layout (ints, or SymPy for symbolic sizes): the
+    finest device dim of torch dim ``d`` gets ``stride[d]``, each coarser one the previous
+    stride times the previous device size, capped at ``stride[d]·size[d]`` as torch-spyre
+    does (the cap only touches padding coordinates).
 
     >>> dim_map_to_stride_map((512, 256), (4, 512, 64), (1, 0, 1))
     (64, 256, 1)
@@ -50,13 +44,11 @@ def dim_map_to_stride_map(size, device_size, dim_map, stride=None) -> tuple:
 def stride_map_to_dim_map(size, device_size, stride_map, stride=None) -> tuple[int, ...]:
     """The dim_map of a stride_map layout, where one exists (concrete sizes).
 
-    Device dims are read right to left; each stride must be the next step of
-    a torch dim (its stride, then times the device sizes read so far; for a
-    torch dim already covered, also the capped ``stride·size``). Every way
-    of attributing the strides that gives a valid layout is tried: one
-    layout (up to device dims of size 1, which move nothing) is the answer.
-    ``-1`` becomes the synthetic dim in the last place, a size-1 torch dim
-    elsewhere.
+    Read right to left, each stride must be the next step of a torch dim (its stride,
+    then times the device sizes read so far; once covered, also the capped
+    ``stride·size``). Every attribution giving a valid layout is tried; they must be one
+    layout (up to size-1 device dims). ``-1`` becomes the synthetic dim in the last
+    place, a size-1 torch dim elsewhere.
 
     >>> stride_map_to_dim_map((128, 256, 512), (256, 8, 128, 64), (512, 64, 131072, 1))
     (1, 2, 0, 2)
@@ -73,10 +65,13 @@ def stride_map_to_dim_map(size, device_size, stride_map, stride=None) -> tuple[i
         raise StrideMapError(
             f"stride_map must have one entry per device dim ({len(device_size)}, the length of "
             f"device_size={listed(device_size)}); got {describe(stride_map)}")
-    search = _Search(size, strides, tuple(device_size), given)
-    found = search.run()
+    for k, value in enumerate(given):
+        if value < NONE:
+            raise StrideMapError(f"stride_map[{k}] must be a nonnegative stride or -1 (none); "
+                                 f"got {value} in stride_map={listed(given)}")
+    found, stuck = _attributions(size, strides, tuple(device_size), given)
     if not found:
-        raise StrideMapError(search.failure())
+        raise StrideMapError(_failure(size, device_size, given, stuck))
     first = found[0]
     for other in found[1:]:
         if not _same_layout(size, device_size, first, other):
@@ -87,67 +82,56 @@ def stride_map_to_dim_map(size, device_size, stride_map, stride=None) -> tuple[i
     return first
 
 
-class _Search:
-    """Backtracking over the torch dim each device dim indexes, right to left."""
+LIMIT = 8  # attributions collected before comparing them
 
-    LIMIT = 8  # attributions collected before comparing them
 
-    def __init__(self, size, strides, device_size, given) -> None:
-        self.size, self.strides, self.device_size, self.given = size, strides, device_size, given
-        self.unit_dims = [d for d, n in enumerate(size) if n == 1]
-        self.found: list[tuple[int, ...]] = []
-        self.stuck: tuple[int, dict, dict] | None = None
+def _attributions(size, strides, device_size, given):
+    """Backtracking over the torch dim each device dim indexes, right to left: the
+    dim_maps found (at most ``LIMIT``), and ``(k, steps, reads)`` at the leftmost
+    device dim ``k`` where a reading got stuck (None if none did)."""
+    unit_dims = [d for d, n in enumerate(size) if n == 1]
+    found: list[tuple[int, ...]] = []
+    stuck: list[tuple[int, dict, dict]] = []
 
-    def run(self) -> list[tuple[int, ...]]:
-        real = [d for d, n in enumerate(self.size) if n > 1]
-        for k, value in enumerate(self.given):
-            if value < NONE:
-                raise StrideMapError(f"stride_map[{k}] must be a nonnegative stride or -1 (none); "
-                                     f"got {value} in stride_map={listed(self.given)}")
-        self._visit(len(self.given) - 1, [0] * len(self.given),
-                    {d: self.strides[d] for d in real}, {d: 1 for d in real})
-        return self.found
-
-    def _visit(self, k, dims, step, read) -> None:
-        if len(self.found) >= self.LIMIT:
+    def visit(k, dims, step, read) -> None:
+        if len(found) >= LIMIT:
             return
         if k < 0:
-            if all(read[d] >= self.size[d] for d in read):
-                self.found.append(tuple(dims))
+            if all(read[d] >= size[d] for d in read):
+                found.append(tuple(dims))
             return
-        value = self.given[k]
-        if value == NONE:
-            dims[k] = _placeholder(k, self.given, self.device_size, self.unit_dims)
-            self._visit(k - 1, dims, step, read)
+        if given[k] == NONE:
+            dims[k] = _placeholder(k, given, device_size, unit_dims)
+            visit(k - 1, dims, step, read)
             return
-        choices = self._choices(value, step, read)
-        if not choices and (self.stuck is None or k < self.stuck[0]):
-            self.stuck = (k, dict(step), dict(read))
-        if self.device_size[k] == 1:
+        exact = [d for d in step if step[d] == given[k]]
+        choices = exact + [d for d in step if read[d] >= size[d]
+                           and strides[d] * size[d] == given[k] and d not in exact]
+        if not choices and (not stuck or k < stuck[0][0]):
+            stuck[:] = [(k, dict(step), dict(read))]
+        if device_size[k] == 1:
             choices = choices[:1]  # a device dim of size 1 moves nothing: any owner is the same
         for d in choices:
             dims[k] = d
-            self._visit(k - 1, dims, {**step, d: step[d] * self.device_size[k]},
-                        {**read, d: read[d] * self.device_size[k]})
+            visit(k - 1, dims, {**step, d: step[d] * device_size[k]},
+                  {**read, d: read[d] * device_size[k]})
 
-    def _choices(self, value, step, read) -> list[int]:
-        exact = [d for d in step if step[d] == value]
-        capped = [d for d in step if read[d] >= self.size[d]
-                  and self.strides[d] * self.size[d] == value and d not in exact]
-        return exact + capped
+    real = [d for d, n in enumerate(size) if n > 1]
+    visit(len(given) - 1, [0] * len(given), {d: strides[d] for d in real}, {d: 1 for d in real})
+    return found, (stuck[0] if stuck else None)
 
-    def failure(self) -> str:
-        if self.stuck is None:
-            return (f"stride_map={listed(self.given)} has no dim_map equivalent: every reading "
-                    f"leaves some torch dim of size {listed(self.size)} with too few device "
-                    f"coordinates (device_size={listed(self.device_size)})")
-        k, step, read = self.stuck
-        expected = ", ".join(f"dim {d}: {s}" for d, s in sorted(step.items())
-                             if read[d] < self.size[d])
-        return (f"stride_map[{k}] = {self.given[k]} is not the next step of any torch dim "
-                f"(strides of one torch dim must grow right to left in mixed radix; reading right "
-                f"to left, the next steps are {expected or 'none: every torch dim is covered'}); "
-                f"stride_map={listed(self.given)}")
+
+def _failure(size, device_size, given, stuck) -> str:
+    if stuck is None:
+        return (f"stride_map={listed(given)} has no dim_map equivalent: every reading "
+                f"leaves some torch dim of size {listed(size)} with too few device "
+                f"coordinates (device_size={listed(device_size)})")
+    k, step, read = stuck
+    expected = ", ".join(f"dim {d}: {s}" for d, s in sorted(step.items()) if read[d] < size[d])
+    return (f"stride_map[{k}] = {given[k]} is not the next step of any torch dim "
+            f"(strides of one torch dim must grow right to left in mixed radix; reading right "
+            f"to left, the next steps are {expected or 'none: every torch dim is covered'}); "
+            f"stride_map={listed(given)}")
 
 
 def _same_layout(size, device_size, a, b) -> bool:

@@ -1,9 +1,7 @@
-"""PyTorch layouts ``(size, stride)`` and their canonical form.
+"""PyTorch layouts ``(size, stride)``: offset ``dot(coordinate, stride)`` from the base.
 
-A PyTorch tensor maps a coordinate to an element offset from its base by
-``offset = dot(coordinate, stride)``. Its *canonical form* drops every dim
-of size 1 (such a dim has only coordinate 0, so its stride never matters):
-Spyre reasons about canonical layouts only.
+The canonical form drops every size-1 dim (only coordinate 0, so its stride never
+matters): Spyre reasons about canonical layouts only.
 """
 
 from __future__ import annotations
@@ -97,9 +95,8 @@ class TorchLayout:
         >>> TorchLayout((2, 3)).index_map()(1, 2)
         (5,)
         """
-        scale = 1
-        if element_bytes is not None:
-            scale = positive_int(SpyreError, "element_bytes", element_bytes)
+        scale = 1 if element_bytes is None else positive_int(SpyreError, "element_bytes",
+                                                             element_bytes)
         return offset_map(self.size, self.stride, scale=scale,
                           name=f"torch{listed(self.size)}:{listed(self.stride)}")
 

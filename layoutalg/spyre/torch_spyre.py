@@ -8,26 +8,19 @@ both forms appear in its docs (``docs/TensorLayouts.md``) and printed reprs::
     SpyreTensorLayout(device_size=[100, 3, 5, 64], stride_map =[150, 64, 15000, 1],
                       device_dtype=DataFormats.SEN169_FP16)
 
-A ``SpyreTensorLayout`` holds no host size: ``TorchSpyreLayout.bind(size,
-stride)`` pairs it with the host tensor and returns a validated
-``SpyreLayout``. Every rule is checked up front and named: a zero device
-size (SIGFPE in torch-spyre's copy, torch-spyre#3604), a device dtype with no
-elements per stick (torch-spyre#4487), a stride_map with no dim_map, and a
-layout whose copy divides by zero (a divisor ``stride_map[k] / host stride``
-of 0, SIGFPE, torch-spyre#3401) or stops at the copy's own check
-(``layoutalg.spyre.dma``), or would move fewer elements than the tensor has.
-torch-spyre is never imported: its objects are read by their fields (it
-installs only on Spyre hosts).
+A ``SpyreTensorLayout`` holds no host size: ``TorchSpyreLayout.bind(size, stride)``
+pairs it with the host tensor and returns a validated ``SpyreLayout``, every rule
+checked up front and named (docs/bridges.md lists them with torch-spyre's reports:
+#3604, #4487, #3401). torch-spyre is never imported: its objects are read by their
+fields (it installs only on Spyre hosts).
 
-A sparse layout travels in torch-spyre's own form, with a size-1 device dim
-(``-1`` in stride_map) at ``device_rank - 3``: torch-spyre/torch-spyre
+A sparse layout travels in torch-spyre's own form, with a size-1 device dim (``-1`` in
+stride_map) at ``device_rank - 3`` (torch-spyre/torch-spyre
 ``torch_spyre/csrc/spyre_tensor_impl.cpp`` ``SpyreTensorLayout::init`` at commit
-049b02ded77ce12f1c99cc3be52c857f0b9ffed7 counts the trailing ``-1`` of the dim
-order as a dim (``[512, 256]``, ``[0, 1, -1]``: ``device_size [256, 1, 512, 64]``,
-``stride_map [1, -1, 256, -1]``, its test_sparse_dim_order). ``bind`` reads it by
-dropping that dim (``dma_sparse.family_sparse_form``; the same slots) and
-``to_torch_spyre`` adds it back: in this family's shorter form the copy
-(``spyre_mem.cpp`` ``get_dim_map`` at commit 0583ae3) skips a torch dim.
+049b02ded77ce12f1c99cc3be52c857f0b9ffed7; ``dma_sparse``): ``bind`` reads it by dropping
+that dim (the same slots) and ``to_torch_spyre`` adds it back, since in this family's
+shorter form the copy (``spyre_mem.cpp`` ``get_dim_map`` at commit 0583ae3) skips a
+torch dim.
 """
 
 from __future__ import annotations
@@ -35,6 +28,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 
 from layoutalg.core.laid_out import bridge as declare_bridge
@@ -135,9 +129,8 @@ device_dtype=DataFormats.SEN169_FP16)
     def bind(self, size, stride=None) -> SpyreLayout:
         """The layout of a host tensor of ``size`` (and ``stride``, row-major by
         default), every rule checked; torch-spyre's copy runs it without dividing by zero
-        and with a move for every element. torch-spyre's sparse form (a size-1 device dim
-        with ``-1`` at ``device_rank - 3``) is read as this family's layout, that dim
-        dropped (``family_sparse_form``: the same slots)."""
+        and with a move for every element. torch-spyre's sparse form is read as this
+        family's layout (``family_sparse_form``)."""
         host = TorchLayout(size, stride)
         for k, (extent, step) in enumerate(zip(host.size, host.stride)):
             if step == 0 and extent > 1:
@@ -168,12 +161,10 @@ device_dtype=DataFormats.SEN169_FP16)
 
     def __str__(self) -> str:
         # torch-spyre's toString(), spacing included (spyre_tensor_impl.cpp)
-        parts = [f"device_size={listed(self.device_size)}"]
-        if self.dim_map is not None:
-            parts.append(f"dim_map ={listed(self.dim_map)}")
-        if self.stride_map is not None:
-            parts.append(f"stride_map ={listed(self.stride_map)}")
-        parts.append(f"device_dtype=DataFormats.{self.device_dtype}")
+        maps = [f"{name} ={listed(value)}" for name, value in
+                (("dim_map", self.dim_map), ("stride_map", self.stride_map)) if value is not None]
+        parts = [f"device_size={listed(self.device_size)}", *maps,
+                 f"device_dtype=DataFormats.{self.device_dtype}"]
         return f"SpyreTensorLayout({', '.join(parts)})"
 
 
@@ -209,8 +200,7 @@ def parse_repr(text: str) -> dict:
 
 def to_torch_spyre(layout: SpyreLayout, *, form: str = "stride_map") -> TorchSpyreLayout:
     """The torch-spyre form of a layout: ``"stride_map"`` (current), ``"dim_map"``
-    (the first form) or ``"both"``. A sparse layout (``stride_map[-1] == -1``) goes out
-    in torch-spyre's form, with a size-1 device dim (``-1``) at ``device_rank - 3``
+    (the first form) or ``"both"``; a sparse layout in torch-spyre's form
     (``dma_sparse.torch_spyre_form``): the shorter form loses elements in its copy.
 
     >>> from layoutalg.spyre import default_layout
@@ -299,10 +289,8 @@ def _device_dtype(value) -> str:
         name = name.removeprefix("DataFormats.")
         if name in DATA_FORMATS:
             return name
-        try:  # a torch dtype name ("float16", torch.float16) maps to its device format
+        with suppress(SpyreError, KeyError):  # a torch dtype name ("float16", torch.float16)
             return DEVICE_FORMAT[dtype_name(name)]
-        except (SpyreError, KeyError):
-            pass
     raise TorchSpyreError(
         f"device_dtype must be one of DataFormats {', '.join(DATA_FORMATS)} (a format with no "
         f"elements per stick made torch-spyre divide by zero, torch-spyre#4487); got "
