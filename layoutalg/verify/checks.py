@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import sympy
 
+from layoutalg.core.expr import same_for_every_size
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import MapError, describe
 from layoutalg.verify import enumerated, one_query
@@ -121,9 +122,8 @@ def _has_left_inverse(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
     x, bounds = q.unknowns(m.domain)
     back = q.substitute(m.inverse, m.codomain.symbols, fx := q.images(m, x, bounds), bounds)
     moved = q.any_of(*(q.ne(a, b) for a, b in zip(back, x)))
-    outcome = q.run(bounds, [moved, *(q.eq(v, v) for v in fx)], [m], assume=assume,
-                    timeout_ms=min(timeout_ms, 5_000))
-    return outcome.answer == "unsat"
+    return q.run(bounds, [moved, *(q.eq(v, v) for v in fx)], [m], assume=assume,
+                 timeout_ms=min(timeout_ms, 5_000)).answer == "unsat"
 
 
 @enumerated.falls_back("images_valid")
@@ -171,10 +171,9 @@ def check_surjective(
     """Every valid slot holds some element.
 
     With an inverse ``g``: no valid ``p`` with ``g(p)`` outside the domain or
-    ``f(g(p)) != p``. A slot that query finds is confirmed by a second query
-    (is there any preimage?), so a wrong inverse can never refute a correct
-    map; without an inverse, or when the inverse is wrong, the quantified
-    query decides.
+    ``f(g(p)) != p``; a slot found so is confirmed by a second query (any
+    preimage?), so a wrong inverse never refutes a correct map. Otherwise
+    counting, then the quantified query decides.
     """
     timeout_ms = _checked(timeout_ms, m=m)
     proved = "every valid slot holds an element"
@@ -221,7 +220,7 @@ def _onto_by_counting(m: IndexMap, assume: Assume, timeout_ms: int) -> bool:
     onto. Only when every slot is valid (no ``valid`` predicate) and the two
     sizes are equal as formulas, so it holds for every size at once. False
     means "not shown"; the quantified query decides."""
-    if m.valid is not None or sympy.simplify(sympy.sympify(m.domain.size) - m.codomain.size) != 0:
+    if m.valid is not None or not same_for_every_size(m.domain.size, m.codomain.size):
         return False
     return all(check(m, assume=assume, timeout_ms=timeout_ms).proved
                for check in (check_in_bounds, check_injective))
@@ -255,8 +254,7 @@ def check_bijective(
     """In bounds, injective, every element on a valid slot, every valid slot filled.
 
     REFUTED by the first part refuted, in that order (its counterexample and
-    reason; later parts are not run);
-    UNKNOWN if no part is refuted but one is unknown; else PROVED.
+    reason; later parts are not run); UNKNOWN if one is unknown; else PROVED.
     """
     timeout_ms = _checked(timeout_ms, m=m)
     padding_note = "" if m.valid is None else " (padding excluded)"
@@ -298,8 +296,7 @@ def check_equivalent(
     Points are matched by position (names may differ); the domains must
     have equal rank and the codomains equal rank. REFUTED carries the domain
     point (``m1``'s names) where they differ; domains of different concrete
-    extents are REFUTED too ("sizes differ", with a point only one has),
-    since that is the answer a user comparing two layouts needs.
+    extents are REFUTED too ("sizes differ", with a point only one has).
     """
     timeout_ms = _checked(timeout_ms, m1=m1, m2=m2)
     differing = _domains_differ(m1, m2)
@@ -372,10 +369,8 @@ def _domains_differ(m1: IndexMap, m2: IndexMap) -> CheckResult | None:
 
 
 def _check_same_domain(m1: IndexMap, m2: IndexMap) -> None:
-    if m1.domain.rank != m2.domain.rank or any(
-        sympy.simplify(sympy.sympify(a) - b) != 0
-        for a, b in zip(m1.domain.extents, m2.domain.extents)
-    ):
+    if m1.domain.rank != m2.domain.rank or not all(
+            map(same_for_every_size, m1.domain.extents, m2.domain.extents)):
         raise MapError(
             f"check_equivalent needs domains with equal extents; got {m1.domain} and {m2.domain}"
         )

@@ -55,8 +55,8 @@ def choose_encoding(unknowns, constraints, parameters, forall) -> tuple[str, int
     wanted = _ENCODING.get()
     if wanted == "int":
         return "int", 0
-    has_bits = any(isinstance(c, sympy.Basic) and _has_bits(c) for c in constraints)
-    if wanted == "auto" and not has_bits:
+    if wanted == "auto" and not any(isinstance(c, sympy.Basic) and _has_bits(c)
+                                    for c in constraints):
         return "int", 0
     width = _bitvector_width(unknowns, constraints, parameters, forall)
     if wanted == "auto" and (width is None or width > 64):

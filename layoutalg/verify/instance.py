@@ -35,17 +35,15 @@ def example_sizes(m: IndexMap, assume: Sequence[sympy.Basic] = ()) -> dict[str, 
     drawn = sorted(m.parameters, key=str)
     if not drawn:
         return {}
-    tensor = m.domain.parameters
-    conditions = [*m.assumptions, *assume]
     # A spec's assumptions may bound sizes the map does not have (a symbolic
     # L2 capacity): they are unknowns of the query too, unbounded and not drawn.
     others = {s for c in assume if isinstance(c, sympy.Basic) for s in c.free_symbols
               if s.is_integer and s.is_positive and s.name not in {p.name for p in drawn}}
     parameters = [*drawn, *sorted(others, key=str)]
-    preferred = [_within(p, TENSOR if p in tensor else OTHER) for p in drawn]
+    preferred = [_within(p, TENSOR if p in m.domain.parameters else OTHER) for p in drawn]
     distinct = [sympy.Ne(a, b) for k, a in enumerate(drawn) for b in drawn[k + 1:]]
     for ranges in ([*preferred, *distinct], [_within(p, ANY) for p in drawn]):
-        outcome = ask([], ranges, parameters=parameters, assumptions=conditions,
+        outcome = ask([], ranges, parameters=parameters, assumptions=[*m.assumptions, *assume],
                       timeout_ms=TIMEOUT_MS)
         if outcome.answer == "sat":
             return {str(p): int(outcome.model[p]) for p in drawn}

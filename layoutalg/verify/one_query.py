@@ -116,5 +116,5 @@ def _all_at_once(m: IndexMap, assume: Sequence[object], timeout_ms: int) -> bool
     valid = sympy.true if m.valid is None else q.substitute([m.valid], m.codomain.symbols, p,
                                                             bounds)[0]
     failures.append(sympy.And(valid, sympy.Or(*_slot_misses(m, p, bounds))))
-    outcome = q.run(bounds, [sympy.Or(*failures)], [m], assume=assume, timeout_ms=timeout_ms)
-    return outcome.answer == "unsat"
+    return q.run(bounds, [sympy.Or(*failures)], [m], assume=assume,
+                 timeout_ms=timeout_ms).answer == "unsat"

@@ -86,8 +86,8 @@ def _by_lemma(chain: Chain, assume: Assume, timeout_ms: int, composed: IndexMap 
     if assume:
         # The composition is judged under the assumptions too (an escape at
         # sizes they rule out is none): the parts carry them into compose.
-        parameters = frozenset().union(*(part.parameters for part in chain.parts))
-        assumed = q.checked_assumptions(assume, parameters)
+        assumed = q.checked_assumptions(
+            assume, frozenset().union(*(part.parameters for part in chain.parts)))
         chain = Chain(tuple(part.assuming(*assumed) for part in chain.parts), name=chain.label)
         composed = None
     whole = _composition(chain, timeout_ms) if composed is None else composed

@@ -7,11 +7,11 @@ import contextvars
 import functools
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 
 import sympy
 
+from layoutalg.core.exact import Memo
 from layoutalg.core.expr import as_condition
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
@@ -161,17 +161,15 @@ def _ask(unknown_bounds, constraints, parameters, assumed, timeout_ms, forall) -
     return outcome
 
 
-class _Answers:
+class _Answers(Memo):
     """Answers already given, by query (as SymPy holds it: structurally).
 
     A query is a closed formula, so its answer is the same whoever asks and
     whenever: one map stated in several claims or specs asks Z3 once. Only
-    sat and unsat are kept (unknown may depend on the time allowed). Bounded
-    (least recently used first out), locked."""
+    sat and unsat are kept (unknown may depend on the time allowed). Locked."""
 
     def __init__(self, size: int) -> None:
-        self.size = size
-        self.items: OrderedDict = OrderedDict()
+        super().__init__(size)
         self.lock = threading.Lock()
         self.hits = self.misses = 0
 
@@ -179,21 +177,15 @@ class _Answers:
         if key is None:
             return None
         with self.lock:
-            known = self.items.get(key)
-            if known is None:
-                self.misses += 1
-                return None
-            self.items.move_to_end(key)
-            self.hits += 1
-            return known
+            known = super().get(key)
+            self.hits += known is not None
+            self.misses += known is None
+        return known
 
     def put(self, key, outcome: solver.Outcome) -> None:
-        if key is None:
-            return
-        with self.lock:
-            self.items[key] = outcome
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
+        if key is not None:
+            with self.lock:
+                super().put(key, outcome)
 
     def clear(self) -> None:
         with self.lock:
@@ -330,7 +322,7 @@ def checked_assumptions(assume: Sequence[object], parameters) -> tuple[sympy.Bas
 
 
 def parameter_values(outcome: solver.Outcome, maps: Sequence[IndexMap]) -> dict[sympy.Symbol, int]:
-    params = set().union(*(m.parameters for m in maps))
+    params = sorted(set().union(*(m.parameters for m in maps)), key=str)  # a stable order
     return {p: outcome.model[p] for p in params if p in outcome.model}
 
 

@@ -1,8 +1,8 @@
 """Long-lived threads for the solver's checks: reused workers and one watchdog.
 
-A prove run makes thousands of Z3 checks, each off the calling thread (so
-Ctrl-C and the per-claim limit can interrupt it) and watched by a deadline;
-a thread and a ``threading.Timer`` per check cost ~8,500 thread starts a run.
+Each of a prove run's thousands of Z3 checks runs off the calling thread (so
+Ctrl-C and the per-claim limit can interrupt it) under a deadline; a thread
+and a ``threading.Timer`` per check cost ~8,500 thread starts a run.
 
 * :func:`run_soon` (:func:`call` waits for the answer) runs a job on an idle
   worker, or a new one when all are busy, so an abandoned check still

@@ -20,12 +20,12 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
 import sympy
 import z3
 
 from layoutalg.core.expr import Unsupported
 from layoutalg.errors import MapError, describe
+from layoutalg.validate import is_int
 from layoutalg.verify.encodings import (  # noqa: F401 - ENCODINGS, use_encoding re-exported
     ENCODINGS, choose_encoding, use_encoding)
 from layoutalg.verify.z3_backend import checker_threads, vacuity
@@ -144,8 +144,8 @@ def _unless_vacuous(outcome: Outcome, built, query, timeout_ms: int) -> Outcome:
     try:
         # Each check is a small ground query; it gets the caller's budget (at
         # least VACUITY_TIMEOUT_MS), so load alone does not turn PROVED to UNKNOWN.
-        budget = max(timeout_ms, VACUITY_TIMEOUT_MS)
-        shown = vacuity.ruled_out_sizes(translator, parameters, assumptions, unknowns, budget)
+        shown = vacuity.ruled_out_sizes(translator, parameters, assumptions, unknowns,
+                                        max(timeout_ms, VACUITY_TIMEOUT_MS))
     except z3.Z3Exception as exc:
         shown = f"(the check failed: {exc})"
     if shown is None:
@@ -253,7 +253,13 @@ def _check(built, query, timeout_ms: int, start: float) -> Outcome:
     """The one call of ``solver.check()``, its answer as an Outcome."""
     (solver, translator), (unknowns, _, parameters, _, _) = built, query
     solver.set("timeout", int(timeout_ms))
-    answer = _check_with_deadline(solver, translator.ctx, timeout_ms)
+    # the watchdog interrupts a check that overruns Z3's own timeout (some of
+    # its preprocessing does not poll it)
+    ticket = checker_threads.arm(timeout_ms / 1000 * 2 + 5, translator.ctx.interrupt)
+    try:
+        answer = checker_threads.interruptible_check(solver, translator.ctx)
+    finally:
+        checker_threads.disarm(ticket)
     seconds, encoding = _since(start), translator.encoding
     if answer == z3.sat:
         model, symbols = solver.model(), [u.symbol for u in unknowns] + list(parameters)
@@ -293,21 +299,10 @@ def maximize(
     return model.eval(translator.term(objective), model_completion=True).as_long(), point
 
 
-def _check_with_deadline(solver, ctx: z3.Context, timeout_ms: int):
-    """``solver.check()``, interrupted by the watchdog if Z3 overruns its own
-    timeout (some of its preprocessing does not poll it)."""
-    ticket = checker_threads.arm(timeout_ms / 1000 * 2 + 5, ctx.interrupt)
-    try:
-        return checker_threads.interruptible_check(solver, ctx)
-    finally:
-        checker_threads.disarm(ticket)
-
-
 def checked_timeout(timeout_ms: object) -> int:
     """``timeout_ms`` as an int, or MapError unless it is a positive whole
     number of milliseconds (NumPy integers too; 0 would make Z3 give up)."""
-    if isinstance(timeout_ms, (bool, np.bool_)) or not isinstance(
-            timeout_ms, (int, np.integer)) or timeout_ms < 1:
+    if not is_int(timeout_ms) or timeout_ms < 1:
         raise MapError(f"timeout_ms must be a positive whole number of milliseconds; "
                        f"got {describe(timeout_ms)}")
     return int(timeout_ms)

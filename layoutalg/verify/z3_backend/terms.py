@@ -249,10 +249,8 @@ class Translator(BitSplitting):
         if isinstance(expr, sympy.floor):
             num, den = quotient(expr.args[0])
             divided = self._divided(num, den)
-            if divided is not None:
-                return divided[0]
             # Z3's integer division is Euclidean: floor division for den > 0.
-            return self.term(num) / self.term(den)
+            return self.term(num) / self.term(den) if divided is None else divided[0]
         if isinstance(expr, sympy.ceiling):
             num, den = quotient(expr.args[0])
             # (num + den - 1) / den, not -(-num / den): Z3 proves far more with it.
@@ -263,9 +261,7 @@ class Translator(BitSplitting):
             return (self.term(num) + bottom - 1) / bottom
         left, right = _positive_modulus(expr)
         divided = self._divided(left, right)
-        if divided is not None:
-            return divided[1]
-        return self.term(left) % self.term(right)
+        return self.term(left) % self.term(right) if divided is None else divided[1]
 
     def _relation(self, expr: sympy.Rel) -> z3.BoolRef:
         """``lhs op rhs``. SymPy may have divided an integer relation through

@@ -109,8 +109,7 @@ def holds_at(closed, sizes, values) -> bool:
     """Does ``closed`` (:func:`closed_encoding`) simplify to true at the sizes
     ``values``? False also when Z3 cannot say so by simplifying (a division
     by zero there, a variable nothing computes): then Z3 is asked."""
-    ctx = closed.ctx
-    pairs = [(size, z3.IntVal(int(value), ctx)) for size, value in zip(sizes, values)]
+    pairs = [(size, z3.IntVal(int(value), closed.ctx)) for size, value in zip(sizes, values)]
     return z3.is_true(z3.simplify(z3.substitute(closed, *pairs)))
 
 
