@@ -96,30 +96,28 @@ def index_text(entries: Sequence[Entry]) -> str:
              f"All together, {summary(entries)}.", "",
              "| family | specs | proved | refuted as designed | unexpected |",
              "|---|---|---|---|---|"]
-    for key, modules in groups.items():
-        members = [e for group in modules.values() for e in group]
-        counts = [sum(e.verdict == v for e in members) for v in VERDICTS]
-        lines.append(f"| [{FAMILIES[key][0]}](#{key}) | {len(members)} | {counts[0]} "
-                     f"| {counts[1]} | {'**%d**' % counts[2] if counts[2] else 0} |")
-    lines.append("")
+    sections = []
     for key, modules in groups.items():
         title, seed = FAMILIES[key]
         members = [e for group in modules.values() for e in group]
-        lines += [f"## {title} {{#{key}}}", "", summary(members) + "."]
+        counts = [sum(e.verdict == v for e in members) for v in VERDICTS]
+        lines.append(f"| [{title}](#{key}) | {len(members)} | {counts[0]} "
+                     f"| {counts[1]} | {'**%d**' % counts[2] if counts[2] else 0} |")
+        sections += [f"## {title} {{#{key}}}", "", summary(members) + "."]
         if seed and any(catches_seed_flaw(e) for e in members):
-            lines[-1] += f" Source document: {seed}; see [the flaws its specs catch]" \
-                         f"(seed-{key}.md)."
-        lines.append("")
+            sections[-1] += f" Source document: {seed}; see [the flaws its specs catch]" \
+                            f"(seed-{key}.md)."
+        sections.append("")
         for source, group in modules.items():
-            lines += [f"### {markup.code(source)}", "", summary(group) + ".", "",
-                      "| spec | verdict | claims |", "|---|---|---|"]
+            sections += [f"### {markup.code(source)}", "", summary(group) + ".", "",
+                         "| spec | verdict | claims |", "|---|---|---|"]
             for e in group:
                 claims = ", ".join(f"{markup.code(c)} {s}" for c, s in e.claims)
                 verdict = f"**{e.verdict}**" if e.verdict == UNEXPECTED else e.verdict
-                lines.append(f"| [{markup.one_line(e.name)}]({e.page}.md) | {verdict} "
-                             f"| {claims} |")
-            lines.append("")
-    return "\n".join(lines)
+                sections.append(f"| [{markup.one_line(e.name)}]({e.page}.md) | {verdict} "
+                                f"| {claims} |")
+            sections.append("")
+    return "\n".join([*lines, "", *sections])
 
 
 def catches_seed_flaw(entry: Entry) -> bool:

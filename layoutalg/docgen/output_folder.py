@@ -41,19 +41,14 @@ def claim(folder: Path, option: str) -> Path:
     return folder.resolve()
 
 
-def inside(folder: Path, relative: str | Path, option: str) -> Path:
-    """``folder / relative``, refused unless it resolves inside ``folder``."""
+def write_text(folder: Path, relative: str | Path, text: str, option: str) -> None:
+    """Write one generated file, ``folder / relative``, refused unless it resolves
+    inside ``folder``."""
     root = folder.resolve()
     target = (root / relative).resolve()
     if target == root or not target.is_relative_to(root):
         raise OutputError(f"{option}: refusing to write {str(relative)!r}, which lies outside "
                           f"the output folder {str(root)!r}")
-    return target
-
-
-def write_text(folder: Path, relative: str | Path, text: str, option: str) -> None:
-    """Write one generated file inside ``folder`` (see ``inside``)."""
-    target = inside(folder, relative, option)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)

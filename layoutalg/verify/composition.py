@@ -29,6 +29,7 @@ from layoutalg.core.space import Space
 from layoutalg.core.tiling import flatten
 from layoutalg.verify import query as q
 from layoutalg.verify.checks import check_in_bounds
+from layoutalg.verify.exhaustive import holds
 from layoutalg.verify.one_query import inverse_misses
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 from layoutalg.verify.result import CheckResult, Status
@@ -190,7 +191,7 @@ def _inverse_by_enumeration(then: IndexMap, start: float) -> CheckResult:
 def _right_miss(then: IndexMap) -> list[int] | None:
     """A valid slot ``y`` with ``g(y)`` outside the domain or ``then(g(y)) != y``."""
     slots = _grid(then.codomain.extents)
-    claimed = _claimed(then, slots)
+    claimed = holds(then.valid, then.codomain, slots)
     back = _values(then.inverse, then.codomain.symbols, slots)
     ok = ~claimed | _inside(back, then.domain.extents)
     if np.all(ok):
@@ -206,7 +207,8 @@ def _left_miss(then: IndexMap) -> list[int] | None:
     images = _values(then.exprs, then.domain.symbols, z)
     lands = _inside(images, then.codomain.extents)
     if then.valid is not None and np.any(lands):
-        lands[lands] = _claimed(then, [np.asarray(v[lands]).astype(np.int64) for v in images])
+        lands[lands] = holds(then.valid, then.codomain,
+                             [np.asarray(v[lands]).astype(np.int64) for v in images])
     again = _values(then.inverse, then.codomain.symbols, images)
     return _first(lands & ~np.all([a == v for a, v in zip(again, z)], axis=0), z)
 
@@ -274,7 +276,7 @@ def reached_condition(first: IndexMap, then: IndexMap) -> sympy.Basic | str | No
     """
     z = _grid(then.domain.extents)
     real = _inside(z, first.codomain.extents)
-    real &= _condition(first.valid, first.codomain.symbols, z)
+    real &= holds(first.valid, first.codomain, z)
     images = _values(then.exprs, then.domain.symbols, z)
     real &= _inside(images, then.codomain.extents)
     extents = then.codomain.extents
@@ -282,7 +284,7 @@ def reached_condition(first: IndexMap, then: IndexMap) -> sympy.Basic | str | No
     if np.any(real):
         hit = tuple(np.asarray(values[real]).astype(np.int64) for values in images)
         filled[np.ravel_multi_index(hit, extents)] = True
-    unreached = np.flatnonzero(_claimed(then, _grid(extents)) & ~filled)
+    unreached = np.flatnonzero(holds(then.valid, then.codomain) & ~filled)
     if not len(unreached):
         return None
     breaks = np.flatnonzero(np.diff(unreached) != 1) + 1
@@ -295,21 +297,9 @@ def reached_condition(first: IndexMap, then: IndexMap) -> sympy.Basic | str | No
         sympy.Eq(flat, a) if b == a + 1 else sympy.And(flat >= a, flat < b) for a, b in runs)))
 
 
-def _claimed(then: IndexMap, slots: list[np.ndarray]) -> np.ndarray:
-    """Which of the enumerated ``slots`` ``then.valid`` calls real."""
-    return _condition(then.valid, then.codomain.symbols, slots)
-
-
 def _grid(extents) -> list[np.ndarray]:
     """Every point of a concrete box, one flat array per dim (row-major)."""
     return [axis.ravel() for axis in np.meshgrid(*map(np.arange, extents), indexing="ij")]
-
-
-def _condition(condition, symbols, values) -> np.ndarray:
-    """``condition`` (None: true) over ``symbols`` at the points ``values`` (one array per
-    symbol)."""
-    truth = True if condition is None else ev.evaluate(condition, dict(zip(symbols, values)))
-    return np.broadcast_to(np.asarray(truth, dtype=bool), (len(values[0]),))
 
 
 def _at_least(a, b) -> bool:

@@ -27,6 +27,9 @@ def resource_exprs(space: Space, access: IndexMap, resource: IndexMap | None) ->
 
 def validate(space, accesses, resource) -> dict[str, IndexMap]:
     instance_of(MapError, "space", space, Space, where="check_conflict_free")
+    if resource is not None and not isinstance(resource, IndexMap):
+        raise MapError(f"check_conflict_free: resource must be an IndexMap or None; "
+                       f"got {describe(resource)}")
     if not isinstance(accesses, Mapping) or len(accesses) < 2:
         raise MapError(
             "check_conflict_free: accesses must map at least two names to IndexMaps; "
@@ -43,9 +46,6 @@ def validate(space, accesses, resource) -> dict[str, IndexMap]:
             raise MapError(f"check_conflict_free: access {label!r} feeds resource map "
                            f"{resource.label}; ranks differ ({access.codomain.rank} vs "
                            f"{resource.domain.rank})")
-    if resource is not None and not isinstance(resource, IndexMap):
-        raise MapError(f"check_conflict_free: resource must be an IndexMap or None; "
-                       f"got {describe(resource)}")
     ranks = {label: access.codomain.rank for label, access in accesses.items()}
     if resource is None and len(set(ranks.values())) > 1:
         raise MapError("check_conflict_free: without a resource map the accesses' codomains "

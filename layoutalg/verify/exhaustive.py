@@ -1,18 +1,12 @@
 """Exhaustive evaluation: a complete decision procedure for small concrete maps.
 
-Used by :mod:`layoutalg.verify.enumerated` (inside ``query.shortcuts``, i.e.
-``layoutalg prove`` and ``bench/isl.py``) instead of asking Z3 when a map has
+Used by :mod:`layoutalg.verify.enumerated` instead of asking Z3 when a map has
 concrete sizes and few points. Every image is computed exactly
-(:mod:`layoutalg.core.evaluate`: int64 only where interval bounds prove no
-wrap, Python ints otherwise), so each verdict is as complete as a proof; its
-``method`` is ``"enumeration"``.
-
-A second implementation beside the test oracles (:mod:`layoutalg.verify.brute`,
-``tests/oracles``), written differently on purpose so the differential tests
-compare two things: the coordinates are an open grid (a term of one coordinate
-is computed on that coordinate's values only), collisions are found by one
-mixed-radix code per image sorted once (not a row sort), and filled slots by a
-flat index into the codomain.
+(:mod:`layoutalg.core.evaluate`), so each verdict is as complete as a proof; its
+``method`` is ``"enumeration"``. Written apart from the test oracles
+(:mod:`layoutalg.verify.brute`) so the differential tests compare two things:
+an open grid of coordinates, one mixed-radix code per image sorted once (not a
+row sort), filled slots by a flat index into the codomain.
 
 Each function returns a ``CheckResult`` with the counterexample format of the
 Z3 check of the same name (domain names; a second point primed), or None when
@@ -50,8 +44,8 @@ def _images(m: IndexMap) -> list[np.ndarray]:
     return [np.broadcast_to(v, shape).reshape(-1) for v in ev.evaluate_all(m.exprs, env)]
 
 
-def _condition(valid, space: Space, columns: list[np.ndarray] | None = None) -> np.ndarray:
-    """``valid`` at the given slots (``columns``), or at every slot of ``space``."""
+def holds(valid, space: Space, columns: list[np.ndarray] | None = None) -> np.ndarray:
+    """``valid`` (None: true) at the given slots (``columns``), or at every slot of ``space``."""
     grid = columns is None
     env = dict(zip(space.symbols, _axes(space) if grid else columns))
     shape = tuple(space.extents) if grid else (len(columns[0]) if columns else 1,)
@@ -144,7 +138,7 @@ def injective(m: IndexMap, ys=None, start: float | None = None) -> CheckResult |
 def images_valid(m: IndexMap, ys=None, start: float | None = None) -> CheckResult:
     ys, start = _begin(m, ys, start)
     inside = np.flatnonzero(~_outside(m, ys))
-    ok = _condition(m.valid, m.codomain, [y[inside] for y in ys])
+    ok = holds(m.valid, m.codomain, [y[inside] for y in ys])
     bad = inside[~ok]
     if bad.size == 0:
         return _proved("images_valid", m.label, start)
@@ -161,7 +155,7 @@ def surjective(m: IndexMap, ys=None, start: float | None = None) -> CheckResult:
     if inside.any():
         slots = tuple(np.asarray(y[inside], dtype=np.int64) for y in ys)  # inside: they fit
         filled[np.ravel_multi_index(slots, tuple(m.codomain.extents))] = True
-    empty = np.flatnonzero(_condition(m.valid, m.codomain) & ~filled)
+    empty = np.flatnonzero(holds(m.valid, m.codomain) & ~filled)
     if empty.size == 0:
         return _proved("surjective", m.label, start)
     p = _point(m.codomain, empty[0])

@@ -1,13 +1,11 @@
 """Substitution for queries: structural integer rules instead of SymPy's evaluation.
 
-``xreplace`` rebuilds every node it changes, and SymPy re-evaluates each
-rebuilt ``Mod``, ``floor`` and ``ceiling``: ``Mod.eval`` asks the
-assumptions system whether ``0 ≤ p < q`` for every subterm, which was the
-largest single cost of a query (issue 17: 31 % of the CPU of the ISL
-question set). A query only needs a term Z3 reads with the same value at
-every point, so :func:`substitute` rebuilds sums, products and powers as
-SymPy does (cheap, no assumptions asked) and ``Mod``/``floor``/``ceiling``
-unevaluated, after a few rules that hold for all integers:
+SymPy re-evaluates each ``Mod``, ``floor`` and ``ceiling`` that ``xreplace``
+rebuilds, asking its assumptions system about every subterm (issue 17: 31 % of
+the CPU of the ISL question set). A query only needs a term with the same value
+at every point, so :func:`substitute` rebuilds sums, products and powers as
+SymPy does and ``Mod``/``floor``/``ceiling`` unevaluated, after a few rules
+that hold for all integers:
 
 * ``Mod(c·t + p, q) = Mod((c mod q)·t + p, q)`` for an integer ``c`` and a
   constant ``q > 0``, and a term that is a multiple of ``q`` (``q·t``, with
