@@ -67,11 +67,9 @@ def _fits_claim(spec) -> dict:
     """Capacity and element options of the spec's ``("fits", bytes, options)`` claim."""
     for claim in spec.claims:
         if claim.name == "fits" and claim.args and isinstance(claim.args[0], int):
-            options = dict(claim.args[1]) if len(claim.args) > 1 and isinstance(
-                claim.args[1], dict) else {}
+            options = claim.args[1] if len(claim.args) > 1 and isinstance(claim.args[1], dict) else {}
             return {"capacity": claim.args[0],
-                    "element_bytes": options.get("element_bytes"),
-                    "offsets_in_bytes": options.get("offsets_in_bytes")}
+                    **{key: options.get(key) for key in ("element_bytes", "offsets_in_bytes")}}
     return {}
 
 
