@@ -59,8 +59,7 @@ def describe_dataflow(dataflow) -> str:
 def iteration_space(layout, dataflow, grain: str) -> Space:
     """``(ti, tj, tk)`` in the dataflow's loop order, plus the beat dims of the grain."""
     matrices = concurrent(dataflow)
-    order = LOOP_ORDERS.get(dataflow, ("ti", "tj", "tk")) if isinstance(dataflow, str) else (
-        "ti", "tj", "tk")
+    order = LOOP_ORDERS[dataflow] if isinstance(dataflow, str) else ("ti", "tj", "tk")
     sizes = {"ti": layout.m_tiles, "tj": layout.n_tiles, "tk": layout.k_tiles}
     dims = [(d, sizes[d]) for d in order]
     if grain == "beat":
@@ -76,19 +75,13 @@ def beat_dim(matrix: str, grain: str) -> str | None:
 
 def tile_of(matrix: str, space: Space):
     """The ``(row, col)`` symbols of ``matrix``'s tile at an iteration of ``space``."""
-    symbols = dict(zip(space.names, space.symbols))
-    return tuple(symbols[d] for d in TILE_DIMS[matrix])
+    return tuple(space.symbols[space.index(d)] for d in TILE_DIMS[matrix])
 
 
 def byte_address(layout, matrix: str, space: Space, grain: str):
     """Address of the granule ``matrix`` reads at a point of ``space``."""
-    row, col = tile_of(matrix, space)
-    base = layout.address_of(matrix, row, col)
-    beat = beat_dim(matrix, grain)
-    if beat is None:
-        return base
-    symbols = dict(zip(space.names, space.symbols))
-    return base + layout.interleave * symbols[beat]
+    base, beat = layout.address_of(matrix, *tile_of(matrix, space)), beat_dim(matrix, grain)
+    return base if beat is None else base + layout.interleave * space.symbols[space.index(beat)]
 
 
 __all__ = ["DATAFLOWS", "GRAINS", "LOOP_ORDERS", "RESIDENT", "concurrent", "iteration_space"]

@@ -233,9 +233,10 @@ class ChannelLayout:
         subs = {by_name[k]: positive_int(ChannelError, k, v, where="bind")
                 for k, v in values.items()}
 
-        sizes = ("num_channels", "m_tiles", "n_tiles", "k_tiles")
-        return replace(self, **{k: _tidy(sympy.sympify(getattr(self, k)).subs(subs)) for k in sizes},
-                       channel_bytes=None if is_symbolic(self.channel_bytes) else self.channel_bytes)
+        sizes = {k: _tidy(sympy.sympify(getattr(self, k)).subs(subs))
+                 for k in ("num_channels", "m_tiles", "n_tiles", "k_tiles")}
+        return replace(self, **sizes, channel_bytes=None if is_symbolic(self.channel_bytes)
+                       else self.channel_bytes)
 
     def __str__(self) -> str:
         return (f"{self.label}: {self.decoder}, {self.beats} beats of {self.interleave} B "

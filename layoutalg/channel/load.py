@@ -197,9 +197,8 @@ def _totals(totals) -> dict[int, tuple[int, int]]:
     for channel, value in totals.items():
         nonnegative_int(ChannelError, "channel", channel, where="totals")
         pair = (value, value) if is_int(value) else value
-        if (not isinstance(pair, tuple) or len(pair) != 2
-                or not all(is_int(v) for v in pair)
-                or pair[0] > pair[1]):
+        if not (isinstance(pair, tuple) and len(pair) == 2 and all(map(is_int, pair))
+                and pair[0] <= pair[1]):
             raise ChannelError(f"totals: channel {channel} needs bytes (an int) or a (low, high) "
                                f"pair with low <= high; got {describe(value)}")
         wanted[int(channel)] = (int(pair[0]), int(pair[1]))

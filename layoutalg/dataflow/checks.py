@@ -63,24 +63,24 @@ def check_meets_compulsory(subject: Schedule | SeedReuse, operand: str | None = 
                                assume, timeout_ms)
     names = ", ".join(f"{x} ≥ {COMPULSORY[x]}" for x in chosen)
     scope = "for every size" if parameters else "here"
+
+    def refuted():  # the sizes Z3 found, and the first operand that moves less than it must
+        values = {p: outcome.model[p] for p in parameters}
+        for x in chosen:
+            num, den, comp = (_value(v, values) for v in claims[x])
+            if num < comp * den:
+                reported = num // den if num % den == 0 else f"{num}/{den}"
+                return {
+                    "counterexample": {**_named(values), "reported": num // den,
+                                       "compulsory": comp},
+                    "reason": f"{x}: the model moves {reported} elements across DRAM, fewer than "
+                    f"the {comp} ({COMPULSORY[x]}) that must move at least once{_with(values)}",
+                }
+        raise AssertionError("Z3 model does not violate the claim")  # solver bug, not input
+
     return q.verdict(outcome, "meets_compulsory", subject.label, start,
                      proved=f"DRAM traffic {names} elements {scope}",
-                     refuted=lambda: _below_compulsory(outcome, parameters, claims, chosen))
-
-
-def _below_compulsory(outcome, parameters, claims, chosen):
-    """The sizes Z3 found, and the first operand that moves less than it must."""
-    values = {p: outcome.model[p] for p in parameters}
-    for x in chosen:
-        num, den, comp = (_value(v, values) for v in claims[x])
-        if num < comp * den:
-            reported = num // den if num % den == 0 else f"{num}/{den}"
-            return {
-                "counterexample": {**_named(values), "reported": num // den, "compulsory": comp},
-                "reason": f"{x}: the model moves {reported} elements across DRAM, fewer than the "
-                f"{comp} ({COMPULSORY[x]}) that must move at least once{_with(values)}",
-            }
-    raise AssertionError("Z3 model does not violate the claim")  # solver bug, not input
+                     refuted=refuted)
 
 
 def check_stationary_once(schedule: Schedule, *, assume: Assume = (),
@@ -101,20 +101,19 @@ def check_stationary_once(schedule: Schedule, *, assume: Assume = (),
     wrong = [sympy.Ne(measured[k], expected[k], evaluate=False) for k in measured]
     parameters, outcome = _ask(schedule, [], wrong, [*measured.values(), whole], assume,
                                timeout_ms)
+
+    def refuted():  # the sizes Z3 found, and how often operand ``x`` crosses DRAM there
+        values = {p: outcome.model[p] for p in parameters}
+        got = {k: _value(v, values) for k, v in measured.items()}
+        return {
+            "counterexample": {**_named(values), **got},
+            "reason": f"{x} crosses DRAM {got} times its elements, not once{_with(values)}",
+        }
+
     return q.verdict(outcome, "stationary_once", schedule.label, start,
                      proved=f"{x} (stationary) crosses DRAM exactly once "
                      f"({COMPULSORY[x]} elements)",
-                     refuted=lambda: _not_once(outcome, parameters, measured, x))
-
-
-def _not_once(outcome, parameters, measured, x):
-    """The sizes Z3 found, and how often operand ``x`` crosses DRAM there."""
-    values = {p: outcome.model[p] for p in parameters}
-    got = {k: _value(v, values) for k, v in measured.items()}
-    return {
-        "counterexample": {**_named(values), **got},
-        "reason": f"{x} crosses DRAM {got} times its elements, not once{_with(values)}",
-    }
+                     refuted=refuted)
 
 
 def step_footprint(schedule: Schedule, level: str, point: Sequence) -> object:
@@ -164,29 +163,28 @@ def check_tiles_fit(schedule: Schedule, capacities: Capacities | None = None, *,
     over = [sympy.Gt(need[lv], capacities.of(lv), evaluate=False) for lv in need]
     parameters, outcome = _ask(schedule, bounds, over, [*schedule.problem, *schedule.tiles,
                                capacities.l2_bytes, capacities.register_bytes], assume, timeout_ms)
+
+    def refuted():  # the sizes and step Z3 found, and the first level whose tiles overflow there
+        values = {p: outcome.model[p] for p in parameters}
+        step = tuple(outcome.model[p] for p in point)
+        env = {**dict(zip(point, step)), **values}
+        for level, footprint in need.items():
+            used, cap = _value(footprint, env), _value(capacities.of(level), values)
+            if used > cap:
+                return {
+                    "counterexample": {**dict(zip(LOOPS, step)), **_named(values), "bytes": used,
+                                       "capacity": cap},
+                    "reason": f"{'L2' if level == 'l2' else 'registers'} overflow at step "
+                    f"{point_text(LOOPS, step)}: {used} > {cap} bytes "
+                    f"({', '.join(schedule.resident_in(level))} resident){_with(values)}",
+                }
+        raise AssertionError("Z3 model does not overflow")  # solver bug, not input
+
     return q.verdict(
         outcome, "tiles_fit", schedule.label, start,
         proved=f"every step's tiles fit L2 ({capacities.l2_bytes} B) and the "
         f"registers ({capacities.register_bytes} B)",
-        refuted=lambda: _overflow(outcome, parameters, point, need, capacities, schedule))
-
-
-def _overflow(outcome, parameters, point, need, capacities, schedule):
-    """The sizes and step Z3 found, and the first level whose tiles overflow there."""
-    values = {p: outcome.model[p] for p in parameters}
-    step = tuple(outcome.model[p] for p in point)
-    env = {**dict(zip(point, step)), **values}
-    for level, footprint in need.items():
-        used, cap = _value(footprint, env), _value(capacities.of(level), values)
-        if used > cap:
-            return {
-                "counterexample": {**dict(zip(LOOPS, step)), **_named(values), "bytes": used,
-                                   "capacity": cap},
-                "reason": f"{'L2' if level == 'l2' else 'registers'} overflow at step "
-                f"{point_text(LOOPS, step)}: {used} > {cap} bytes "
-                f"({', '.join(schedule.resident_in(level))} resident){_with(values)}",
-            }
-    raise AssertionError("Z3 model does not overflow")  # solver bug, not input
+        refuted=refuted)
 
 
 def check_energy_below(subject: Schedule, other: Schedule, costs: AccessCosts = EYERISS, *,
@@ -262,10 +260,8 @@ def _ask(schedule, bounds, bad, exprs, assume, timeout_ms):
 
 
 def _parameters(*exprs) -> list[sympy.Symbol]:
-    found: set[sympy.Symbol] = set()
-    for e in exprs:
-        found |= {s for s in sympy.sympify(e).free_symbols if s.is_positive}
-    return sorted(found, key=str)
+    found = set().union(*(sympy.sympify(e).free_symbols for e in exprs))
+    return sorted((s for s in found if s.is_positive), key=str)
 
 
 def _value(expr, env) -> int:
@@ -277,7 +273,5 @@ def _named(values: dict) -> dict[str, int]:
 
 
 def _with(values: dict) -> str:
-    if not values:
-        return ""
-    return " at " + ", ".join(f"{k}={v}" for k, v in _named(values).items())
+    return " at " + ", ".join(f"{k}={v}" for k, v in _named(values).items()) if values else ""
 

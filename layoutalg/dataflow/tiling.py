@@ -49,11 +49,8 @@ def tile_constraints(schedule: Schedule, capacities: Capacities) -> list[sympy.B
 
 @dataclass(frozen=True)
 class Tiling:
-    """The tiles chosen for one problem and dataflow, with what they cost.
-
-    ``proof`` is the ``tiles_fit`` check of the chosen schedule (PROVED);
-    ``candidates`` is how many feasible tilings were compared.
-    """
+    """The tiles chosen for one problem and dataflow, with what they cost; ``proof`` is
+    the ``tiles_fit`` check (PROVED), ``candidates`` how many feasible tilings competed."""
 
     schedule: Schedule
     traffic: Traffic
@@ -101,7 +98,7 @@ def candidates(problem: tuple, dataflow: str, capacities: Capacities, *, element
                             "integers; scale the sizes down")
     tj_grid, tk_grid = (g.ravel() for g in np.meshgrid(canonical_tiles(N), canonical_tiles(K),
                                                         indexing="ij"))
-    found_tiles, found_energy, found_cycles = [], [], []
+    found = []  # (tiles, energy, cycles) per feasible block of tilings
     for ti in canonical_tiles(M):
         tiles = (np.full_like(tj_grid, ti), tj_grid, tk_grid)
         need = requirements(dataflow, tiles, element_bytes)
@@ -112,26 +109,22 @@ def candidates(problem: tuple, dataflow: str, capacities: Capacities, *, element
         counts = closed_form(dataflow, problem, tiles)
         total = sum((value * costs.of(level) for (level, _, _), value in counts.items()
                      if level != "mac"), counts["mac", "-", "op"] * costs.mac)
-        found_tiles.append(np.stack(tiles, axis=1))
-        found_energy.append(np.broadcast_to(total, tiles[0].shape))
-        found_cycles.append(tiled_cycles(dataflow, problem, tiles, rows, cols))
-    if not found_tiles:
+        found.append((np.stack(tiles, axis=1), np.broadcast_to(total, tiles[0].shape),
+                      tiled_cycles(dataflow, problem, tiles, rows, cols)))
+    if not found:
         least = requirements(dataflow, (1, 1, 1), element_bytes)
         raise DataflowError(
             f"optimize: no tiling of {problem} fits under {dataflow.upper()}: even 1×1×1 tiles "
             f"need {least['l2']} B of L2 and {least['register']} B of registers; "
             f"got {capacities}")
-    return Candidates(dataflow, problem, np.concatenate(found_tiles),
-                      np.concatenate(found_energy), np.concatenate(found_cycles))
+    return Candidates(dataflow, problem, *(np.concatenate(part) for part in zip(*found)))
 
 
 def optimize(problem: tuple, dataflow: str, capacities: Capacities | None = None, *,
              element_bytes: int = 4, costs: AccessCosts = EYERISS, rows: int = 16,
              cols: int = 16) -> Tiling:
-    """The feasible tiles with the least energy (then fewest cycles, then larger tiles).
-
-    Returns the schedule, its traffic, energy and cycles on a ``rows × cols``
-    array, and a Z3 proof that every step's tiles fit.
+    """The feasible tiles with the least energy (then fewest cycles, then larger tiles),
+    with the traffic, energy, cycles on a ``rows × cols`` array and a Z3 fit proof.
 
     >>> t = optimize((256, 64, 64), "ws")
     >>> t.tiles, t.proof.status.value
@@ -140,10 +133,10 @@ def optimize(problem: tuple, dataflow: str, capacities: Capacities | None = None
     capacities = Capacities() if capacities is None else capacities
     found = candidates(problem, dataflow, capacities, element_bytes=element_bytes, costs=costs,
                        rows=rows, cols=cols)
-    volume = found.tiles.prod(axis=1)
-    order = np.lexsort((-found.tiles[:, 2], -found.tiles[:, 1], -found.tiles[:, 0], -volume,
+    tiles = found.tiles
+    order = np.lexsort((-tiles[:, 2], -tiles[:, 1], -tiles[:, 0], -tiles.prod(axis=1),
                         found.cycles, found.energy))
-    best = tuple(int(v) for v in found.tiles[order[0]])
+    best = tuple(int(v) for v in tiles[order[0]])
     schedule = Schedule(dataflow, found.problem, best, element_bytes=element_bytes)
     proof = check_tiles_fit(schedule, capacities)
     if not proof.proved:
