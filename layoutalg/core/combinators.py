@@ -61,7 +61,8 @@ def identity(space: Space, *, name: str | None = None) -> IndexMap:
 
 
 @_combinator()
-def split(space: Space, dim: str, factor: Extent, *, names: Sequence[str] | None = None) -> IndexMap:
+def split(space: Space, /, dim: str, factor: Extent, *,
+          names: Sequence[str] | None = None) -> IndexMap:
     """Split ``dim`` into ``(outer, inner)`` with ``inner`` of extent ``factor``.
 
     The outer extent is ``ceil(extent / factor)``; when ``factor`` does not
@@ -80,7 +81,7 @@ def split(space: Space, dim: str, factor: Extent, *, names: Sequence[str] | None
 
 
 @_combinator()
-def fuse(space: Space, outer: str, inner: str, *, name: str | None = None) -> IndexMap:
+def fuse(space: Space, /, outer: str, inner: str, *, name: str | None = None) -> IndexMap:
     """Merge ``outer`` and ``inner`` row-major into one dim at ``outer``'s place."""
     ko, ki = space.index(outer), space.index(inner)
     if ko == ki:
@@ -99,7 +100,7 @@ def fuse(space: Space, outer: str, inner: str, *, name: str | None = None) -> In
 
 
 @_combinator()
-def permute(space: Space, order: Sequence[str]) -> IndexMap:
+def permute(space: Space, /, order: Sequence[str]) -> IndexMap:
     """Reorder the dims to ``order`` (a permutation of the names)."""
     if isinstance(order, str):  # "ji" is one name, not the order ("j", "i")
         raise MapError(f"permute: order must be a permutation of {space.names} given as a "
@@ -132,7 +133,8 @@ def rename(space: Space, /, **names: str) -> IndexMap:
 
 
 @_combinator(exact=False)
-def pad(space: Space, dim: str, multiple: Extent | None = None, *, to: Extent | None = None) -> IndexMap:
+def pad(space: Space, /, dim: str, multiple: Extent | None = None, *,
+        to: Extent | None = None) -> IndexMap:
     """Round ``dim``'s extent up to a ``multiple`` (or to exactly ``to``); new slots are padding.
 
     ``to`` must be at least the extent for every size. A ``to`` below it at
@@ -165,7 +167,7 @@ def pad(space: Space, dim: str, multiple: Extent | None = None, *, to: Extent | 
 
 
 @_combinator()
-def cyclic(space: Space, dim: str, parts: Extent, *, block: Extent = 1,
+def cyclic(space: Space, /, dim: str, parts: Extent, *, block: Extent = 1,
            names: Sequence[str] | None = None) -> IndexMap:
     """Deal ``dim`` in blocks of ``block`` round-robin over ``parts``.
 
@@ -188,7 +190,8 @@ def cyclic(space: Space, dim: str, parts: Extent, *, block: Extent = 1,
 
 
 @_combinator()
-def linearize(space: Space, dims: Sequence[str] | None = None, *, name: str = "offset") -> IndexMap:
+def linearize(space: Space, /, dims: Sequence[str] | None = None, *,
+              name: str = "offset") -> IndexMap:
     """Merge ``dims`` (default: all) row-major into one dim at the first one's place."""
     if isinstance(dims, str):
         raise MapError(f"linearize: dims must be a list of names, e.g. [{dims!r}]; got the "
@@ -234,7 +237,7 @@ def delinearize(space: Space, /, dim: str, **extents: Extent) -> IndexMap:
 
 
 @_combinator(exact=False)
-def offset(space: Space, dim: str, amount: Extent) -> IndexMap:
+def offset(space: Space, /, dim: str, amount: Extent) -> IndexMap:
     """Shift ``dim`` by ``amount`` (a base address); the first slots are padding.
 
     ``amount`` must be an integer that is nonnegative for every size. One
@@ -265,7 +268,7 @@ def offset(space: Space, dim: str, amount: Extent) -> IndexMap:
 
 
 @_combinator()
-def scale(space: Space, dim: str, factor: Extent) -> IndexMap:
+def scale(space: Space, /, dim: str, factor: Extent) -> IndexMap:
     """Multiply ``dim`` by ``factor`` (elements → bytes); slots between are padding."""
     k = space.index(dim)
     f = check_extent("factor", factor)

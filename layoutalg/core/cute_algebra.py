@@ -302,3 +302,9 @@ def left_inverse(layout: object) -> CuteLayout:
             raise MapError(f"left_inverse: {layout} is not injective: its mode {s}:0 sends "
                            f"{s} indices to one offset")
     return right_inverse(make_layout(layout, complement(layout)))
+
+
+__all__ = [
+    "CuteLayout", "by_mode", "coalesce", "coalesce_modes", "complement", "composition", "cosize",
+    "extended_to", "filter_layout", "left_inverse", "make_layout", "mode_wise", "right_inverse", "size",
+]

@@ -126,3 +126,10 @@ def raked_product(block: object, tiler: object) -> CuteLayout:
     '((3,2),(4,2)):((16,1),(4,2))'
     """
     return _rank_product(block, tiler, block_first=False)
+
+
+__all__ = [
+    "append_modes", "blocked_product", "logical_divide", "logical_product", "raked_product",
+    "rank_product_parts", "tile_unzip", "tiled_divide", "tiled_product", "zip_product",
+    "zipped_divide", "zipped_product",
+]

@@ -112,7 +112,7 @@ def divisors(expr: sympy.Basic) -> tuple[sympy.Expr, ...]:
     each once): ``Mod(a, b)`` divides by ``b``; ``floor(a/b)`` and ``ceiling(a/b)``
     (SymPy's ``a // b``) by the denominator of ``a/b`` over one fraction. The bit
     operations divide by nothing (a shift by ``k`` divides by ``2**k``). Where
-    one is 0 there is no value (the evaluator refuses such a point).
+    one is 0 there is no value (the evaluator raises ``UndefinedValueError``).
 
     >>> i, j = sympy.symbols("i j", integer=True, nonnegative=True)
     >>> sorted(map(str, divisors(sympy.Mod(i, j) + sympy.floor(i / (j + 2)) + sympy.Mod(j, 4))))

@@ -89,7 +89,7 @@ def flatten_colex(coords: Sequence, sizes: Sequence):
 def digits(value, factor, *, lazy: bool = False):
     """``(value // factor, value % factor)``, skipping the no-op factor 1.
 
-    ``lazy`` leaves SymPy's ``floor`` and ``Mod`` unevaluated (see
+    ``lazy`` leaves SymPy's ``floor`` and ``Mod`` of a SymPy value unevaluated (see
     :func:`remainder`; SymPy's evaluation asks the assumptions of every
     argument: half the time of building the Tenstorrent maps) but keeps one
     simplification Z3 needs (twice the work on the 16-core height-sharded

@@ -50,6 +50,7 @@ register_claim("linear_surjective", _plain(check_surjective), index_map=False)
 register_claim("linear_invertible", _plain(check_invertible), index_map=False)
 register_claim("linear_conversion", _conversion, index_map=False, arguments=(1, 1),
                validate=_valid_layout)
-register_claim("linear_equivalent", _plain(check_equivalent), index_map=False, arguments=(1, 1))
+register_claim("linear_equivalent", lambda layout, other, **_: check_equivalent(layout, other),
+               index_map=False, arguments=(1, 1))
 register_claim("linear_bank_conflict_free", _banks, index_map=False, arguments=(1, 2),
                validate=_valid_layout)

@@ -9,7 +9,6 @@ a ``PlacedTensor``, the subject of mesh specs.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -313,7 +312,9 @@ class MemoryUsage:
     total: int
 
     def __getitem__(self, key: str):
-        return dataclasses.asdict(self)[key]
+        if key not in ("min", "max", "average", "total"):
+            raise KeyError(key)
+        return getattr(self, key)
 
 
 @dataclass(frozen=True)
