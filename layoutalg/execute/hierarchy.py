@@ -121,8 +121,9 @@ class Levels:
                              for x, (rows, cols) in INDEXED_BY.items()}
         memo = {} if memo is None else memo
         if "channels" not in memo:
-            memo["channels"] = hierarchy.channel_layout(schedule)
-            check_addressable(memo["channels"], "Hierarchy")  # addresses are decoded as int64
+            channels = hierarchy.channel_layout(schedule)
+            check_addressable(channels, "Hierarchy")  # tile addresses are decoded as int64
+            memo["channels"] = channels
         self.channels = memo["channels"]
         self.decoder = self.channels.decoder
         self.tally = Tally(self.dtype.itemsize, hierarchy.channels)
