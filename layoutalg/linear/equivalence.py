@@ -19,7 +19,7 @@ import time
 
 from layoutalg.core.cute_layout import CuteLayout
 from layoutalg.core.index_map import IndexMap
-from layoutalg.errors import LinearLayoutError, describe
+from layoutalg.errors import LinearLayoutError, UndefinedValueError, describe
 from layoutalg.linear.algebra import check_layout, columns_in, reorder_outs
 from layoutalg.linear.checks import label, result
 from layoutalg.linear.layout import LinearLayout
@@ -121,7 +121,12 @@ def _with_map(layout: LinearLayout, m: IndexMap) -> CheckResult:
     verdict = core_checks.check_equivalent(mine, m)
     if verdict.status is not Status.UNKNOWN or layout.in_size > ENUMERATION_LIMIT:
         return verdict
-    exact = core_brute.check_equivalent(mine, m)
+    try:
+        exact = core_brute.check_equivalent(mine, m)
+    except UndefinedValueError as error:  # the IndexMap has no value somewhere: Z3's UNKNOWN stands
+        return CheckResult(Status.UNKNOWN, "equivalent", verdict.subject, None,
+                           f"{verdict.reason}; enumeration cannot decide either: {error}",
+                           time.perf_counter() - start, method=verdict.method)
     return CheckResult(exact.status, "equivalent", verdict.subject, exact.counterexample,
                        f"Z3: {verdict.reason}; decided by enumerating all {layout.in_size} "
                        f"inputs: {exact.reason}", time.perf_counter() - start,

@@ -159,6 +159,21 @@ def test_equivalence_with_an_index_map():
         la.Space(t=4, w=2), la.Space(a=4, b=4), [t, sympy.Integer(0)])).refuted
 
 
+
+def test_equivalence_with_an_index_map_that_has_no_value_somewhere_is_unknown():
+    """``lane mod (lane - 1)`` has no value at lane = 1 (Python: 1 % 0 raises): Z3 says
+    UNKNOWN (a divisor not known positive) and the enumeration fallback cannot decide
+    either; the verdict stays UNKNOWN instead of raising."""
+    with pytest.raises(ZeroDivisionError):
+        1 % (1 - 1)
+    layout = LinearLayout({"lane": [[1], [2]]})
+    lane = layout.index_map().domain.symbols[0]
+    partial = la.IndexMap(layout.index_map().domain, la.Space(dim0=4),
+                          [sympy.Mod(lane, lane - 1)], name="partial")
+    verdict = check_equivalent(layout, partial)
+    assert verdict.status is la.Status.UNKNOWN
+    assert "no value at lane=1" in verdict.reason
+
 def test_spec_claims_run_through_the_dsl():
     spec = la.spec(claims=["linear_invertible", ("linear_equivalent", MMA_V2_32x32)])(
         lambda: MMA_V2_32x32)
