@@ -209,10 +209,9 @@ class ProofCache:
         try:
             entry = json.loads((self.directory / f"{key}.json").read_text())
             rows = entry["outcomes"]
-            if entry["key"] != key or entry["checksum"] != _checksum(key, rows):
+            if entry["key"] != key or entry["checksum"] != _checksum(key, rows) \
+                    or any(row["spec"] != found.spec.name for row in rows):
                 return None  # truncated, altered or another spec's: prove again, never trust it
-            if any(row["spec"] != found.spec.name for row in rows):
-                return None
             outcomes = [replace(Outcome(**row), path=str(found.path)) for row in rows]
         except (OSError, ValueError, TypeError, KeyError):
             return None

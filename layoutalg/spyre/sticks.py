@@ -40,9 +40,9 @@ def dtype_name(dtype: object) -> str:
     >>> dtype_name("fp16"), dtype_name("torch.bfloat16")
     ('float16', 'bfloat16')
     """
-    name = getattr(dtype, "name", None) if not isinstance(dtype, str) else dtype
-    if not isinstance(name, str):
-        name = str(dtype) if type(dtype).__module__.startswith("torch") else None
+    name = dtype if isinstance(dtype, str) else getattr(dtype, "name", None)
+    if not isinstance(name, str) and type(dtype).__module__.startswith("torch"):
+        name = str(dtype)
     if isinstance(name, str):
         name = name.removeprefix("torch.")
         name = ALIASES.get(name, name)
