@@ -180,10 +180,9 @@ def _out_of_bounds(run: _Run) -> Replay:
     machine = run.machine(1 << 40)
     try:
         run.place(machine)
+        message, refused = "the machine accepted every element (the slot is on the machine)", False
     except MachineError as exc:
         message, refused = str(exc), True
-    else:
-        message, refused = "the machine accepted every element (the slot is on the machine)", False
     summary = (f"{point_text(layout.domain.names, x)} maps to "
                f"{point_text(layout.codomain.names, image)}, which is not on the machine "
                f"({', '.join(bad)}): placing stops")
@@ -220,9 +219,8 @@ def _overflow(run: _Run) -> Replay:
         if found is None:
             raise MachineError("replay: pass capacity=… (bytes per memory) for a fits result")
         capacity = int(found.group(1))
-    machine = run.machine(capacity)
     try:
-        run.place(machine)
+        run.place(run.machine(capacity))
         happened, summary = False, "every element fitted its memory"
     except CapacityError as exc:
         happened, summary = True, f"placing stops: {exc}"
