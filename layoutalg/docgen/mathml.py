@@ -130,9 +130,5 @@ def _render_prose(text: str) -> str:
 
 
 def _render_math(text: str) -> str:
-    def one(match: re.Match) -> str:
-        if match[1] is not None:
-            return block(" ".join(match[1].split()))
-        return inline(match[2])
-
-    return _MATH.sub(one, text)
+    return _MATH.sub(lambda m: inline(m[2]) if m[1] is None else block(" ".join(m[1].split())),
+                     text)

@@ -103,8 +103,6 @@ class _Rewriter:
         return self.mentioned[e]
 
     def build(self, e: sympy.Basic, args: tuple) -> sympy.Basic:
-        if isinstance(e, (sympy.Add, sympy.Mul, sympy.Pow)):
-            return self.witnessed(args, e.func(*args))
         if isinstance(e, sympy.Mod):
             return self.modulo(*args)
         if isinstance(e, (sympy.floor, sympy.ceiling)):
@@ -112,7 +110,7 @@ class _Rewriter:
         if isinstance(e, (sympy.core.relational.Relational, sympy.Min, sympy.Max,
                           sympy.Piecewise)):
             return e.func(*args, evaluate=False)
-        return self.witnessed(args, e.func(*args))  # And/Or/Not, bit operations
+        return self.witnessed(args, e.func(*args))  # +, ·, powers, And/Or/Not, bit operations
 
     def witnessed(self, args: tuple, result: sympy.Basic) -> sympy.Basic:
         """``result``, SymPy's evaluation of ``args`` under an operator, keeping each
