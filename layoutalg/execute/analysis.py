@@ -231,11 +231,10 @@ def _tables(expr, domain) -> Terms | None:
     tables = {}
     for axis, part in groups.items():
         values = np.arange(int(domain.extents[axis]), dtype=np.int64)
-        table = np.broadcast_to(evaluate(part, {symbols[axis]: values}), values.shape)
-        if table.dtype == object:
+        tables[axis] = np.broadcast_to(evaluate(part, {symbols[axis]: values}), values.shape)
+        if tables[axis].dtype == object:
             return None  # a term past int64: evaluate whole coordinates instead
-        tables[axis] = np.ascontiguousarray(table, dtype=np.int64)
-    return constant, tables
+    return constant, {axis: np.ascontiguousarray(t, dtype=np.int64) for axis, t in tables.items()}
 
 
 def _row_blocks(extents) -> Iterator[tuple[int, int]]:

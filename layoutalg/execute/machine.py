@@ -37,14 +37,10 @@ class _Store:
 
 @dataclass(frozen=True)
 class Machine:
-    """Equal memories on a grid of placement coordinates.
-
-    Args:
-        dims: the placement coordinates that pick a memory, in order, e.g.
-            ``(("pe_row", 16), ("pe_col", 16))`` or ``(("bank", 12),)``;
-            ``()`` is a machine with one memory.
-        capacity: bytes per memory.
-        name: what one memory is called in messages ("PE", "bank", "core").
+    """Equal memories of ``capacity`` bytes on a grid of placement coordinates:
+    ``dims`` pick a memory, in order (``(("pe_row", 16), ("pe_col", 16))``,
+    ``(("bank", 12),)``, or ``()`` for one memory); ``name`` is what one memory
+    is called in messages ("PE", "bank", "core").
 
     A layout placed on the machine names the memory with its first ``rank``
     codomain coordinates; the rest address inside the memory, row-major. The

@@ -34,24 +34,17 @@ DATAFLOWS = ("os", "ws", "is", "summa")
 
 def matmul(a, b, *, dataflow: str, tiles, machine=None,
            workers: int = 1) -> tuple[np.ndarray, Counters]:
-    """``C = A @ B`` tiled under ``dataflow`` on an emulated machine.
-
-    Args:
-        a, b: 2-D arrays, ``M×K`` and ``K×N`` (their result type is used).
-        dataflow: "os", "ws" or "is" on a KPU :class:`Hierarchy`, or
-            "summa" on a PE mesh :class:`Machine`.
-        tiles: ``(Ti, Tj, Tk)``. For SUMMA, PE ``(r, c)`` owns the ``Ti×Tj``
-            tile ``C[r, c]`` (a ``⌈M/Ti⌉ × ⌈N/Tj⌉`` mesh); each of the
-            ``⌈K/Tk⌉`` steps broadcasts ``Tk`` columns of A along the PE rows
-            and ``Tk`` rows of B along the PE columns.
-        machine: a Hierarchy (default ``Hierarchy.kpu()``) or, for SUMMA, a
-            Machine with ``pe_row × pe_col`` dims (default ``Machine.wse``).
-        workers: threads sharing SUMMA's PE rows (result and counts do not
-            depend on it); 1 for the KPU dataflows, whose steps run in order.
-
-    Returns:
-        ``(C, counters)``: ``C`` equals ``numpy.matmul`` up to rounding;
-        ``counters`` is a :class:`~.counters.Counters`.
+    """``C = A @ B`` (2-D arrays ``M×K`` and ``K×N``, computed in their result
+    type) tiled under ``dataflow``: "os", "ws" or "is" on a KPU ``machine``
+    (a :class:`Hierarchy`, default ``Hierarchy.kpu()``), or "summa" on a PE mesh
+    (a :class:`Machine` with ``pe_row × pe_col`` dims, default ``Machine.wse``),
+    where PE ``(r, c)`` owns the ``Ti×Tj`` tile ``C[r, c]`` of ``tiles = (Ti,
+    Tj, Tk)`` and each of the ``⌈K/Tk⌉`` steps broadcasts ``Tk`` columns of A
+    along the PE rows and ``Tk`` rows of B along the PE columns. ``workers``
+    threads share SUMMA's PE rows (result and counts do not depend on it); 1
+    for the KPU dataflows, whose steps run in order. Returns ``(C, counters)``:
+    ``C`` equals ``numpy.matmul`` up to rounding; ``counters`` is a
+    :class:`~.counters.Counters`.
 
     >>> import numpy as np
     >>> a, b = np.ones((4, 6), np.float32), np.ones((6, 2), np.float32)

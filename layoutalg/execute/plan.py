@@ -107,15 +107,11 @@ class StridedPlan:
         element_strides = row_major_strides(extents)
         for combo in itertools.product(*segments):
             start = sum(s.start * e for s, e in zip(combo, element_strides))
-            shape, cell_strides, array_strides = [], [], []
-            for segment, step in zip(combo, element_strides):
-                sizes = [size for size, _ in segment.dims]
-                shape += sizes
-                cell_strides += [stride for _, stride in segment.dims]
-                array_strides += [step * s for s in row_major_strides(sizes)]
-            offset = base + sum(s.base for s in combo)
-            self.copies.append((offset, tuple(shape), tuple(cell_strides), start,
-                                tuple(array_strides)))
+            dims = [dim for segment in combo for dim in segment.dims]
+            array_strides = [step * s for segment, step in zip(combo, element_strides)
+                             for s in row_major_strides([size for size, _ in segment.dims])]
+            self.copies.append((base + sum(s.base for s in combo), tuple(d[0] for d in dims),
+                                tuple(d[1] for d in dims), start, tuple(array_strides)))
 
     def _views(self, cells: np.ndarray, flat: np.ndarray) -> Iterator:
         size = cells.itemsize
