@@ -60,9 +60,8 @@ def _users_modules_named_from(folder: str) -> dict[str, object]:
         module = sys.modules.get(name)
         if module is None or name == "__main__" or name.startswith(SPEC_MODULE_PREFIX):
             continue
-        file = getattr(module, "__file__", None)
-        if file and is_users(module) and Path(file).resolve().parent != here \
-                and Path(file).resolve().parent.parent != here:
+        # not from this folder (a module, or a package's __init__.py)
+        if is_users(module) and here not in Path(module.__file__).resolve().parents[:2]:
             aside[name] = sys.modules.pop(name, module)
     return aside
 

@@ -91,7 +91,10 @@ class WorkerPool(Executor):
         self._stopped = False  # terminate(): end now
         self._wake_read, self._wake_write = os.pipe()
         os.set_blocking(self._wake_write, False)
-        if warm and forkable_here():
+        # fork here only where the platform forks and no other thread runs (no lock of
+        # theirs to copy half-held)
+        if warm and "fork" in multiprocessing.get_all_start_methods() \
+                and threading.active_count() == 1:
             fork = multiprocessing.get_context("fork")
             for k in range(jobs):
                 start, groups = homes[k] if k < len(homes) else (initializer, ())
@@ -299,12 +302,6 @@ class WorkerPool(Executor):
             return
         with suppress(BlockingIOError):  # the pipe is full: a wake-up is pending anyway
             os.write(self._wake_write, b"!")
-
-
-def forkable_here() -> bool:
-    """True when this process may fork workers itself: the platform forks,
-    and no other thread runs here (no lock of theirs to copy half-held)."""
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
 def _serve(pipe: Connection, initializer: Callable[[], None] | None,
