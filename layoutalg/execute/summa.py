@@ -8,11 +8,11 @@ row and each B tile along its PE column; every PE accumulates
 ``C += A_recv · B_recv``. A PE row's products are one batched
 ``numpy.matmul`` reading the owners' tiles through broadcast views (a
 received tile is bit for bit the owner's); the receive buffers are still
-reserved, so the capacity check is real, and their writes counted. Each PE
-row runs its steps in order, so ``workers`` threads sharing the rows give
-the step-by-step result bit for bit. Edge tiles are padded with zeros
-(never counted). A broadcast counts one message from the owner to each
-other PE of its line, in closed form over the steps
+reserved, so the capacity check is real, and their writes counted. PE rows
+never read each other's C and each runs its steps in order, so ``workers``
+threads sharing the rows give the step-by-step result bit for bit. Edge
+tiles are padded with zeros (never counted). A broadcast counts one message
+from the owner to each other PE of its line, in closed form over the steps
 (``tests/execute/test_execute_matmul.py`` holds them to a loop).
 """
 
