@@ -75,27 +75,26 @@ def check_bank_conflict_free(access: IndexMap, resource: Banks | Interleave = Ba
     if isinstance(resource, Banks):
         constraints.append(q.ne(resource.word(a), resource.word(b)))
     outcome = q.run(bounds + more, constraints, [access], assume=assume, timeout_ms=timeout_ms)
-    if outcome.answer == "unsat":
-        return q.result(Status.PROVED, "bank_conflict_free", subject, start,
-                        reason=f"the lanes of every step use distinct banks of {resource}")
-    if outcome.answer == "unknown":
-        if method == "auto" and access.is_concrete and access.domain.size <= ENUMERATION_LIMIT:
-            return _enumerated(access, resource, lane, subject, start,
-                               f"Z3: {outcome.reason}; ", assume, timeout_ms)
-        return q.unknown("bank_conflict_free", subject, start, outcome)
-    point = q.point_of(outcome, x)
-    second = int(outcome.model[other])
-    params = q.parameter_values(outcome, [access])
-    bound = q.concrete(access, params)
-    first_addr = bound(*point)[0]
-    second_addr = bound(*(point[:position] + (second,) + point[position + 1:]))[0]
-    return q.result(
-        Status.REFUTED, "bank_conflict_free", subject, start,
-        counterexample={**q.named(access.domain.names, point), f"{lane}'": second,
-                        **_sizes(params)},
-        reason=f"conflict at step {_step_text(access, lane, point)}: {lane} {point[position]} "
-        f"(byte {first_addr}) and {lane} {second} (byte {second_addr}) both use bank "
-        f"{int(resource_of(resource, first_addr))} of {resource}{q.params_text(params)}")
+    if (outcome.answer == "unknown" and method == "auto" and access.is_concrete
+            and access.domain.size <= ENUMERATION_LIMIT):
+        return _enumerated(access, resource, lane, subject, start, f"Z3: {outcome.reason}; ",
+                           assume, timeout_ms)
+
+    def refuted():  # the two lanes' bytes and their bank, at the sizes Z3 chose
+        point, second = q.point_of(outcome, x), int(outcome.model[other])
+        params = q.parameter_values(outcome, [access])
+        bound = q.concrete(access, params)
+        first_addr = bound(*point)[0]
+        second_addr = bound(*(point[:position] + (second,) + point[position + 1:]))[0]
+        return {"counterexample": {**q.named(access.domain.names, point), f"{lane}'": second,
+                                   **_sizes(params)},
+                "reason": f"conflict at step {_step_text(access, lane, point)}: {lane} "
+                f"{point[position]} (byte {first_addr}) and {lane} {second} (byte {second_addr}) "
+                f"both use bank {int(resource_of(resource, first_addr))} of {resource}"
+                f"{q.params_text(params)}"}
+
+    return q.verdict(outcome, "bank_conflict_free", subject, start, refuted=refuted,
+                     proved=f"the lanes of every step use distinct banks of {resource}")
 
 
 def _enumerated(access, resource, lane, subject, start, note, assume, timeout_ms
@@ -169,13 +168,10 @@ def check_bank_conflicts(access: IndexMap, model: BankModel = BankModel(), *,
         constraints += [q.ne(model.word(b), model.word(c))
                         for k, b in enumerate(images) for c in images[k + 1:]]
     outcome = q.run(bounds, constraints, [access], assume=assume, timeout_ms=timeout_ms)
-    if outcome.answer == "unsat":
-        return q.result(Status.PROVED, "bank_conflicts", subject, start,
-                        reason=f"in every phase each bank serves at most {max_degree} "
-                        f"access(es)" + (" (conflict-free)" if max_degree == 1 else ""))
-    if outcome.answer == "unknown":
-        return q.unknown("bank_conflicts", subject, start, outcome)
-    return _refuted(access, model, lane, op, outcome, x, lanes, subject, start)
+    return q.verdict(outcome, "bank_conflicts", subject, start,
+                     proved=f"in every phase each bank serves at most {max_degree} access(es)"
+                     + (" (conflict-free)" if max_degree == 1 else ""),
+                     refuted=lambda: _refuted(access, model, lane, op, outcome, x, lanes))
 
 
 def worst_bank_conflict(access: IndexMap, model: BankModel = BankModel(), *,
@@ -212,8 +208,8 @@ def worst_bank_conflict(access: IndexMap, model: BankModel = BankModel(), *,
         degree = max(result.counterexample["degree"], degree + 1)
 
 
-def _refuted(access, model, lane, op, outcome, x, lanes, subject, start) -> CheckResult:
-    """REFUTED with the witness's lanes, bank and its phase's degree (evaluated)."""
+def _refuted(access, model, lane, op, outcome, x, lanes) -> dict:
+    """The witness's lanes, bank and its phase's degree (evaluated)."""
     position = access.domain.index(lane)
     point = q.point_of(outcome, x)
     params = q.parameter_values(outcome, [access])
@@ -227,13 +223,11 @@ def _refuted(access, model, lane, op, outcome, x, lanes, subject, start) -> Chec
     degree, _, _ = phase_degree(addresses, model, op)
     byte_a, byte_b = addresses[first - low], addresses[second - low]
     bank = int(model.bank(byte_a)) * (model.unit // model.bank_bytes)
-    return q.result(
-        Status.REFUTED, "bank_conflicts", subject, start,
-        counterexample={**q.named(access.domain.names, point), f"{lane}'": second,
-                        "bank": bank, "degree": degree, **_sizes(params)},
-        reason=f"{degree}-way conflict at step {_step_text(access, lane, point)}: {lane} {first} "
-        f"(byte {byte_a}) and {lane} {second} (byte {byte_b}) both use bank {bank} in phase "
-        f"{model.phase(first)}{q.params_text(params)}")
+    return {"counterexample": {**q.named(access.domain.names, point), f"{lane}'": second,
+                               "bank": bank, "degree": degree, **_sizes(params)},
+            "reason": f"{degree}-way conflict at step {_step_text(access, lane, point)}: {lane} "
+            f"{first} (byte {byte_a}) and {lane} {second} (byte {byte_b}) both use bank {bank} "
+            f"in phase {model.phase(first)}{q.params_text(params)}"}
 
 
 def _other_lanes(access, x, position: int, count: int):

@@ -119,10 +119,8 @@ def designed_is_exact(layout, assume, timeout_ms) -> CheckResult | None:
 
 def check_disjoint(layout, *, assume: Sequence[sympy.Basic] = (),
                    timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
-    """No two tiles' byte ranges ``[addr, addr + tile_bytes)`` overlap.
-
-    REFUTED carries both tiles: the first under its dims, the second primed.
-    """
+    """No two tiles' byte ranges ``[addr, addr + tile_bytes)`` overlap; REFUTED
+    carries both tiles, the first under its dims, the second primed."""
     layout = require_layout(layout, "check_disjoint")
     start = time.perf_counter()
     fit = designed_is_exact(layout, assume, timeout_ms)
@@ -132,12 +130,10 @@ def check_disjoint(layout, *, assume: Sequence[sympy.Basic] = (),
         space_x, space_y = layout.tile_space(first), layout.tile_space(second)
         x, bounds_x = q.unknowns(space_x)
         y, bounds_y = q.unknowns(space_y, "'")
-        constraints = []
-        if first == second:
-            # Overlap is symmetric: ask only for x before y (row-major), which
-            # Z3 settles several times faster than x != y.
-            constraints.append(sympy.Or(sympy.Lt(x[0], y[0]),
-                                        sympy.And(q.eq(x[0], y[0]), sympy.Lt(x[1], y[1]))))
+        # Overlap is symmetric: within a matrix ask only for x before y (row-major),
+        # which Z3 settles several times faster than x != y.
+        constraints = [sympy.Or(sympy.Lt(x[0], y[0]), sympy.And(q.eq(x[0], y[0]), sympy.Lt(
+            x[1], y[1])))] if first == second else []
         if by_location:
             # (Z3 was no faster with the offsets in tile slots here, unlike below)
             cx, ox, _ = layout.designed(first, *x)

@@ -83,11 +83,9 @@ def check_conflict_free(layout: ChannelLayout, *, dataflow: str | Sequence[str] 
 
 def check_single_channel(layout: ChannelLayout, *, assume: Sequence[sympy.Basic] = (),
                          timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
-    """Every byte of every tile is on the channel of the tile's base address.
-
-    This is what makes the ``"tile"`` grain sound. REFUTED carries the tile
-    and the beat whose channel differs (``channel`` and ``base_channel``).
-    """
+    """Every byte of every tile is on the channel of the tile's base address (what makes
+    the ``"tile"`` grain sound); REFUTED carries the tile, the beat whose channel
+    differs, ``channel`` and ``base_channel``."""
     layout = require_layout(layout, "check_single_channel")
     start = time.perf_counter()
     fit = designed_is_exact(layout, assume, timeout_ms)

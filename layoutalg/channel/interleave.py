@@ -69,10 +69,8 @@ class Interleave:
         (a,) = domain.symbols
         capacity = ceil_div(sympy.sympify(address_bytes), self.granule * self.num_channels)
         codomain = Space(channel=self.num_channels, offset=capacity * self.granule)
-        inverse = None
-        if self.swizzle is None:
-            c, o = codomain.symbols
-            inverse = [undeal(c, o, self.num_channels, self.granule, lazy=True)]
+        inverse = None if self.swizzle is not None else [
+            undeal(*codomain.symbols, self.num_channels, self.granule, lazy=True)]
         return IndexMap(domain, codomain, [self.channel(a), self.offset(a)], inverse=inverse,
                         name=name or str(self))
 
@@ -96,10 +94,9 @@ class ByRange:
     kind = "range"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "num_channels", positive_size(
-            ChannelError, "num_channels", self.num_channels, where="ByRange"))
-        object.__setattr__(self, "channel_bytes", positive_size(
-            ChannelError, "channel_bytes", self.channel_bytes, where="ByRange"))
+        for name in ("num_channels", "channel_bytes"):
+            object.__setattr__(self, name, positive_size(ChannelError, name, getattr(self, name),
+                                                         where="ByRange"))
 
     def channel(self, addr):
         return digits(addr, self.channel_bytes, lazy=True)[0]
@@ -107,16 +104,16 @@ class ByRange:
     def offset(self, addr):
         return digits(addr, self.channel_bytes, lazy=True)[1]
 
-    def index_map(self, address_bytes: Extent | None = None, *, name: str | None = None) -> IndexMap:
+    def index_map(self, address_bytes: Extent | None = None, *,
+                  name: str | None = None) -> IndexMap:
         """``[addr] → [channel, offset]`` over the N·channel_bytes bytes of the memory."""
         total = self.num_channels * self.channel_bytes if address_bytes is None else address_bytes
         domain = Space(addr=positive_size(ChannelError, "address_bytes", total,
                                           where="ByRange.index_map"))
-        (a,) = domain.symbols
         codomain = Space(channel=self.num_channels, offset=self.channel_bytes)
-        c, o = codomain.symbols
-        return IndexMap(domain, codomain, list(digits(a, self.channel_bytes, lazy=True)),
-                        inverse=[flatten((c, o), (None, self.channel_bytes))],
+        return IndexMap(domain, codomain, list(digits(*domain.symbols, self.channel_bytes,
+                                                      lazy=True)),
+                        inverse=[flatten(codomain.symbols, (None, self.channel_bytes))],
                         name=name or str(self))
 
     def __str__(self) -> str:

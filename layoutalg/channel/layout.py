@@ -128,9 +128,8 @@ class ChannelLayout:
 
     def tile_space(self, matrix: str) -> Space:
         """``Space(ti=m, tk=k)`` for A, ``(tk, tj)`` for B, ``(ti, tj)`` for C."""
-        rows, cols = self.tile_extents(matrix)
-        r, c = opt.TILE_DIMS[matrix]
-        return Space((r, rows), (c, cols))
+        extents = self.tile_extents(matrix)
+        return Space(*zip(opt.TILE_DIMS[matrix], extents))
 
     def address_of(self, matrix: str, row, col):
         """Byte address of tile ``(row, col)`` of ``matrix``; vectorizes over arrays."""
@@ -147,8 +146,8 @@ class ChannelLayout:
     def tile_map(self, matrix: str) -> IndexMap:
         """``[row, col] → [addr]``: the base address of every tile of ``matrix``."""
         space = self.tile_space(matrix)
-        r, c = space.symbols
-        return IndexMap(space, Space(addr=self.memory_bytes), [self.address_of(matrix, r, c)],
+        return IndexMap(space, Space(addr=self.memory_bytes),
+                        [self.address_of(matrix, *space.symbols)],
                         name=f"{matrix} tiles of {self.label}")
 
     def home(self) -> Home:
@@ -189,8 +188,7 @@ class ChannelLayout:
         pieces = []
         for matrix, start, end in (("A", 0, m * k), ("B", m * k, m * k + k * n),
                                    ("C", m * k + k * n, None)):
-            row_col = unflatten(g - start, self.tile_extents(matrix))
-            address = self.address_of(matrix, *row_col)
+            address = self.address_of(matrix, *unflatten(g - start, self.tile_extents(matrix)))
             pieces.append((address, sympy.true if end is None else sympy.Lt(g, end)))
         return IndexMap(space, Space(address=self.memory_bytes), [sympy.Piecewise(*pieces)],
                         name="tile base address")

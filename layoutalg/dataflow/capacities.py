@@ -13,11 +13,8 @@ from layoutalg.validate import positive_size
 
 @dataclass(frozen=True)
 class Capacities:
-    """Bytes of the L2 buffer and of the whole PE array's registers.
-
-    Defaults: 256 KiB of L2 and 16×16 PEs × 256 B of registers (64 KiB).
-    Sizes may be positive integer symbols for parametric proofs.
-    """
+    """Bytes of the L2 buffer and of the whole PE array's registers (default 256 KiB,
+    and 16×16 PEs × 256 B = 64 KiB); positive integer symbols for parametric proofs."""
 
     l2_bytes: int | sympy.Expr = 256 * 1024
     register_bytes: int | sympy.Expr = 16 * 16 * 256

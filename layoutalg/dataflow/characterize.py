@@ -54,11 +54,8 @@ class Settings:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """One shape under one dataflow: its least-energy tiling and its front.
-
-    ``front`` holds ``(energy, cycles, (Ti, Tj, Tk))`` of the tilings on this
-    dataflow's Pareto front, by increasing energy.
-    """
+    """One shape under one dataflow: its least-energy tiling and its front, the
+    ``(energy, cycles, (Ti, Tj, Tk))`` of its Pareto-front tilings by increasing energy."""
 
     name: str
     shape: tuple[int, int, int]
@@ -145,12 +142,9 @@ def characterize(shapes: Mapping[str, tuple] | Sequence[tuple] | None = None,
                  rows: int = 16, cols: int = 16, element_bytes: int = 4,
                  costs: AccessCosts = EYERISS,
                  executor: Executor | None = None) -> Characterization:
-    """Evaluate every shape under every dataflow (default :data:`SHAPES`).
-
-    Args:
-        shapes: name → ``(M, N, K)``, or a list of ``(M, N, K)`` (named by size).
-        dataflows: a subset of ("os", "ws", "is").
-        executor: runs one task per (shape, dataflow); None runs in-process.
+    """Evaluate every shape (name → ``(M, N, K)``, or a list of them, named by size;
+    default :data:`SHAPES`) under every dataflow in ``dataflows``, one task per pair
+    on ``executor`` (None: in-process).
 
     >>> c = characterize({"tiny": (32, 32, 32)}, ["os", "ws"])
     >>> [e.dataflow for e in c.evaluations], c.frontier("tiny")[0][0] in ("os", "ws")

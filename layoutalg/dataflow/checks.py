@@ -128,12 +128,9 @@ def step_footprint(schedule: Schedule, level: str, point: Sequence) -> object:
 
 
 def _tile_length(tile, dim, index):
-    """Length of tile ``index`` along a dimension: ``min(tile, dim − index·tile)``.
-
-    With concrete sizes only the last tile can be short, and saying so (a
-    case split instead of a product of minimums) keeps Z3's queries linear:
-    about 10× faster on the fit checks.
-    """
+    """Length of tile ``index`` along a dimension: ``min(tile, dim − index·tile)``. With
+    concrete sizes only the last tile can be short, and saying so (a case split, not a
+    product of minimums) keeps Z3's queries linear: about 10× faster on the fit checks."""
     if isinstance(tile, int) and isinstance(dim, int):
         trips = ceil_div(dim, tile)
         edge = dim - (trips - 1) * tile

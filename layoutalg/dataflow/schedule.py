@@ -140,17 +140,14 @@ class Schedule:
                      if not (isinstance(t, int) and isinstance(d, int)))
 
     def index_map(self):
-        """The loop nest as a map from loop indices (outermost first) to tile
-        coordinates ``(ti, tj, tk)``.
-
-        Row-major order over the domain is execution order; ``check_bijective``
-        on the map proves the schedule visits every tile triple exactly once.
+        """The loop nest: loop indices (outermost first; row-major order is execution
+        order) → tile coordinates ``(ti, tj, tk)``; ``check_bijective`` on it proves
+        the schedule visits every tile triple exactly once.
 
         >>> print(Schedule("ws", (4, 4, 4), (2, 2, 4)).index_map().formula())
         (tk, tj, ti) ↦ (ti, tj, tk)
         """
-        order = self.loop_order
-        nest = Space(**{loop: self.trip(loop) for loop in order})
+        nest = Space(**{loop: self.trip(loop) for loop in self.loop_order})
         return permute(nest, list(LOOPS)).renamed(f"loop nest of {self.label}")
 
     @property

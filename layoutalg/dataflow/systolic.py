@@ -79,11 +79,8 @@ def tiled_cycles(dataflow: str, problem: tuple, tiles: tuple, rows: int, cols: i
     sides = []
     for dim, tile in zip(problem, tiles):
         trips = ceil_div(dim, tile)
-        edge = dim - (trips - 1) * tile
-        sides.append(((trips - 1, tile), (1, edge)))
+        sides.append(((trips - 1, tile), (1, dim - (trips - 1) * tile)))  # full tiles, the edge
     total = 0
-    for choice in itertools.product(*sides):
-        count = choice[0][0] * choice[1][0] * choice[2][0]
-        shape = tuple(size for _, size in choice)
-        total = total + count * _cycles(dataflow, shape, rows, cols)
+    for (n0, s0), (n1, s1), (n2, s2) in itertools.product(*sides):
+        total = total + n0 * n1 * n2 * _cycles(dataflow, (s0, s1, s2), rows, cols)
     return total if isinstance(total, np.ndarray) else int(total)

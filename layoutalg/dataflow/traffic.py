@@ -63,10 +63,8 @@ def closed_form(dataflow: str, problem: tuple, tiles: tuple) -> dict[tuple[str, 
 
 @dataclass(frozen=True)
 class Traffic:
-    """Accesses of a schedule per level, operand and kind, in elements.
-
-    Levels are "dram", "l2", "array" (hops into PEs) and "register"; kinds
-    "read"/"write" (storage levels) or "hop" (array).
+    """Accesses of a schedule per level ("dram", "l2", "array": hops into PEs,
+    "register"), operand and kind ("read"/"write", or "hop" at the array), in elements.
 
     >>> t = traffic(Schedule("os", (4, 4, 4), (2, 4, 4)))
     >>> t.get("dram", "B", "read"), t.dram_bytes, t.compulsory_bytes
