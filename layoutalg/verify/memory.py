@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 
@@ -43,17 +44,12 @@ def byte_end(flat, element_bytes: int, offsets_in_bytes: bool):
     """Bytes a memory needs to hold an element at in-memory offset ``flat``:
     ``(flat + 1)·element_bytes`` for element offsets, ``flat + element_bytes``
     for byte offsets. Works on SymPy expressions and NumPy arrays alike."""
-    if offsets_in_bytes:
-        return flat + element_bytes
-    return (flat + 1) * element_bytes
+    return flat + element_bytes if offsets_in_bytes else (flat + 1) * element_bytes
 
 
 def flat_offset(m: IndexMap, image: Sequence, inside: list[int]):
     """The in-memory dims of ``image`` taken row-major."""
-    flat = 0
-    for k in inside:
-        flat = flat * m.codomain.extents[k] + image[k]
-    return flat
+    return functools.reduce(lambda flat, k: flat * m.codomain.extents[k] + image[k], inside, 0)
 
 
 def check_fits(
