@@ -115,9 +115,8 @@ def by_digits(m: IndexMap, assume: Assume, timeout_ms: int) -> CheckResult | Non
     """The mixed-radix lemma (``verify.radix``) on ``m`` itself: PROVED or None."""
     start = time.perf_counter()
     proved = radix.digit_by_digit(m, assume, timeout_ms)
-    if proved is None:
-        return None
-    return q.result(Status.PROVED, "bijective", m.label, start, reason=proved.reason)
+    return None if proved is None else q.result(Status.PROVED, "bijective", m.label, start,
+                                                reason=proved.reason)
 
 
 @other_way_to_bijective

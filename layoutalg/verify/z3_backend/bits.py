@@ -153,7 +153,7 @@ class BitSplitting:
             self.made += 1
             bits = [z3.Bool(f"bit{j}#{self.made}", self.ctx) for j in range(width)]
             upper = self._upper(expr)
-            above = upper is None or upper >= (1 << width)  # none: fewer unknowns
+            above = upper is None or upper >= (1 << width)  # else high is 0: fewer unknowns
             high = self.fresh("high") if above else z3.IntVal(0, self.ctx)
             # Total: every integer value has exactly one such high part and bits,
             # so this can never rule sizes out, and the vacuity check (which

@@ -23,7 +23,7 @@ class BitVectorTranslator(Translator):
     encoding = "bitvector"
 
     def __init__(self, ctx: z3.Context, width: int) -> None:
-        super().__init__(ctx)
+        super().__init__(ctx, plain=True)  # no named terms
         self.width = width
 
     def value(self, model, symbol: sympy.Symbol) -> int:
@@ -42,11 +42,6 @@ class BitVectorTranslator(Translator):
         # bvsmod takes the divisor's sign: for den > 0, num - num mod den is an
         # exact multiple of den, so the signed (truncating) division is exact.
         return (num - num % den) / den
-
-    def term(self, expr: sympy.Basic):
-        if expr not in self.memo:
-            self.memo[expr] = self._term(expr)
-        return self.memo[expr]
 
     def _division(self, expr: sympy.Basic):
         if isinstance(expr, sympy.Mod):

@@ -65,8 +65,13 @@ def _draws(ctx, parameters, assumed, timeout_ms: int, definite: list):
         if not assumed or plugged.holds(assumed, dict(zip(parameters, floors))):
             yield floors  # they meet the assumptions (shown exactly): no Z3 check needed
             continue
-        if meets is None:
-            meets, drawn = _meets(ctx, parameters, assumed, timeout_ms)
+        if meets is None:  # sizes meeting the assumptions, translated plainly (no named
+            # terms): the query's translation may lean on the side conditions under test
+            plain = _Translator(ctx, plain=True)
+            meets, drawn = z3.Solver(ctx=ctx), [plain.term(p) for p in parameters]
+            meets.set("timeout", timeout_ms)
+            meets.add([size >= 1 for size in drawn])
+            meets.add([plain.boolean(a) for a in assumed])
         meets.push()
         meets.add([size >= low for size, low in zip(drawn, floors)])
         answer = checker_threads.interruptible_check(meets, meets.ctx)
@@ -76,17 +81,6 @@ def _draws(ctx, parameters, assumed, timeout_ms: int, definite: list):
         meets.pop()
         if values is not None:
             yield values
-
-
-def _meets(ctx, parameters, assumed, timeout_ms: int):
-    """A solver of "sizes meeting the assumptions" and its size terms, translated plainly (no
-    named terms): the query's translation may lean on the side conditions under test."""
-    plain = _Translator(ctx, plain=True)
-    meets = z3.Solver(ctx=ctx)
-    meets.set("timeout", timeout_ms)
-    meets.add([plain.term(p) >= 1 for p in parameters])
-    meets.add([plain.boolean(a) for a in assumed])
-    return meets, [plain.term(p) for p in parameters]
 
 
 def closed_encoding(translator, encoding, unknowns) -> z3.BoolRef:
