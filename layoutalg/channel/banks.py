@@ -29,7 +29,6 @@ from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.core.tiling import remainder as mod
 from layoutalg.errors import SwizzleError, describe
 from layoutalg.validate import instance_of, is_int, one_of
-from layoutalg.verify import query
 from layoutalg.verify import query as q
 from layoutalg.verify.claims import claim
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
@@ -140,7 +139,12 @@ def check_bank_conflicts(access: IndexMap, model: BankModel = BankModel(), *,
     >>> r.counterexample["degree"], r.counterexample["bank"]
     (8, 0)
     """
-    position = _validated(access, model, lane, op, max_degree)
+    position = lane_of(access, lane, "check_bank_conflicts")
+    instance_of(SwizzleError, "model", model, BankModel, where="check_bank_conflicts")
+    check_op(op)
+    if not is_int(max_degree) or not 1 <= max_degree <= 32:
+        raise SwizzleError(f"check_bank_conflicts: max_degree must be an int in [1, 32]; got "
+                           f"{describe(max_degree)}")
     start = time.perf_counter()
     subject = f"{access.label} on {model} ({op})"
     x, bounds = q.unknowns(access.domain)
@@ -239,7 +243,7 @@ def _other_lanes(access, x, position: int, count: int):
     images = [substitute_exprs(access.exprs, access.domain.symbols,
                                x[:position] + (s,) + x[position + 1:])[0] for s in symbols]
     extent = access.domain.extents[position]
-    return symbols, images, [query.Bounded(s, 0, extent) for s in symbols]
+    return symbols, images, [q.Bounded(s, 0, extent) for s in symbols]
 
 
 def _sizes(params) -> dict[str, int]:
@@ -249,17 +253,6 @@ def _sizes(params) -> dict[str, int]:
 def _step_text(access, lane: str, point) -> str:
     steps = [n for n in access.domain.names if n != lane]
     return point_text(steps, [point[access.domain.index(n)] for n in steps])
-
-
-def _validated(access, model, lane: str, op: str, max_degree: int) -> int:
-    who = "check_bank_conflicts"
-    position = lane_of(access, lane, who)
-    instance_of(SwizzleError, "model", model, BankModel, where=who)
-    check_op(op)
-    if not is_int(max_degree) or not 1 <= max_degree <= 32:
-        raise SwizzleError(f"{who}: max_degree must be an int in [1, 32]; got "
-                           f"{describe(max_degree)}")
-    return position
 
 
 def _bank_conflicts(access, model=None, lane="thread", op="read", max_degree=1, **options):

@@ -24,13 +24,12 @@ from layoutalg.channel.layout import require_layout
 from layoutalg.channel.options import MATRICES
 from layoutalg.errors import ChannelError, describe
 from layoutalg.validate import is_int, is_symbolic
-from layoutalg.verify import query
 from layoutalg.verify import query as q
 from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 from layoutalg.verify.result import CheckResult, Status, point_text
 
 
-def solve(layout, bounds, constraints, assume, timeout_ms) -> query.Outcome:
+def solve(layout, bounds, constraints, assume, timeout_ms) -> q.Outcome:
     """One Z3 query with the layout's parameters (each ≥ 1) and ``assume`` in force."""
     return q.ask(bounds, constraints, parameters=layout.parameters, assumptions=assume,
                  timeout_ms=timeout_ms)
@@ -79,7 +78,7 @@ def check_fits(layout, capacity: int | None = None, *, assume: Sequence[sympy.Ba
             names, point_syms = space.names, tile
         else:
             beat = sympy.Symbol("beat", integer=True, nonnegative=True)
-            bounds = bounds + [query.Bounded(beat, 0, layout.beats)]
+            bounds = bounds + [q.Bounded(beat, 0, layout.beats)]
             address = layout.address_of(matrix, *tile) + layout.interleave * beat
             channel = None  # only a counterexample needs it (built there)
             need = layout.decoder.offset(address) + layout.interleave

@@ -43,7 +43,7 @@ SHAPES: dict[str, tuple[int, int, int]] = {
 
 @dataclass(frozen=True)
 class Settings:
-    """The machine a sweep models."""
+    """The machine a sweep models (the keyword arguments of ``candidates`` and ``optimize``)."""
 
     capacities: Capacities
     rows: int
@@ -127,13 +127,11 @@ def pareto_front(energy: np.ndarray, cycles: np.ndarray) -> list[int]:
 def evaluate(name: str, shape: tuple[int, int, int], dataflow: str,
              settings: Settings) -> Evaluation:
     """Score one shape under one dataflow (what each executor task runs)."""
-    machine = {"element_bytes": settings.element_bytes, "costs": settings.costs,
-               "rows": settings.rows, "cols": settings.cols}
-    found = candidates(shape, dataflow, settings.capacities, **machine)
+    found = candidates(shape, dataflow, **vars(settings))
     keep = pareto_front(found.energy.astype(float), found.cycles.astype(float))
     front = tuple((_number(found.energy[k]), int(found.cycles[k]),
                    tuple(int(v) for v in found.tiles[k])) for k in keep)
-    best = optimize(shape, dataflow, settings.capacities, **machine)
+    best = optimize(shape, dataflow, **vars(settings))
     return Evaluation(name, tuple(shape), dataflow, best, front, len(found.energy))
 
 
