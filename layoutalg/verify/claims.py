@@ -69,8 +69,7 @@ def claim(
     """Define the claim ``name`` (usable in ``claims=`` from now on) and return it."""
     if not isinstance(name, str) or not name.isidentifier():
         raise SpecError(f"a claim name must be an identifier; got {describe(name)}")
-    kind = ClaimKind(name, check, index_map, tuple(arguments), validate)
-    _REGISTRY[name] = kind
+    _REGISTRY[name] = kind = ClaimKind(name, check, index_map, tuple(arguments), validate)
     return kind
 
 
