@@ -36,9 +36,8 @@ def points(space: Space, limit: int = MAX_POINTS) -> np.ndarray:
 
 def _columns(values, n: int) -> np.ndarray:
     """An ``(n, len(values))`` array, each value broadcast to a column."""
-    if not values:
-        return np.zeros((n, 0), dtype=np.int64)
-    return np.stack([np.broadcast_to(v, (n,)) for v in values], axis=1)
+    return np.stack([np.broadcast_to(v, (n,)) for v in values], axis=1) if values else (
+        np.zeros((n, 0), dtype=np.int64))
 
 
 def image_table(m: IndexMap) -> tuple[np.ndarray, np.ndarray]:

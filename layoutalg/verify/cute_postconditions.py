@@ -289,9 +289,7 @@ def _permutation(layout: CuteLayout, regroup) -> CuteLayout:
 
 
 def _relabel(shape, values):
-    if isinstance(shape, tuple):
-        return tuple(_relabel(s, values) for s in shape)
-    return next(values)
+    return tuple(_relabel(s, values) for s in shape) if isinstance(shape, tuple) else next(values)
 
 
 def _as_regrouping(check, result, logical_result, permutation, method) -> CheckResult:
