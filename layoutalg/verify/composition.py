@@ -116,14 +116,8 @@ def lands_in(
             return own
     probe = IndexMap(first.domain, target, first.exprs, name=first.label,
                      assumptions=first.assumptions + tuple(assumptions))
-    k = (key(probe), target.extents)
-    known = _fits.get(k)
-    if known is not None:
-        return known
-    verdict = check_in_bounds(probe, timeout_ms=timeout_ms)
-    if verdict.status is not Status.UNKNOWN:
-        _fits.put(k, verdict)
-    return verdict
+    return _remembered(_fits, (key(probe), target.extents),
+                       lambda: check_in_bounds(probe, timeout_ms=timeout_ms))
 
 
 def inverse_exact(then: IndexMap, *, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
@@ -142,17 +136,18 @@ def inverse_exact(then: IndexMap, *, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Ch
     if is_exact(then):
         return q.result(Status.PROVED, "inverse", then.label, start,
                         reason="right and left (by construction)")
-    k = key(then)
-    known = _inverse.get(k)
-    if known is not None:
-        return known
-    if _enumerable(then):
-        verdict = _inverse_by_enumeration(then, start)
-    else:
-        verdict = _prove_inverse(then, start, timeout_ms)
-    if verdict.status is not Status.UNKNOWN:
-        _inverse.put(k, verdict)
-    return verdict
+    return _remembered(_inverse, key(then), lambda: _inverse_by_enumeration(then, start)
+                       if _enumerable(then) else _prove_inverse(then, start, timeout_ms))
+
+
+def _remembered(memo: Memo, k, verdict) -> CheckResult:
+    """The verdict kept in ``memo`` under ``k``, else ``verdict()``, kept unless UNKNOWN."""
+    known = memo.get(k)
+    if known is None:
+        known = verdict()
+        if known.status is not Status.UNKNOWN:
+            memo.put(k, known)
+    return known
 
 
 def _prove_inverse(then: IndexMap, start: float, timeout_ms: int) -> CheckResult:
