@@ -35,10 +35,9 @@ def phase_degree(addresses: list[int], model: BankModel, op: str = "read") -> tu
     shares = model.shares(check_op(op))
     per_bank: dict[int, dict[int, list[int]]] = {}
     for lane, addr in enumerate(addresses):
-        word = addr // model.unit
-        bank = word % model.groups
-        key = word if shares else (word, lane)
-        per_bank.setdefault(bank, {}).setdefault(key, []).append(lane)
+        word = addr // model.unit  # lanes sharing a word make one access if ``shares``
+        per_bank.setdefault(word % model.groups, {}).setdefault(
+            word if shares else (word, lane), []).append(lane)
     bank = min(per_bank, key=lambda b: (-len(per_bank[b]), b))
     lanes = sorted(group[0] for group in per_bank[bank].values())  # one lane per access
     return len(per_bank[bank]), bank * (model.unit // model.bank_bytes), lanes
@@ -67,16 +66,7 @@ def _lane_table(access, resource, lane: str):
 
 def bank_conflict_degree(access, resource=None, *, lane: str = "thread") -> int:
     """The worst step's n-way conflict: the most distinct words (or lanes, for
-    channels) one bank serves in one step; 1 means conflict-free.
-
-    >>> import layoutalg as la
-    >>> from layoutalg.channel import Banks
-    >>> space = la.Space(col=8, thread=8)
-    >>> col, thread = space.symbols
-    >>> plain = la.IndexMap(space, la.Space(addr=1024), [thread * 128 + col * 16])
-    >>> bank_conflict_degree(plain, Banks(8, 16))
-    8
-    """
+    channels) one bank serves in one step; 1 means conflict-free (a test oracle)."""
     _, used, unit = _lane_table(access, Banks() if resource is None else resource, lane)
     step = np.arange(used.size) // used.shape[-1]
     served = np.unique(np.stack([step, used.ravel(), unit.ravel()]), axis=1)  # distinct words

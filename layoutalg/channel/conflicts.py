@@ -44,15 +44,8 @@ def check_conflict_free(layout: ChannelLayout, *, dataflow: str | Sequence[str] 
     on the symbolic sizes. REFUTED carries ``ti, tj, tk`` (plus the beats at
     the finer grains, and the sizes Z3 chose). A range-decoded layout with a
     symbolic capacity is first proved to fit its channels, so that designed
-    channels can stand for decoded ones (see capacity.py).
-
-    >>> from layoutalg.channel import ChannelLayout
-    >>> rr = ChannelLayout("round_robin", num_channels=4, m_tiles=16, n_tiles=16,
-    ...                    k_tiles=16, tile_bytes=16384)
-    >>> result = check_conflict_free(rr)
-    >>> result.status, sorted(result.counterexample)
-    (<Status.REFUTED: 'REFUTED'>, ['ti', 'tj', 'tk'])
-    """
+    channels can stand for decoded ones (see capacity.py). The package docstring
+    shows a refuted round-robin layout."""
     layout = require_layout(layout, "check_conflict_free")
     matrices, grain = concurrent(dataflow), check_grain(grain)
     start = time.perf_counter()
