@@ -92,6 +92,10 @@ class Redistribution:
             out.append((before, values, real))
         return out
 
+    def check(self, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+        """:func:`check_redistribution` of this plan."""
+        return check_redistribution(self, assume=assume, timeout_ms=timeout_ms)
+
 
 def check_redistribution(plan: Redistribution, *, assume=(),
                          timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:

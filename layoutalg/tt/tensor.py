@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 import numpy as np
 
@@ -203,7 +203,7 @@ class TensorSpec:
 
     def page_map(self) -> IndexMap:
         """Page id → (bank | core_x, core_y, address): a bijection onto real page slots."""
-        return _built(maps.page_map, self)
+        return self._page_map
 
     def home(self) -> Home:
         """Where ``layoutalg run`` puts it: the device's DRAM banks or L1 cores,
@@ -219,7 +219,22 @@ class TensorSpec:
 
     def index_map(self) -> IndexMap:
         """Element → (bank | core_x, core_y, byte address), with inverse and padding."""
-        return _built(maps.element_map, self)
+        return self._element_map
+
+    # Built once per instance (the maps are immutable). Not shared between equal
+    # specs: a DType or Tile given floats compares equal to the int one but must
+    # still be refused when its own maps are built.
+    @cached_property
+    def _page_map(self) -> IndexMap:
+        return maps.page_map(self)
+
+    @cached_property
+    def _element_map(self) -> IndexMap:
+        return maps.element_map(self)
+
+    @cached_property
+    def _steps(self) -> tuple[IndexMap, ...]:
+        return maps.element_steps(self)
 
     def element_page_map(self, *, pages: int | None = None) -> IndexMap:
         """Element → (page, element offset inside the page); ``pages`` sets the
@@ -236,7 +251,7 @@ class TensorSpec:
         >>> steps[1](3, 5)  # page 3 → bank 3, its first slot
         (3, 0, 5)
         """
-        return _built(maps.element_steps, self)
+        return self._steps
 
     def cell_numbering(self) -> tuple[str, IndexMap]:
         """Pictures number each element with its page (``layoutalg show``, the docs)."""
@@ -282,12 +297,6 @@ class TensorSpec:
             raise TTError("pages_by_bank: a sharded tensor's pages live on cores; "
                           "use pages_by_core()")
         return self._slots_table()
-
-
-@lru_cache(maxsize=256)
-def _built(build, spec: TensorSpec):
-    """``build(spec)`` once per spec (the maps are immutable)."""
-    return build(spec)
 
 
 def _check_memory(memory: object):

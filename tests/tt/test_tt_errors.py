@@ -135,3 +135,12 @@ def test_all_names_are_exported():
         "annotations", "checks", "devices", "dtypes", "errors", "maps", "placement", "rules",
         "sharded", "tensor", "tiles", "brute", "padding", "ttnn", "ttnn_text", "l1_budget"}
     assert set(tt.__all__) == public
+
+
+def test_a_float_dtype_width_is_refused_even_after_an_equal_int_spec_was_built():
+    """DType("bfloat16", 16.0) == DType("bfloat16", 16) in Python, so a map cache keyed on
+    equal specs would hand the float spec the int spec's maps; each spec builds its own."""
+    assert tt.DType("bfloat16", 16.0) == tt.DType("bfloat16", 16)
+    tt.TensorSpec((64, 64), "bfloat16").index_map()
+    with pytest.raises(la.LayoutError, match="got 2048"):
+        tt.TensorSpec((64, 64), tt.DType("bfloat16", 16.0)).index_map()
