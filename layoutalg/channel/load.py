@@ -56,9 +56,8 @@ class ChannelLoad:
 
     def bytes(self, matrices: Sequence[str] = MATRICES) -> tuple[int, ...]:
         """Bytes on each channel counting only ``matrices``."""
-        chosen = _matrices(matrices)
         table = dict(self.by_matrix)
-        return tuple(sum(table[x][c] for x in chosen) for c in range(self.num_channels))
+        return tuple(map(sum, zip(*(table[x] for x in _matrices(matrices)))))
 
     def imbalance(self, matrices: Sequence[str] = MATRICES) -> float:
         """Fullest channel over the mean: 1.0 is perfectly balanced."""

@@ -126,10 +126,8 @@ class Swizzle:
         """
         size = positive_size(SwizzleError, "size", size, where="Swizzle.index_map")
         domain, codomain = Space(offset=size), Space(address=size)
-        (o,) = domain.symbols
-        (a,) = codomain.symbols
-        return IndexMap(domain, codomain, [self.expr(o)], inverse=[self.expr(a)],
-                        name=name or f"{self}[{size}]")
+        return IndexMap(domain, codomain, [self.expr(*domain.symbols)],
+                        inverse=[self.expr(*codomain.symbols)], name=name or f"{self}[{size}]")
 
     def after(self, layout, *, size=None, name: str | None = None) -> IndexMap:
         """``Swizzle ∘ layout`` (an IndexMap with one output, or a
