@@ -16,13 +16,15 @@ class LayoutError(ValueError):
 
 class SpaceError(LayoutError):
     """A ``Space`` was given a bad dimension name or extent (names are
-    identifiers, extents positive ints or positive integer symbols)."""
+    identifiers, extents positive ints or positive integer symbols).
+    Fix: rename the dimension or change the extent the message names."""
 
 
 class MapError(LayoutError):
     """An ``IndexMap`` or combinator was given inconsistent parts: an
     expression count that differs from the codomain rank, a symbol of neither
-    the domain nor the extents, or a dimension name that does not exist."""
+    the domain nor the extents, or a dimension name that does not exist.
+    Fix: as the message says."""
 
 
 class UndefinedValueError(MapError):
@@ -52,18 +54,18 @@ class CompositionError(MapError):
 class SpecError(LayoutError):
     """A spec is malformed: an unknown claim (``layoutalg.runner.dsl.known_claims()``
     lists them), a bad expectation (``"PROVED"`` or ``"REFUTED"``), or a spec
-    function that does not return a layout."""
+    function that does not return a layout. Fix: as the message says."""
 
 
 class OutputError(LayoutError):
     """A report, page or site cannot be written where asked: the folder is not
-    writable, is a file, or holds files layoutalg did not make (choose another
-    path, or empty the folder yourself)."""
+    writable, is a file, or holds files layoutalg did not make. Fix: choose
+    another path, or empty the folder yourself."""
 
 
 class VerificationError(LayoutError):
     """A check cannot be asked of this layout, e.g. enumeration of a symbolic
-    or too large layout (bind the sizes, or use the Z3 check)."""
+    or too large layout. Fix: bind the sizes to numbers, or use the Z3 check."""
 
 
 def describe(value: object) -> str:
@@ -80,17 +82,19 @@ def describe(value: object) -> str:
 class MachineError(LayoutError):
     """A machine was described with bad sizes (zero or negative memories or
     capacities, memory dims that do not match the layout), or data did not
-    fit it."""
+    fit it. Fix: as the message says (it names the memory and the bytes)."""
 
 
 class CapacityError(MachineError):
     """Placing a layout would write past a memory's capacity, e.g.
-    ``PE (0, 0) exceeds memory: 4194304 > 49152 bytes``."""
+    ``PE (0, 0) exceeds memory: 4194304 > 49152 bytes``.
+    Fix: spread the data over more memories, or use a smaller dtype."""
 
 
 class PlacementError(MachineError):
     """A layout sends an element outside its own codomain (an in_bounds
-    failure; ``la.check_in_bounds`` shows the same element)."""
+    failure; ``la.check_in_bounds`` shows the same element). Fix: the layout
+    (or its extents) so that every image lies in its codomain."""
 
 
 # -- Cerebras PE mesh (mesh) --------------------------------------------------
@@ -100,7 +104,7 @@ class MeshError(LayoutError):
     """A mesh layout, shape, index, PE or wafer was given a bad value: a PE
     count that is not a positive int, a shape of rank 0, an index of the wrong
     rank or out of range. (A grid larger than a wafer is a layout; the
-    ``on_wafer`` claim judges whether it fits one.)"""
+    ``on_wafer`` claim judges whether it fits one.) Fix: change the argument the message names."""
 
 
 class PlanError(MeshError):
@@ -124,7 +128,7 @@ class PEMemoryError(MeshError, CapacityError):
 class TransformError(MeshError):
     """A layout transform cannot be built for these layouts and shape
     (different PE-count limits for one tensor, or a custom layout too large
-    to enumerate)."""
+    to enumerate). Fix: as the message says."""
 
 
 # -- memory channels and swizzles (channel) -----------------------------------
@@ -134,14 +138,15 @@ class ChannelError(LayoutError):
     """Bad input to a channel layout, decoder or channel check: an unknown
     option, matrix or dataflow name, a size that is not a positive integer,
     an odd channel count where the option pairs channels, a tile that is not a
-    whole number of interleave beats, or a tile coordinate off the grid."""
+    whole number of interleave beats, or a tile coordinate off the grid.
+    Fix: change the argument the message names."""
 
 
 class SwizzleError(ChannelError):
     """A CuTe ``Swizzle<B, M, S>`` or bank map with impossible parameters: a
     negative bit count or base, ``|S| < B`` (the XOR would read bits it also
     writes, which CuTe rejects with a static_assert), or a bank count or
-    width that is not a positive int."""
+    width that is not a positive int. Fix: as the message says."""
 
 
 # -- PyTorch DTensor (dtensor) ------------------------------------------------
@@ -153,7 +158,8 @@ class DTensorError(LayoutError):
     placement layoutalg does not read (strided sharding, an unknown string),
     a placement count other than the mesh's rank, a Shard dim outside the
     tensor, a plan step that does not match its placement, or a question that
-    needs concrete sizes (nested sharding of one dim, an index to look up)."""
+    needs concrete sizes (nested sharding of one dim, an index to look up).
+    Fix: change the argument the message names."""
 
 
 # -- Triton linear layouts (linear) -------------------------------------------
@@ -164,7 +170,7 @@ class LinearLayoutError(LayoutError):
     name that is not an identifier, a basis with the wrong number of values,
     a value negative or past its out dim's size, an out dim size that is not
     a power of two, dimension names that do not match, or an input point
-    outside the layout."""
+    outside the layout. Fix: change the argument the message names."""
 
 
 class ConversionError(LinearLayoutError):
@@ -185,7 +191,7 @@ class DataflowError(LayoutError):
     """A dataflow model was given a bad argument: an unknown dataflow name, a
     non-positive size or tile, a tile larger than its dimension, a negative
     access cost, a capacity that is not a number of bytes, or a symbolic
-    schedule where a concrete one is needed (enumeration, energy)."""
+    schedule where a concrete one is needed (enumeration, energy). Fix: as the message says."""
 
 
 # -- Tenstorrent (tt) ---------------------------------------------------------
@@ -193,7 +199,8 @@ class DataflowError(LayoutError):
 
 class TTError(LayoutError):
     """Bad input to a Tenstorrent layout: a tile shape the hardware has no
-    faces for, an unknown dtype or device, a page that does not exist."""
+    faces for, an unknown dtype or device, a page that does not exist.
+    Fix: change the argument the message names."""
 
 
 class ShardSpecError(TTError):
@@ -213,7 +220,7 @@ class ShardSpecError(TTError):
 class SpyreError(LayoutError):
     """Bad input to a Spyre function: a size, stride, dtype or coordinate of
     the wrong type, length or range (a size of 0, a coordinate past the
-    tensor, an unknown dtype)."""
+    tensor, an unknown dtype). Fix: change the argument the message names."""
 
 
 class StickSizeError(SpyreError):
