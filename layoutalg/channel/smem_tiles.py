@@ -47,12 +47,7 @@ def column_read(swizzle: Swizzle | None, rows, *, row_bytes: int = 128,
     """``(col, row) → byte``: lane ``row`` reads the ``access_bytes`` chunk ``col``
     of its row of a ``rows × row_bytes`` tile, through ``swizzle`` (byte offsets)."""
     swizzle, rows = _swizzle(swizzle), positive_size(SwizzleError, "rows", rows)
-    for name, value in (("row_bytes", row_bytes), ("access_bytes", access_bytes)):
-        positive_int(SwizzleError, name, value)
-    if row_bytes % access_bytes:
-        raise SwizzleError(f"row_bytes must be a multiple of access_bytes={access_bytes}; "
-                           f"got {row_bytes}")
-    space = Space(col=row_bytes // access_bytes, row=rows)
+    space = Space(col=_chunks(row_bytes, access_bytes), row=rows)
     col, row = space.symbols
     address = _through(swizzle, dot((row, col), (row_bytes, access_bytes)))
     return IndexMap(space, Space(addr=rows * row_bytes), [address],
@@ -63,10 +58,20 @@ def row_read(swizzle: Swizzle | None, rows, *, row_bytes: int = 128,
              access_bytes: int = 16) -> IndexMap:
     """``(row, chunk) → byte``: lane ``chunk`` reads chunk ``chunk`` of row ``row``."""
     swizzle, rows = _swizzle(swizzle), positive_size(SwizzleError, "rows", rows)
-    space = Space(row=rows, chunk=row_bytes // access_bytes)
+    space = Space(row=rows, chunk=_chunks(row_bytes, access_bytes))
     address = _through(swizzle, dot(space.symbols, (row_bytes, access_bytes)))
     return IndexMap(space, Space(addr=rows * row_bytes), [address],
                     name=f"row read via {swizzle or 'no swizzle'} [{rows} × {row_bytes} B]")
+
+
+def _chunks(row_bytes, access_bytes) -> int:
+    """The accesses per row: both positive ints, ``row_bytes`` a multiple of ``access_bytes``."""
+    for name, value in (("row_bytes", row_bytes), ("access_bytes", access_bytes)):
+        positive_int(SwizzleError, name, value)
+    if row_bytes % access_bytes:
+        raise SwizzleError(f"row_bytes must be a multiple of access_bytes={access_bytes}; "
+                           f"got {row_bytes}")
+    return row_bytes // access_bytes
 
 
 def _through(swizzle, offset):

@@ -18,7 +18,7 @@ import bank_twins
 from layoutalg.channel.bank_model import NVIDIA_32BIT, NVIDIA_64BIT, NVIDIA_128BIT
 from layoutalg.channel.banks import check_bank_conflicts
 from layoutalg.errors import SwizzleError
-from layoutalg.channel.smem_tiles import column_read, swizzled_tile
+from layoutalg.channel.smem_tiles import column_read, row_read, swizzled_tile
 from layoutalg.channel.swizzle import Swizzle
 from layoutalg.core.evaluate import evaluate
 from layoutalg.core.space import coordinate
@@ -162,6 +162,10 @@ def test_random_swizzles_z3_matches_enumeration(bits, base, extra, negative, row
     (lambda: column_read(SW128, -8), "rows must be a positive int; got -8"),
     (lambda: column_read(SW128, 8.0), "rows must be a positive int or a positive integer symbol "
      "(declare it with layoutalg.extents); got 8.0"),
+    (lambda: row_read(SW128, 8, row_bytes=0), "row_bytes must be a positive int; got 0"),
+    (lambda: row_read(SW128, 8, row_bytes=100),
+     "row_bytes must be a multiple of access_bytes=16; got 100"),
+    (lambda: row_read(SW128, 8, access_bytes=0), "access_bytes must be a positive int; got 0"),
 ])
 def test_bad_input(build, message):
     with pytest.raises(SwizzleError) as info:
