@@ -39,8 +39,9 @@ def run_run(args, stream: TextIO) -> int:
     console = Console(file=stream, highlight=False, width=None if stream.isatty() else 132)
     rng = np.random.default_rng(getattr(args, "seed", 0) or 0)
     console.print(f"[bold]{found.ident}[/bold]", markup=True)
-    schedule = _schedule_of(subject)
-    if schedule is not None:
+    # a dataflow spec builds a Schedule, or the seed's reuse model holding one
+    schedule = subject.schedule if isinstance(subject, SeedReuse) else subject
+    if isinstance(schedule, Schedule):
         return _run_schedule(schedule, rng, console)
     subject = _at_example_sizes(subject, found.spec, console)
     return _run_layout(subject, rng, console, args, _fits_claim(found.spec))
@@ -73,13 +74,6 @@ def _fits_claim(spec) -> dict:
     return {}
 
 
-def _schedule_of(subject):
-    """The dataflow schedule a spec built (itself, or the seed's reuse model's), else None."""
-    if isinstance(subject, SeedReuse):
-        return subject.schedule
-    return subject if isinstance(subject, Schedule) else None
-
-
 def _run_layout(subject, rng, console: Console, args, claimed: dict) -> int:
     given = {"capacity": getattr(args, "capacity", None),
              "element_bytes": getattr(args, "element_bytes", None),
@@ -94,7 +88,8 @@ def _run_layout(subject, rng, console: Console, args, claimed: dict) -> int:
                       f"offsets in {'bytes' if target.offsets_in_bytes else 'elements'}",
                       markup=False)
         data = _random(tuple(int(e) for e in m.domain.extents), target.dtype, rng)
-        fill = _fill_value(target.dtype)
+        # a fill that random data never equals exactly: NaN, or the largest int
+        fill = np.nan if target.dtype.kind == "f" else int(np.iinfo(target.dtype).max)
         start = time.perf_counter()
         placed = place(data, m, machine, fill=fill, offsets_in_bytes=target.offsets_in_bytes)
     except (PlacementError, CapacityError) as exc:
@@ -191,8 +186,3 @@ def _random(shape, dtype: np.dtype, rng) -> np.ndarray:
     if dtype.kind == "f":
         return rng.standard_normal(shape).astype(dtype)
     return rng.integers(0, np.iinfo(dtype).max, size=shape, dtype=dtype)
-
-
-def _fill_value(dtype: np.dtype):
-    """A fill that random data never equals exactly: NaN, or the largest int."""
-    return np.nan if dtype.kind == "f" else int(np.iinfo(dtype).max)

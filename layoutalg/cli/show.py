@@ -48,8 +48,10 @@ def find_spec(reference: str) -> Found:
 def run_show(args, stream: TextIO) -> int:
     found = find_spec(args.spec)
     subject, m = found.built()
+    # TERM=xterm-mono and the like: Rich would still send 16 colours
+    mono = os.environ.get("TERM", "").lower().endswith(("-mono", "-m"))
     console = Console(file=stream, highlight=False, width=None if stream.isatty() else 132,
-                      color_system=None if _monochrome_term() else "auto")
+                      color_system=None if mono else "auto")
     console.print(str(m), markup=False)
     instance = picture.drawn_instance(m, found.spec.assume)
     if instance is None:
@@ -132,11 +134,6 @@ def needs_glyphs(console: Console) -> bool:
     16 colours, to which the pictures' light fills all round to the same grey."""
     return console.no_color or (
         console.is_terminal and console.color_system not in ("256", "truecolor"))
-
-
-def _monochrome_term() -> bool:
-    """``TERM=xterm-mono`` and the like: Rich would still send 16 colours."""
-    return os.environ.get("TERM", "").lower().endswith(("-mono", "-m"))
 
 
 def run_docs(args, stream: TextIO) -> int:

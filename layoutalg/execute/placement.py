@@ -94,8 +94,13 @@ def place(array: np.ndarray, layout: IndexMap, machine: Machine, *, fill=0,
         raise MachineError(f"array shape {array.shape} must equal the layout's domain extents "
                            f"{found.extents}")
     cells = _cells(machine, array.dtype, found)
-    if fill is not None:
-        _fill_padding(machine, cells, fill, found)
+    if fill is not None:   # every in-memory slot of the layout's codomain
+        span = min(_span_bytes(found), machine.capacity) // found.itemsize
+        try:
+            cells.reshape(machine.memories, -1)[:, :span] = fill
+        except (TypeError, ValueError, OverflowError):
+            raise MachineError(f"fill must be a value of the array's dtype {cells.dtype}; "
+                               f"got {describe(fill)}") from None
     plan = plan_for(found, cells.size // machine.memories)
     plan.scatter(cells, np.ascontiguousarray(array).reshape(-1))
     return Placement(layout, machine, array.dtype, plan.kind, found)
@@ -104,7 +109,10 @@ def place(array: np.ndarray, layout: IndexMap, machine: Machine, *, fill=0,
 def fetch(layout: IndexMap, machine: Machine, dtype, *,
           offsets_in_bytes: bool = False) -> np.ndarray:
     """Read back the array the layout describes (the inverse of :func:`place`)."""
-    dtype = _dtype(dtype)
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise MachineError(f"dtype must be a NumPy dtype; got {describe(dtype)}") from None
     found = analyse(layout, machine, dtype.itemsize, offsets_in_bytes)
     cells = _cells(machine, dtype, found)
     out = np.empty(found.size, dtype=dtype)
@@ -167,20 +175,3 @@ def _span_bytes(found: Analysis) -> int:
     codomain = [int(e) for e in found.layout.codomain.extents]
     span = math.prod(codomain[len(found.shape):])   # exact: a huge codomain must not wrap
     return span if found.in_bytes else span * found.itemsize
-
-
-def _fill_padding(machine, cells, fill, found) -> None:
-    """Set every in-memory slot of the layout's codomain to ``fill``."""
-    span = min(_span_bytes(found), machine.capacity) // found.itemsize
-    try:
-        cells.reshape(machine.memories, -1)[:, :span] = fill
-    except (TypeError, ValueError, OverflowError):
-        raise MachineError(f"fill must be a value of the array's dtype {cells.dtype}; "
-                           f"got {describe(fill)}") from None
-
-
-def _dtype(dtype) -> np.dtype:
-    try:
-        return np.dtype(dtype)
-    except TypeError:
-        raise MachineError(f"dtype must be a NumPy dtype; got {describe(dtype)}") from None
