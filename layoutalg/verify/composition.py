@@ -1,7 +1,7 @@
 """What ``compose`` must know about its parts, each fact proved once per map.
 
 ``first``'s images lie in its codomain and in ``then``'s domain, and
-``then``'s inverse is right (it pulls ``first``'s padding back): both are
+``then``'s inverse is right and left (it pulls ``first``'s padding back): both are
 proved here, with Z3 or by enumeration when the map is concrete and small,
 and kept by map (domain, codomain, formulas, inverse, valid and assumptions,
 not its name), so a map composed many times is proved once. Only PROVED and
