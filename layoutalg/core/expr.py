@@ -154,13 +154,18 @@ def same_for_every_size(a: object, b: object) -> bool:
     Exact evaluation at two assignments of positive sizes first: a nonzero
     integer difference at either settles it at once (False) without
     ``simplify``, which is slow on nested ``ceiling``/``floor`` of sizes.
-    Otherwise ``simplify`` decides, so False can also mean "not shown".
+    An assignment a symbol's assumptions rule out (``P`` odd, ``P = 4``), or
+    where the difference has no value, is skipped. Otherwise ``simplify``
+    decides, so False can also mean "not shown".
 
     >>> M, P = sympy.symbols("M P", integer=True, positive=True)
     >>> same_for_every_size(ceil_div(M, ceil_div(M, P)), P)  # M=5, P=4: 3 != 4
     False
     >>> same_for_every_size(M + M, 2 * M)
     True
+    >>> Q = sympy.Symbol("Q", integer=True, positive=True, odd=True)
+    >>> same_for_every_size(sympy.Mod(Q, 2) + M, 1 + M), same_for_every_size(sympy.Mod(M, Q - 4), 0)
+    (True, False)
     """
     difference = sympy.sympify(a) - sympy.sympify(b)
     if difference.is_Integer:
@@ -168,7 +173,18 @@ def same_for_every_size(a: object, b: object) -> bool:
     symbols = sorted(difference.free_symbols, key=lambda s: s.name)
     for shift in range(2):
         sizes = itertools.cycle(TRIAL_SIZES[shift:] + TRIAL_SIZES[:shift])
-        value = difference.xreplace({s: sympy.Integer(v) for s, v in zip(symbols, sizes)})
+        trial = {s: sympy.Integer(v) for s, v in zip(symbols, sizes)}
+        if not all(_allows(s, v) for s, v in trial.items()):
+            continue
+        try:
+            value = difference.xreplace(trial)
+        except (ArithmeticError, MapError):  # no value there (x mod 0, a negative bit operand)
+            continue
         if value.is_Integer and value != 0:
             return False
     return sympy.simplify(difference) == 0
+
+
+def _allows(symbol: sympy.Symbol, value: sympy.Integer) -> bool:
+    """``value`` has every property the symbol was declared with (odd, even, …)."""
+    return all(getattr(value, f"is_{fact}") == held for fact, held in symbol.assumptions0.items())

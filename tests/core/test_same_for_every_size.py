@@ -53,3 +53,27 @@ def test_true_means_equal_at_every_size_tried(a, b, c):
             assert a[1](m, n, p) + b[1](m, n, p) == b[1](m, n, p) + c[1](m, n, p)
     elif a[0] == c[0]:
         raise AssertionError("a + b and b + a are the same for every size")
+
+
+def test_trial_sizes_the_assumptions_rule_out_are_skipped_not_evaluated():
+    """Q is declared odd, so Q - 4 is never 0; a trial at Q = 4 would evaluate
+    M mod 0 (Python: 5 % 0 raises). The answer comes from the trials the
+    assumptions allow (M = 4, Q = 7: 4 mod 3 = 1, not 0) instead of an error."""
+    assert 4 % (7 - 4) == 1
+    q = sympy.Symbol("Q", integer=True, positive=True, odd=True)
+    assert not same_for_every_size(sympy.Mod(M, q - 4), 0)
+
+
+def test_a_size_with_no_value_at_a_trial_leaves_the_check_unknown():
+    """The audit's map: an extent M·P + (M mod (P - 4))² with P odd. The map is
+    row-major over the whole box, so onto; the check must not crash or refute
+    (today it is UNKNOWN: Z3 cannot show the divisor P - 4 positive)."""
+    import layoutalg as la
+
+    (m,) = la.extents("M")
+    p = sympy.Symbol("P", integer=True, positive=True, odd=True)
+    extent = m * p + sympy.Mod(m, p - 4) ** 2
+    domain = la.Space(i=m + 1, j=extent)
+    i, j = domain.symbols
+    flat = la.IndexMap(domain, la.Space(o=m * extent + extent), [i + (m + 1) * j])
+    assert la.check_surjective(flat, timeout_ms=5000).status is not la.Status.REFUTED
