@@ -136,6 +136,8 @@ def _spec_file(spec) -> Path | None:
 
 
 def _imported_names(tree: ast.AST) -> list[str]:
+    """Every dotted name an import runs, its packages too: ``from pkg.const import N``
+    executes ``pkg/__init__.py`` before ``pkg/const.py``."""
     names = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -146,7 +148,14 @@ def _imported_names(tree: ast.AST) -> list[str]:
                 names.append(module)
             dot = "." if node.module else ""
             names += [f"{module}{dot}{alias.name}" for alias in node.names]
-    return names
+    return list(dict.fromkeys(prefix for name in names for prefix in _packages_and(name)))
+
+
+def _packages_and(name: str) -> list[str]:
+    """``a.b.c`` → ``a``, ``a.b``, ``a.b.c`` (leading dots of a relative name kept)."""
+    level = len(name) - len(name.lstrip("."))
+    parts = name[level:].split(".")
+    return [name[:level] + ".".join(parts[:k]) for k in range(1, len(parts) + 1)]
 
 
 def _relative_file(name: str, importer: Path) -> Path | None | bool:

@@ -1018,6 +1018,25 @@ def test_a_helper_reached_by_a_relative_import_is_in_the_key(tmp_path):
     assert done.returncode == 1
 
 
+
+def test_a_package_init_run_by_a_dotted_import_is_in_the_key(tmp_path):
+    """Found by this stop's review: ``from pkg.sub import M`` runs ``pkg/__init__.py``
+    first, which can change ``sub`` (here it sets ``sub.M``); editing only
+    ``__init__.py`` reused a stale PROVED."""
+    write(tmp_path / "specs" / "s.py", FITS_FROM_PACKAGE)
+    write(tmp_path / "specs" / "pkg" / "__init__.py", "")
+    write(tmp_path / "specs" / "pkg" / "sub.py", "M = 8\n")
+    cache, report = tmp_path / "cache", tmp_path / "r.json"
+    argv = ["prove", "specs/s.py", "--cache-dir", str(cache), "--json", str(report)]
+    assert cli(tmp_path, *argv).returncode == 0
+    assert list(verdicts(report).values()) == ["PROVED"]
+    write(tmp_path / "specs" / "pkg" / "__init__.py",
+          "from . import sub\n\nsub.M = 16\n")  # 64 bytes per PE now
+    done = cli(tmp_path, *argv)
+    assert "reused from the cache" not in done.stdout
+    assert list(verdicts(report).values()) == ["REFUTED"]
+    assert done.returncode == 1
+
 def test_a_project_under_the_interpreters_prefix_is_still_the_users(tmp_path):
     """With a system Python sys.prefix is /usr: a project in /usr/src/app must
     count as the user's (its helpers in the key, isolated), not as library."""
