@@ -171,8 +171,9 @@ class SpyreLayout:
         """``index_map()`` as two steps (the ``Stepped`` protocol of
         ``layoutalg.docgen.pages``): each torch dim cut into its device dims
         (``h2 → dev1 = ⌊h2/64⌋, dev3 = h2 mod 64``), torch dim by torch dim; then
-        those put in device order (a synthetic dim is 0). Empty when the second
-        step would change nothing.
+        those put in device order (a synthetic dim is 0). Composed they give
+        ``index_map()``. Empty when the second step would change nothing (every
+        torch dim is one device dim, already in order).
 
         >>> cut, order = SpyreLayout([128, 256, 512], "float16", [256, 8, 128, 64],
         ...                          [1, 2, 0, 2]).layout_steps()

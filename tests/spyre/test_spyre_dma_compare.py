@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from row_major_steps import row_major_steps
 
+import layoutalg as la
 from layoutalg.spyre import default_layout, dma
 from layoutalg.spyre.dma import CopyPlan, _compare, copy_plan
 
@@ -157,3 +158,13 @@ def test_the_issue_3401_layouts_take_the_slot_indexed_way_and_sparse_ones_sort(m
     verdict = dma.check_dma_reading(sparse)
     assert verdict.refuted and verdict.counterexample == {"h0": 0, "h1": 1}
     assert taken[2:] == ["_sorted_finding"]
+
+
+def test_a_copy_too_long_to_replay_counts_its_iterations_exactly():
+    """[2**26, 2**32, 64] device slots are 2**64 copy iterations: past the replay
+    limit (UNKNOWN), and counted exactly (an int64 product wraps to 0)."""
+    assert 2**26 * 2**32 * 64 == 18_446_744_073_709_551_616
+    huge = la.spyre.SpyreLayout.unchecked([2**32, 2**32], "float16", [2**26, 2**32, 64], [1, 0, 1])
+    verdict = dma.check_dma_reading(huge)
+    assert verdict.status is la.Status.UNKNOWN
+    assert verdict.reason.startswith("18,446,744,073,709,551,616 copy iterations, past the")
