@@ -266,8 +266,11 @@ def reached_condition(first: IndexMap, then: IndexMap) -> sympy.Basic | str | No
 
     By enumerating ``then``'s domain and codomain (:func:`not_enumerable`
     must be None). The slots are written as runs of their row-major flat
-    index, ``Not(a <= flat < b or ...)``; more than ``RUN_LIMIT`` runs would
-    make too large a predicate to check, and a sentence saying so is returned.
+    index, ``Not(a <= flat < b or ...)``, or, past ``RUN_LIMIT`` runs, by
+    their residues when the pattern repeats with a period ``p`` of at most
+    ``RUN_LIMIT`` slots (checked on every slot: ``Not(flat mod p in R)``, e.g.
+    the odd slots a stride-2 map never reaches); otherwise the predicate would
+    be too large to check, and a sentence saying so is returned.
     """
     z = _grid(then.domain.extents)
     real = _inside(z, first.codomain.extents)
@@ -279,15 +282,21 @@ def reached_condition(first: IndexMap, then: IndexMap) -> sympy.Basic | str | No
     if np.any(real):
         hit = tuple(np.asarray(values[real]).astype(np.int64) for values in images)
         filled[np.ravel_multi_index(hit, extents)] = True
-    unreached = np.flatnonzero(holds(then.valid, then.codomain) & ~filled)
+    missed = holds(then.valid, then.codomain) & ~filled
+    unreached = np.flatnonzero(missed)
     if not len(unreached):
         return None
     breaks = np.flatnonzero(np.diff(unreached) != 1) + 1
     runs = [(int(run[0]), int(run[-1]) + 1) for run in np.split(unreached, breaks)]
-    if len(runs) > RUN_LIMIT:
-        return (f"its valid slots minus {len(unreached)} unreached ones in {len(runs)} runs "
-                f"(more than {RUN_LIMIT}) would be too large a predicate to check")
     flat = flatten(then.codomain.symbols, extents)
+    if len(runs) > RUN_LIMIT:
+        period = next((p for p in range(1, RUN_LIMIT + 1)
+                       if np.array_equal(missed[p:], missed[:-p])), None)
+        if period is None:
+            return (f"its valid slots minus {len(unreached)} unreached ones in {len(runs)} "
+                    f"runs (more than {RUN_LIMIT}) would be too large a predicate to check")
+        return sympy.Not(sympy.Or(*(sympy.Eq(sympy.Mod(flat, period), int(r))
+                                    for r in np.flatnonzero(missed[:period]))))
     return sympy.Not(sympy.Or(*(
         sympy.Eq(flat, a) if b == a + 1 else sympy.And(flat >= a, flat < b) for a, b in runs)))
 

@@ -532,3 +532,31 @@ def test_a_composition_equal_to_one_of_its_parts_does_not_recurse():
     whole = la.compose(layout, identity)
     assert la.check_in_bounds(whole).status is la.Status.PROVED
     assert [whole(i) for i in range(2)] == [(0,), (1,)]
+
+
+@pytest.mark.parametrize("stride,keep", [(2, 1), (3, 2)])
+def test_padding_left_in_a_repeating_pattern_is_written_by_its_residues(stride, keep):
+    """A padded ``first`` (only rows < keep of 4 are real, 10·16 slots each) then a
+    stride-``stride`` map onto ``stride``·320 slots: every real element lands on
+    a multiple of ``stride``, the others on nothing, far more than RUN_LIMIT
+    runs of unreached slots. The composition's valid slots are exactly the
+    multiples of ``stride`` (plain ints below), not a refusal."""
+    domain = la.Space(r=keep, b=10, c=16)
+    r, b, c = domain.symbols
+    padded = la.Space(n=4, b=10, c=16)
+    n, pb, pc = padded.symbols
+    first = la.IndexMap(domain, padded, [r, b, c], inverse=[n, pb, pc], valid=n < keep,
+                        name="first")
+    rows = la.Space(t0=4, t1=10, t2=16)
+    t0, t1, t2 = rows.symbols
+    slots = stride * 160 * keep
+    then = la.IndexMap(rows, la.Space(slot=slots),
+                       [stride * sympy.Mod(160 * t0 + 16 * t1 + t2, 160 * keep)], name="spread")
+    reached = {stride * ((160 * x + 16 * y + z) % (160 * keep))
+               for x in range(keep) for y in range(10) for z in range(16)}
+    assert len(reached) == 160 * keep and reached == set(range(0, slots, stride))
+    whole = compose(first, then)
+    (slot,) = whole.codomain.symbols
+    assert [bool(whole.valid.subs(slot, s)) for s in range(slots)] == [
+        s in reached for s in range(slots)]
+    assert la.check_bijective(whole).proved
