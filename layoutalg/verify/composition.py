@@ -71,10 +71,13 @@ def parts_of(m: IndexMap, _opening: frozenset = frozenset()) -> list[IndexMap] |
 
 
 def in_own_codomain(
-    m: IndexMap, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS
+    m: IndexMap, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    _opening: frozenset = frozenset(),
 ) -> CheckResult:
     """``check_in_bounds(m)``, from memory when known: exact by construction,
-    proved before, or a composition whose last part is in bounds everywhere."""
+    proved before, or a composition whose last part is in bounds everywhere
+    (records that lead back to a map being asked about are not followed, as in
+    :func:`parts_of`)."""
     start = time.perf_counter()
     k = key(m)
     known = _in_bounds.get(k)
@@ -84,8 +87,8 @@ def in_own_codomain(
         return q.result(Status.PROVED, "in_bounds", m.label, start,
                         reason=f"every image lies in {m.codomain} (by construction)")
     parts = _parts.get(k)
-    if parts is not None:
-        last = in_own_codomain(parts[1], timeout_ms=timeout_ms)
+    if parts is not None and k not in _opening:
+        last = in_own_codomain(parts[1], timeout_ms=timeout_ms, _opening=_opening | {k})
         if last.proved:
             verdict = q.result(Status.PROVED, "in_bounds", m.label, start,
                                reason=f"every image lies in {m.codomain} (its last part "

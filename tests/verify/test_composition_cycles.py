@@ -30,3 +30,19 @@ def test_parts_without_a_cycle_open_fully():
     assert flat(2, 4) == (14,)  # hand: j=4 rows of 3, plus i=2 (extents 3 x 7)
     parts = composition.parts_of(flat)
     assert [p.label for p in parts] == [swap.label, la.linearize(swap.codomain).label]
+
+
+def test_in_bounds_from_memory_stops_where_the_records_lead_back():
+    """``in_own_codomain`` follows a composition's last part; with ``a = x ∘ b``
+    and ``b = y ∘ a`` recorded (Hypothesis met such records through the CuTe
+    postconditions: a RecursionError) it asks Z3 instead of going round."""
+    space = la.Space.of(("i",), (5,))
+    (i,) = space.symbols
+    a = la.IndexMap(space, la.Space.of(("o",), (5,)), [4 - i], name="reverse")  # not exact
+    b = la.IndexMap(space, la.Space.of(("o",), (9,)), [2 * i], name="double")
+    x = la.identity(space)
+    composition.note_composition(a, x, b)
+    composition.note_composition(b, x, a)
+    # by hand: 4 - i for i in 0..4 is 0..4, inside [0, 5)
+    assert all(0 <= 4 - v < 5 for v in range(5))
+    assert composition.in_own_codomain(a).proved
