@@ -14,6 +14,7 @@ from concurrent.futures import Executor, Future, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.errors import LayoutError, SpecError
@@ -248,12 +249,20 @@ def _prove_claim(found: Found, claim, subject, maps: dict, claim_seconds) -> Out
                     method=getattr(result, "method", ""))
 
 
+class OutcomeCache(Protocol):
+    """What ``prove`` asks of a cache (``runner.proof_cache.ProofCache``)."""
+
+    def get(self, found: Found) -> list[Outcome] | None: ...
+
+    def put(self, found: Found, outcomes: list[Outcome]) -> None: ...
+
+
 def prove(
     found: Sequence[Found],
     *,
     on_done: Callable[[Found, list[Outcome]], None] | None = None,
     executor: Executor | None = None,
-    cache=None,
+    cache: OutcomeCache | None = None,
     claim_seconds: float | None = None,
     costs: Sequence[float] | None = None,
 ) -> list[Outcome]:
@@ -262,7 +271,8 @@ def prove(
     Args:
         executor: a ``concurrent.futures.Executor`` (local processes, or a
             Dask cluster's ``client.get_executor()``); None proves in-process.
-        cache: a ``ProofCache`` (``get``, ``put``): unchanged specs are not redone.
+        cache: an ``OutcomeCache`` (``get``, ``put``; ``runner.proof_cache.ProofCache``):
+            unchanged specs are not redone.
         claim_seconds: wall-clock limit per claim (None: no limit).
         costs: each spec's expected time (``runner.spec_timing``; default: its
             number of claims): the costly are handed out first; never the order
