@@ -93,7 +93,7 @@ def place(array: np.ndarray, layout: IndexMap, machine: Machine, *, fill=0,
     if found.extents != array.shape:
         raise MachineError(f"array shape {array.shape} must equal the layout's domain extents "
                            f"{found.extents}")
-    cells = _cells(machine, array.dtype, found)
+    plan, cells = _planned(machine, array.dtype, found)
     if fill is not None:   # every in-memory slot of the layout's codomain
         span = min(_span_bytes(found), machine.capacity) // found.itemsize
         try:
@@ -101,7 +101,6 @@ def place(array: np.ndarray, layout: IndexMap, machine: Machine, *, fill=0,
         except (TypeError, ValueError, OverflowError):
             raise MachineError(f"fill must be a value of the array's dtype {cells.dtype}; "
                                f"got {describe(fill)}") from None
-    plan = plan_for(found, cells.size // machine.memories)
     plan.scatter(cells, np.ascontiguousarray(array).reshape(-1))
     return Placement(layout, machine, array.dtype, plan.kind, found)
 
@@ -114,9 +113,9 @@ def fetch(layout: IndexMap, machine: Machine, dtype, *,
     except TypeError:
         raise MachineError(f"dtype must be a NumPy dtype; got {describe(dtype)}") from None
     found = analyse(layout, machine, dtype.itemsize, offsets_in_bytes)
-    cells = _cells(machine, dtype, found)
+    plan, cells = _planned(machine, dtype, found)
     out = np.empty(found.size, dtype=dtype)
-    plan_for(found, cells.size // machine.memories).gather(cells, out)
+    plan.gather(cells, out)
     return out.reshape(found.extents)
 
 
@@ -165,9 +164,17 @@ def _reserve(machine: Machine, found: Analysis) -> np.ndarray:
     return machine.reserve(max(span, found.high_water, 1))
 
 
-def _cells(machine: Machine, dtype: np.dtype, found: Analysis) -> np.ndarray:
-    """The machine's storage as one flat array of elements (grown to fit the layout)."""
-    return _reserve(machine, found).reshape(-1).view(dtype)
+def _planned(machine: Machine, dtype: np.dtype, found: Analysis):
+    """The layout's copy plan (which refuses an offset that is not a whole
+    element) and the machine's storage as one flat array of elements, grown to
+    fit the layout; each memory's bytes must be a whole number of elements."""
+    storage = _reserve(machine, found)
+    plan = plan_for(found, storage.shape[1] // found.itemsize)
+    if storage.shape[1] % found.itemsize:
+        raise MachineError(f"each {machine.name}'s {storage.shape[1]} bytes must be a whole "
+                           f"number of {found.itemsize}-byte elements: give a capacity that "
+                           f"is a multiple of {found.itemsize}")
+    return plan, storage.reshape(-1).view(dtype)
 
 
 def _span_bytes(found: Analysis) -> int:

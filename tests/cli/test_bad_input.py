@@ -677,6 +677,14 @@ FILES = {
     "good.py": GOOD,
     "notes.txt": "injective\n",
     "empty.py": "import layoutalg as la\n",
+    "rows72.py": '''
+        import layoutalg as la
+
+
+        @la.spec(claims=["injective"], expect="REFUTED")
+        def overlapping_rows():
+            return la.strided((16, 8), (1, 8))
+        ''',
     "raises.py": "raise RuntimeError('boom at import')\n",
     "exits.py": "import sys\n\nsys.exit(0)\n",
     "body_raises.py": '''
@@ -862,6 +870,9 @@ CLI_ROWS = [
             id="run-seed"),
     cli_row(["run", "{d}/good.py", "--capacity", "0"],
             r"argument --capacity: BYTES must be a positive int; got 0", id="run-capacity-zero"),
+    cli_row(["run", "{d}/rows72.py", "--offsets-in-bytes", "--capacity", "75"],
+            r"each memory's 75 bytes must be a whole number of 4-byte elements: give a "
+            r"capacity that is a multiple of 4", id="run-capacity-not-whole-elements"),
     cli_row(["run", "{d}/good.py", "--element-bytes", "3"],
             r"argument --element-bytes: invalid choice: 3 \(choose from 1, 2, 4, 8\)",
             id="run-element-bytes"),

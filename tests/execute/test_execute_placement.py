@@ -292,6 +292,14 @@ BAD_PLACE = [
      MachineError, r"array must hold fixed-size values \(numbers\); got dtype object"),
     (lambda: fetch(la.split(la.Space(i=6), "i", 3), Machine.banks(2, 64), "no-such-type"),
      MachineError, r"dtype must be a NumPy dtype; got 'no-such-type'"),
+    # 10-byte banks hold 2.5 int32 elements: refused with the rule, whatever the fill (a fill
+    # of 0 used to be blamed, and fetch raised NumPy's ValueError)
+    (lambda: place(np.zeros(4, np.int32), la.split(la.Space(i=4), "i", 2), Machine.banks(2, 10)),
+     MachineError, r"each bank's 10 bytes must be a whole number of 4-byte elements"),
+    (lambda: place(np.zeros(4, np.int32), la.split(la.Space(i=4), "i", 2), Machine.banks(2, 10),
+                   fill=None), MachineError, r"must be a whole number of 4-byte elements"),
+    (lambda: fetch(la.split(la.Space(i=4), "i", 2), Machine.banks(2, 10), np.int32),
+     MachineError, r"each bank's 10 bytes must be a whole number of 4-byte elements"),
 ]
 
 
