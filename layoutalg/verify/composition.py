@@ -5,7 +5,9 @@
 proved here, with Z3 or by enumeration when the map is concrete and small,
 and kept by map (domain, codomain, formulas, inverse, valid and assumptions,
 not its name), so a map composed many times is proved once. Only PROVED and
-REFUTED answers are kept (they do not depend on the time allowed).
+REFUTED answers are kept (they do not depend on the time allowed). Without a
+usable inverse, :func:`reached_condition` lists the slots of a concrete
+``then`` that no real point of ``first`` reaches.
 
 Maps the combinators build from a ``Space`` are *exact by construction*: in
 bounds, a bijection onto their valid slots, with an inverse that is right on
