@@ -55,13 +55,26 @@ def test_true_means_equal_at_every_size_tried(a, b, c):
         raise AssertionError("a + b and b + a are the same for every size")
 
 
-def test_trial_sizes_the_assumptions_rule_out_are_skipped_not_evaluated():
-    """Q is declared odd, so Q - 4 is never 0; a trial at Q = 4 would evaluate
-    M mod 0 (Python: 5 % 0 raises). The answer comes from the trials the
-    assumptions allow (M = 4, Q = 7: 4 mod 3 = 1, not 0) instead of an error."""
+def test_a_trial_where_the_difference_has_no_value_is_skipped():
+    """A trial at Q = 4 evaluates M mod 0 (Python: 5 % 0 raises); it is skipped
+    and another trial answers (M = 4, Q = 7: 4 mod 3 = 1, not 0)."""
     assert 4 % (7 - 4) == 1
     q = sympy.Symbol("Q", integer=True, positive=True, odd=True)
     assert not same_for_every_size(sympy.Mod(M, q - 4), 0)
+
+
+def test_a_difference_zero_only_by_a_fact_z3_never_sees_is_not_the_same():
+    """(M·Q + M) mod 2 is 0 for every odd Q, but the Z3 translation knows only
+    "positive integer": at Q = 2, M = 1 it is 1 (plain ints). Saying "same" let
+    pad drop its valid predicate, and Z3 refuted the padded map with Q = 2."""
+    assert (1 * 2 + 1) % 2 == 1
+    q = sympy.Symbol("Q", integer=True, positive=True, odd=True)
+    assert not same_for_every_size(sympy.Mod(M * q + M, 2), 0)
+    import layoutalg as la
+
+    padded = la.pad(la.Space(i=M), "i", to=M + sympy.Mod(M * q + M, 2))
+    assert padded.valid is not None
+    assert la.check_bijective(padded, timeout_ms=10000).status is not la.Status.REFUTED
 
 
 def test_a_size_with_no_value_at_a_trial_leaves_the_check_unknown():
