@@ -28,6 +28,7 @@ from layoutalg.verify import checks
 from layoutalg.verify.cute_postconditions import check_layout_equivalent
 from layoutalg.verify.memory import check_fits
 from layoutalg.verify.parts import check_bijective_by_parts
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 
 
 @dataclass(frozen=True)
@@ -164,10 +165,11 @@ claim("equivalent", _equivalent, arguments=(1, 1), validate=_valid_equivalent)
 claim("bijective_by_parts", check_bijective_by_parts, index_map=False)
 
 
-def _cute_equivalent(subject, other, *, assume=(), timeout_ms=None):
+def _cute_equivalent(subject, other, *, assume=(), timeout_ms=DEFAULT_TIMEOUT_MS):
     """Both CuTe layouts send every index to the same offset; layouts of different
-    sizes are REFUTED ("sizes differ: 288 vs 384"), not an error."""
-    return check_layout_equivalent(subject, other)
+    sizes are REFUTED ("sizes differ: 288 vs 384"), not an error. The spec's
+    assumptions go with the question (contradictory ones: UNKNOWN)."""
+    return check_layout_equivalent(subject, other, assume=assume, timeout_ms=timeout_ms)
 
 
 claim("cute_equivalent", _cute_equivalent, index_map=False, arguments=(1, 1))

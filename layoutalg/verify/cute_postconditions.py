@@ -28,6 +28,7 @@ from layoutalg.errors import MapError
 from layoutalg.validate import one_of
 from layoutalg.verify import brute, checks
 from layoutalg.verify.compose import compose
+from layoutalg.verify.query import DEFAULT_TIMEOUT_MS
 from layoutalg.verify.result import CheckResult, Status
 
 METHODS = ("z3", "enumeration")
@@ -37,14 +38,16 @@ METHODS = ("z3", "enumeration")
 REGROUP_LIMIT = 1 << 16
 
 
-def check_layout_equivalent(a: object, b: object, *, method: str = "z3") -> CheckResult:
+def check_layout_equivalent(a: object, b: object, *, method: str = "z3", assume=(),
+                            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
     """Do two layouts (or a layout and an index map) send every index to the same offset?
 
     Unlike ``check_equivalent``, different sizes are an answer, not an
     error: REFUTED ``sizes differ: 2 vs 3``, with the first index that only
     the larger one has. ``method="enumeration"`` is the brute-force twin
     (every ``prove_*`` below takes it too): the same question answered by
-    ``layoutalg.verify.brute``.
+    ``layoutalg.verify.brute``. ``assume`` goes to Z3 with the question
+    (contradictory assumptions: UNKNOWN, as everywhere); the twin takes none.
 
     >>> check_layout_equivalent("(2,2):(1,2)", "4:1").status
     <Status.PROVED: 'PROVED'>
@@ -53,10 +56,15 @@ def check_layout_equivalent(a: object, b: object, *, method: str = "z3") -> Chec
     """
     check = _checks(method)
     first, second = _as_map(a, "a"), _as_map(b, "b")
-    n1, n2 = first.domain.extents[0], second.domain.extents[0]
-    if n1 != n2:
-        return _sizes_differ("equivalent", f"{first.label} ≡ {second.label}", n1, n2)
-    return check.check_equivalent(first, second)
+    if not assume:
+        n1, n2 = first.domain.extents[0], second.domain.extents[0]
+        if n1 != n2:
+            return _sizes_differ("equivalent", f"{first.label} ≡ {second.label}", n1, n2)
+        return check.check_equivalent(first, second)
+    if check is brute:
+        raise MapError(f"check_layout_equivalent: method='enumeration' takes no assumptions; "
+                       f"got assume={assume!r}")
+    return check.check_equivalent(first, second, assume=assume, timeout_ms=timeout_ms)
 
 
 def _sizes_differ(check: str, subject: str, n1: int, n2: int) -> CheckResult:

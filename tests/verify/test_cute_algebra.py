@@ -511,3 +511,23 @@ def test_the_namespace_exports_every_name_it_lists():
     public = {n for m in (cute_algebra, cute_tiling, cute_postconditions)
               for n in m.__all__ if n.startswith(("prove_", "check_"))}
     assert public - set(cute_api.__all__) == set()
+
+
+def test_the_cute_equivalent_claim_keeps_the_specs_assumptions():
+    """A spec whose assumptions contradict each other proves nothing: its
+    cute_equivalent claim is UNKNOWN (the wrapper used to drop ``assume`` and say
+    PROVED). (2,2):(1,2) and 4:1 are the same map: offsets by hand below."""
+    import sympy
+
+    from layoutalg.runner import dsl
+
+    assert [i % 2 + 2 * (i // 2) for i in range(4)] == [0, 1, 2, 3]
+    (m,) = la.extents("M")
+    for assume, status in (([m > 0], la.Status.PROVED), ([m < 0], la.Status.UNKNOWN)):
+        spec = la.spec(claims=[("cute_equivalent", "4:1")], assume=assume)(
+            lambda: la.CuteLayout((2, 2), (1, 2)))
+        assert dsl.run_claim(spec, spec.claims[0], spec.build()).status is status
+    assert la.check_layout_equivalent("2:1", "3:1", assume=[sympy.false]).status is la.Status.UNKNOWN
+    assert la.check_layout_equivalent("2:1", "3:1").refuted
+    with pytest.raises(MapError, match="takes no assumptions"):
+        la.check_layout_equivalent("2:1", "2:1", method="enumeration", assume=[sympy.true])
