@@ -14,6 +14,7 @@ with a :class:`~layoutalg.channel.bank_model.BankModel` and reports degrees.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import time
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ from layoutalg.channel.interleave import Interleave
 from layoutalg.channel.resources import Banks, lane_of, resource_of, validate
 from layoutalg.core.index_map import IndexMap, substitute_exprs
 from layoutalg.core.tiling import remainder as mod
-from layoutalg.errors import SwizzleError, describe
+from layoutalg.errors import MapError, SwizzleError, describe
 from layoutalg.validate import instance_of, is_int, one_of
 from layoutalg.verify import query as q
 from layoutalg.verify.claims import claim
@@ -69,15 +70,18 @@ def check_bank_conflict_free(access: IndexMap, resource: Banks | Interleave = Ba
     x, bounds = q.unknowns(access.domain)
     (a,) = q.images(access, x)
     (other,), (b,), more = _other_lanes(access, x, position, 1)
-    constraints = [sympy.Lt(x[position], other), q.eq(resource_of(resource, a),
-                                                      resource_of(resource, b))]
+    # a == a, b == b: the addresses themselves go through the translation (only
+    # their banks and words would otherwise), so a fractional address is UNKNOWN
+    constraints = [sympy.Lt(x[position], other), q.eq(a, a), q.eq(b, b),
+                   q.eq(resource_of(resource, a), resource_of(resource, b))]
     if isinstance(resource, Banks):
         constraints.append(q.ne(resource.word(a), resource.word(b)))
     outcome = q.run(bounds + more, constraints, [access], assume=assume, timeout_ms=timeout_ms)
     if (outcome.answer == "unknown" and method == "auto" and access.is_concrete
             and access.domain.size <= ENUMERATION_LIMIT):
-        return _enumerated(access, resource, lane, subject, start, f"Z3: {outcome.reason}; ",
-                           assume, timeout_ms)
+        with contextlib.suppress(MapError):  # a map no evaluator takes: Z3's UNKNOWN stands
+            return _enumerated(access, resource, lane, subject, start,
+                               f"Z3: {outcome.reason}; ", assume, timeout_ms)
 
     def refuted():  # the two lanes' bytes and their bank, at the sizes Z3 chose
         point, second = q.point_of(outcome, x), int(outcome.model[other])

@@ -203,3 +203,20 @@ def test_symbolic_verdicts_hold_at_every_enumerated_height(bits, base, extra, ne
             assert 2 <= result.counterexample["degree"] <= found
         else:
             assert found is None  # refuted as misaligned
+
+
+@pytest.mark.parametrize("method", ["z3", "auto"])
+def test_a_fractional_byte_address_is_unknown_not_proved(method):
+    """thread/2 is no byte address (threads 1 and 3 land on 0.5 and 1.5); Z3 only
+    saw its banks and words, floor(a/16), and said PROVED. The address itself now
+    goes through the translation: UNKNOWN, and enumeration cannot take it either."""
+    from layoutalg.channel.banks import check_bank_conflict_free
+    from layoutalg.channel.resources import Banks
+
+    assert [t / 2 for t in (1, 3)] == [0.5, 1.5]
+    space = la.Space(col=8, thread=8)
+    col, thread = space.symbols
+    half = la.IndexMap(space, la.Space(addr=1024), [thread * sympy.Rational(1, 2) + col * 16])
+    verdict = check_bank_conflict_free(half, Banks(8, 16), method=method)
+    assert verdict.status is la.Status.UNKNOWN
+    assert "non-integer coefficient 1/2" in verdict.reason
