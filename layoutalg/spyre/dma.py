@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import sympy
 
 from layoutalg.core.tiling import dot, row_major_strides
 from layoutalg.errors import SpyreError, TorchSpyreError
@@ -33,6 +34,7 @@ from layoutalg.spyre.dma_sparse import sparse_note
 from layoutalg.spyre.layout import SpyreLayout
 from layoutalg.spyre.mapping import SYNTHETIC
 from layoutalg.validate import instance_of, listed
+from layoutalg.verify import query
 from layoutalg.verify.claims import register_claim
 from layoutalg.verify.result import CheckResult, Status
 
@@ -233,7 +235,8 @@ def check_dma_reading(layout: SpyreLayout, *, assume=(), timeout_ms: int | None 
     the layout's map of every host element (plain ints: the layouts are concrete);
     REFUTED names the zero divisor, the check the copy stops at, or the host element
     (``dma_sparse`` says why a sparse layout's copy loses some); UNKNOWN past
-    ``MAX_ITERATIONS``. ``assume``/``timeout_ms``: the claim interface, unused.
+    ``MAX_ITERATIONS``. ``assume``: the layouts are concrete, so assumptions
+    only gate the answer (contradictory ones: UNKNOWN, as everywhere).
 
     >>> from layoutalg.spyre import default_layout
     >>> check_dma_reading(default_layout([5, 100, 150])).status
@@ -248,6 +251,12 @@ def check_dma_reading(layout: SpyreLayout, *, assume=(), timeout_ms: int | None 
     def verdict(status, counterexample, reason) -> CheckResult:
         return CheckResult(status, "spyre_dma_reading", subject, counterexample, reason,
                            time.perf_counter() - start, method="enumeration")
+
+    if assume:  # under assumptions no size meets, nothing is proved or refuted
+        possible = query.run([], [sympy.false], [], assume=assume,
+                             timeout_ms=timeout_ms or query.DEFAULT_TIMEOUT_MS)
+        if possible.answer == "unknown":
+            return query.unknown("spyre_dma_reading", subject, start, possible)
 
     if plan.failure is not None:
         k, d, q = plan.divisors[-1] if plan.divisors else (-1, -1, -1)

@@ -168,3 +168,15 @@ def test_a_copy_too_long_to_replay_counts_its_iterations_exactly():
     verdict = dma.check_dma_reading(huge)
     assert verdict.status is la.Status.UNKNOWN
     assert verdict.reason.startswith("18,446,744,073,709,551,616 copy iterations, past the")
+
+
+def test_contradictory_assumptions_leave_the_copy_unknown():
+    """The copy of a concrete layout is decided by running it, but a spec whose
+    assumptions contradict each other proves nothing (it was PROVED: ``assume``
+    was unused)."""
+    import sympy
+
+    layout = default_layout([5, 100, 150])
+    assert dma.check_dma_reading(layout).status is la.Status.PROVED
+    assert dma.check_dma_reading(layout, assume=[sympy.true]).status is la.Status.PROVED
+    assert dma.check_dma_reading(layout, assume=[sympy.false]).status is la.Status.UNKNOWN
