@@ -14,14 +14,18 @@ from __future__ import annotations
 import hashlib
 import importlib
 import inspect
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import sympy
 
 from layoutalg.core.expr import as_condition
 from layoutalg.core.laid_out import LaidOut, bridges, from_framework, is_layout
 from layoutalg.errors import MapError, SpecError, describe
 from layoutalg.validate import is_int
+from layoutalg.verify import query
 from layoutalg.verify.claims import ClaimKind, claim, claim_kind, claim_names, register_claim
 
 EXPECTATIONS = ("PROVED", "REFUTED")
@@ -188,8 +192,17 @@ def run_claim(spec_: Spec, claim: Claim, subject: Any, maps: dict | None = None)
     across the claims of one spec, holding the subject's ``index_map()`` once made, so
     its claims check one map (and what is learnt of it)."""
     kind = claim_kind(claim.name)
+    maps = {} if maps is None else maps
+    if spec_.assume:  # contradictory assumptions prove nothing, whatever the check reads
+        if "assumptions" not in maps:
+            symbols = set().union(*(sympy.sympify(a).free_symbols for a in spec_.assume))
+            maps["assumptions"] = query.run(
+                [], [sympy.false], [], assume=spec_.assume, parameters=symbols,
+                timeout_ms=spec_.timeout_ms or query.DEFAULT_TIMEOUT_MS)
+        if maps["assumptions"].answer == "unknown":
+            return query.unknown(claim.name, _short(subject), time.perf_counter(),
+                                 maps["assumptions"])
     if kind.index_map and isinstance(subject, LaidOut):
-        maps = {} if maps is None else maps
         if "index_map" not in maps:
             maps["index_map"] = subject.index_map()
         subject = maps["index_map"]

@@ -340,3 +340,34 @@ def test_a_claim_name_must_be_an_identifier(name):
 
     with pytest.raises(la.SpecError, match="a claim name must be an identifier"):
         claim(name, lambda m, **_: None)
+
+
+
+def _channel_layout():
+    import layoutalg.channel
+
+    return layoutalg.channel.ChannelLayout("round_robin", num_channels=4, m_tiles=2, n_tiles=2,
+                                           k_tiles=2, tile_bytes=64)
+
+
+def _linear_layout():
+    import layoutalg.linear
+
+    return layoutalg.linear.LinearLayout({"lane": [[1], [2]]})  # lanes 0..3 -> 0..3
+
+
+@pytest.mark.parametrize("build, claims", [
+    (_channel_layout, [("load_balance", 1.5), "tiles_disjoint"]),  # load_balance reads no assume
+    (_linear_layout, ["linear_injective"]),  # the linear claims' wrapper drops assume
+])
+def test_contradictory_assumptions_make_every_claim_unknown(build, claims):
+    """A spec assuming M > 0 and M < 0 proves nothing, whether or not the claim's
+    check reads ``assume`` (load_balance and the linear claims do not: they said
+    PROVED). Consistent assumptions leave the verdicts as they were."""
+    (m,) = la.extents("M")
+    subject = build()
+    for assume, status in (([m > 0], la.Status.PROVED), ([m > 0, m < 0], la.Status.UNKNOWN)):
+        spec = la.spec(claims=claims, assume=assume)(lambda: subject)
+        maps = {}
+        assert [run_claim(spec, c, spec.build(), maps).status for c in spec.claims] == (
+            [status] * len(spec.claims))
