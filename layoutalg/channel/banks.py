@@ -106,7 +106,7 @@ def _enumerated(access, resource, lane, subject, start, note, assume, timeout_ms
         raise SwizzleError(f"check_bank_conflict_free: enumeration needs a concrete access map "
                            f"of at most {ENUMERATION_LIMIT} points; got {access.domain}")
     if assume or access.assumptions:  # under assumptions no size meets: nothing proved
-        possible = q.run([], [sympy.false], [access], assume=assume, timeout_ms=timeout_ms)
+        possible = q.assumptions_met([access], assume=assume, timeout_ms=timeout_ms)
         if possible.answer == "unknown":
             return q.unknown("bank_conflict_free", subject, start, possible)
     exact = bank_brute.check_bank_conflict_free(access, resource, lane=lane)

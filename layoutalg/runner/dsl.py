@@ -196,8 +196,8 @@ def run_claim(spec_: Spec, claim: Claim, subject: Any, maps: dict | None = None)
     if spec_.assume:  # contradictory assumptions prove nothing, whatever the check reads
         if "assumptions" not in maps:
             symbols = set().union(*(sympy.sympify(a).free_symbols for a in spec_.assume))
-            maps["assumptions"] = query.run(
-                [], [sympy.false], [], assume=spec_.assume, parameters=symbols,
+            maps["assumptions"] = query.assumptions_met(
+                assume=spec_.assume, parameters=symbols,
                 timeout_ms=spec_.timeout_ms or query.DEFAULT_TIMEOUT_MS)
         if maps["assumptions"].answer == "unknown":
             return query.unknown(claim.name, _short(subject), time.perf_counter(),

@@ -26,7 +26,6 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import sympy
 
 from layoutalg.core.tiling import dot, row_major_strides
 from layoutalg.errors import SpyreError, TorchSpyreError
@@ -253,8 +252,8 @@ def check_dma_reading(layout: SpyreLayout, *, assume=(), timeout_ms: int | None 
                            time.perf_counter() - start, method="enumeration")
 
     if assume:  # under assumptions no size meets, nothing is proved or refuted
-        possible = query.run([], [sympy.false], [], assume=assume,
-                             timeout_ms=timeout_ms or query.DEFAULT_TIMEOUT_MS)
+        possible = query.assumptions_met(assume=assume,
+                                         timeout_ms=timeout_ms or query.DEFAULT_TIMEOUT_MS)
         if possible.answer == "unknown":
             return query.unknown("spyre_dma_reading", subject, start, possible)
 

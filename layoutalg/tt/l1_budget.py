@@ -22,7 +22,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import sympy
 
 from layoutalg.core.index_map import IndexMap
 from layoutalg.core.space import Space
@@ -242,7 +241,7 @@ def _arith(fits: bool, label: str, text: str, start: float, counterexample, *,
     can hold (under assumptions no size meets it is UNKNOWN)."""
     q.checked_assumptions(assume, set().union(*(m.parameters for m in maps)))  # MapError
     if assume:  # none given: no query, so the shipped budgets cost nothing more
-        possible = q.run([], [sympy.false], maps, assume=assume, timeout_ms=timeout_ms)
+        possible = q.assumptions_met(maps, assume=assume, timeout_ms=timeout_ms)
         if possible.answer == "unknown":
             return q.unknown(check, label, start, possible)
     return CheckResult(Status.PROVED if fits else Status.REFUTED, check, label,

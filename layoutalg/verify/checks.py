@@ -301,7 +301,7 @@ def check_equivalent(
     timeout_ms = _checked(timeout_ms, m1=m1, m2=m2)
     differing = _domains_differ(m1, m2)
     if differing is not None:  # but the assumptions go through the door first
-        gate = q.run([], [sympy.false], [m1, m2], assume=assume, timeout_ms=timeout_ms)
+        gate = q.assumptions_met([m1, m2], assume=assume, timeout_ms=timeout_ms)
         return differing if gate.answer == "unsat" else q.unknown(
             "equivalent", differing.subject, time.perf_counter(), gate)
     _check_same_domain(m1, m2)

@@ -35,7 +35,7 @@ def padding(m: IndexMap, *, assume=()) -> Padding:
     extents = (m.domain.extents, m.codomain.extents)
     if m.is_concrete and max(map(math.prod, extents)) <= ENUMERATION_LIMIT:
         if any(a is not sympy.true for a in (*assume, *m.assumptions)):  # if they can hold
-            gate = q.run([], [sympy.false], [m], assume=assume, timeout_ms=q.DEFAULT_TIMEOUT_MS)
+            gate = q.assumptions_met([m], assume=assume, timeout_ms=q.DEFAULT_TIMEOUT_MS)
             if gate.answer != "unsat":
                 raise VerificationError(f"padding of {m.label}: {gate.reason}")
         return brute.padding(m)

@@ -279,6 +279,16 @@ def run(
                timeout_ms=timeout_ms, forall=forall)
 
 
+def assumptions_met(maps: Sequence[IndexMap] = (), *, assume: Sequence[object] = (),
+                    timeout_ms: int, parameters: Sequence[sympy.Symbol] = ()) -> solver.Outcome:
+    """Can some sizes meet ``assume`` and the maps' assumptions? The query
+    ``false`` under them: ``unsat`` when they can, ``unknown`` (its reason says
+    why) when no size meets them or Z3 cannot tell. Checks decided without Z3
+    (enumeration, arithmetic) ask it first: contradictory assumptions prove nothing."""
+    return run([], [sympy.false], maps, assume=assume, timeout_ms=timeout_ms,
+               parameters=parameters)
+
+
 def maximum(objective: sympy.Expr, unknown_bounds: Sequence[solver.Bounded], *,
             timeout_ms: int) -> tuple[int, dict[sympy.Symbol, int]] | None:
     """The largest value of ``objective`` over concrete ranges, with a point
